@@ -1,0 +1,49 @@
+/* xpose: matrix transpose on NVIDIA GPUs at the speed of a memory copy.
+ *
+ * The C ABI. Every function returns a status; a failed call leaves a one-line message
+ * for the calling thread in xpose_last_error() and writes nothing to dst. */
+#ifndef XPOSE_XPOSE_H
+#define XPOSE_XPOSE_H
+
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  XPOSE_SUCCESS = 0,
+  XPOSE_ERROR_INVALID_ARGUMENT = 1, /* the request itself is wrong */
+  XPOSE_ERROR_NOT_SUPPORTED = 2,    /* valid, but this build or device cannot serve it */
+  XPOSE_ERROR_CUDA = 3              /* a CUDA call failed */
+} xpose_status_t;
+
+/* dst[b*stride_dst + j*ld_dst + i] = src[b*stride_src + i*ld_src + j]
+   for 0 <= b < batch, 0 <= i < rows, 0 <= j < cols. All counts are in elements.
+   ld_src = 0 means cols, ld_dst = 0 means rows,
+   stride_src = 0 means rows*ld_src, stride_dst = 0 means cols*ld_dst.
+   Enqueued on `stream`; returns without waiting for the GPU. */
+xpose_status_t xpose_transpose(const void *src, void *dst,
+                               int64_t rows, int64_t cols, int64_t elem_bytes,
+                               int64_t ld_src, int64_t ld_dst,
+                               int64_t batch, int64_t stride_src, int64_t stride_dst,
+                               cudaStream_t stream);
+
+/* The same with one named kernel instead of the automatic choice. An unknown name is
+   XPOSE_ERROR_INVALID_ARGUMENT; XPOSE_ERROR_NOT_SUPPORTED where that kernel cannot
+   serve this request (alignment, architecture, ...), with the reason in xpose_last_error(). */
+xpose_status_t xpose_transpose_with(const char *kernel, const void *src, void *dst,
+                                    int64_t rows, int64_t cols, int64_t elem_bytes,
+                                    int64_t ld_src, int64_t ld_dst,
+                                    int64_t batch, int64_t stride_src, int64_t stride_dst,
+                                    cudaStream_t stream);
+
+const char *xpose_status_string(xpose_status_t status);
+const char *xpose_last_error(void); /* this thread's message for its last failed call */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XPOSE_XPOSE_H */

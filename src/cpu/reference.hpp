@@ -1,0 +1,13 @@
+// The CPU reference transpose: the same semantics as the GPU path, cache-blocked and
+// spread over all cores. The tests compare every GPU result with it bit for bit, and
+// `xpose-bench --device cpu` and xpose::transpose_host run it.
+#pragma once
+
+#include "problem.hpp"
+
+namespace xpose::cpu {
+
+// dst[b*stride_dst + j*ld_dst + i] = src[b*stride_src + i*ld_src + j] on host memory.
+void transpose(const detail::Problem& p);
+
+}  // namespace xpose::cpu

@@ -1,0 +1,44 @@
+// naive_read / naive_write (seeds 002, 004): no shared memory, each thread moves its
+// elements straight from src to dst. One side is coalesced, the other strides by ld.
+#include "kernels/common.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/launch.cuh"
+#include "layout/smem_layout.hpp"
+
+namespace xpose::kernels {
+namespace {
+
+namespace cl = layout::classic;
+
+// CoalescedRead: a warp walks a src row. Otherwise a warp walks a dst row.
+template <int E, bool CoalescedRead>
+__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_naive(Problem p) {
+  using T = Elem<E>;
+  for_each_tile<T>(p, cl::tile, cl::tile, [&](const TileRef<T>& t) {
+    const bool full = t.rows == cl::tile && t.cols == cl::tile;
+#pragma unroll
+    for (int j = 0; j < cl::per_thread; ++j) {
+      const auto e = CoalescedRead ? cl::load_coord(threadIdx.x, threadIdx.y, j)
+                                   : cl::store_coord(threadIdx.x, threadIdx.y, j);
+      if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = t.src[e.r * p.ld_src + e.c];
+    }
+  });
+}
+
+template <bool CoalescedRead>
+cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    return launch_kernel(transpose_naive<decltype(e)::value, CoalescedRead>, l, 0, s, p);
+  });
+}
+
+}  // namespace
+
+const detail::Kernel naive_read = {
+    "naive_read", "coalesced reads, strided writes, no shared memory", always_supported,
+    classic_shape, launch<true>};
+const detail::Kernel naive_write = {
+    "naive_write", "strided reads, coalesced writes, no shared memory", always_supported,
+    classic_shape, launch<false>};
+
+}  // namespace xpose::kernels

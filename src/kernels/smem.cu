@@ -1,0 +1,56 @@
+// smem, smem_padded, smem_swizzled (seeds 002, 004): a 32x32 tile through shared
+// memory so that both global sides are coalesced. The three differ only in the tile's
+// shared-memory layout: plain (a column walk hits one bank), padded by one bank per
+// row, or XOR-swizzled.
+#include "kernels/common.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/launch.cuh"
+#include "layout/smem_layout.hpp"
+
+namespace xpose::kernels {
+namespace {
+
+namespace cl = layout::classic;
+
+template <int E, template <int> class TileOf>
+__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_smem(Problem p) {
+  using T = Elem<E>;
+  using Tile = TileOf<E>;
+  __shared__ T tile[Tile::size];
+  for_each_tile<T>(p, cl::tile, cl::tile, [&](const TileRef<T>& t) {
+    const bool full = t.rows == cl::tile && t.cols == cl::tile;
+#pragma unroll
+    for (int j = 0; j < cl::per_thread; ++j) {
+      const auto e = cl::load_coord(threadIdx.x, threadIdx.y, j);
+      if (full || (e.r < t.rows && e.c < t.cols)) tile[Tile::at(e.r, e.c)] = t.src[e.r * p.ld_src + e.c];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < cl::per_thread; ++j) {
+      const auto e = cl::store_coord(threadIdx.x, threadIdx.y, j);
+      if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = tile[Tile::at(e.r, e.c)];
+    }
+    __syncthreads();  // the next tile overwrites what this one still reads
+  });
+}
+
+template <template <int> class TileOf>
+cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    return launch_kernel(transpose_smem<decltype(e)::value, TileOf>, l, 0, s, p);
+  });
+}
+
+}  // namespace
+
+const detail::Kernel smem = {
+    "smem", "32x32 tile through shared memory, column reads bank-conflicted", always_supported,
+    classic_shape, launch<cl::Plain>};
+const detail::Kernel smem_padded = {
+    "smem_padded", "32x32 tile, rows padded by one bank", always_supported, classic_shape,
+    launch<cl::Padded>};
+const detail::Kernel smem_swizzled = {
+    "smem_swizzled", "32x32 tile, column c of row r stored at c ^ r", always_supported, classic_shape,
+    launch<cl::Swizzled>};
+
+}  // namespace xpose::kernels

@@ -1,0 +1,55 @@
+// Raw arguments -> one validated Problem. Every check of a request lives here; nothing
+// downstream (plan, launch, kernels) validates again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "xpose/xpose.h"
+
+namespace xpose::detail {
+
+// A failed check: the status for the caller and a one-line message saying why.
+struct Error {
+  xpose_status_t status = XPOSE_SUCCESS;
+  std::string message;
+  bool failed() const { return status != XPOSE_SUCCESS; }
+};
+inline Error ok() { return {}; }
+inline Error fail(xpose_status_t status, std::string message) { return {status, std::move(message)}; }
+
+// The arguments as the C ABI receives them (0 still means "the default").
+struct Args {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int64_t rows = 0, cols = 0, elem_bytes = 0;
+  int64_t ld_src = 0, ld_dst = 0;
+  int64_t batch = 1, stride_src = 0, stride_dst = 0;
+};
+
+// A request with every default resolved and every pure check passed.
+struct Problem {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int64_t rows = 0, cols = 0, elem_bytes = 0;
+  int64_t ld_src = 0, ld_dst = 0;
+  int64_t batch = 0, stride_src = 0, stride_dst = 0;
+
+  bool empty() const { return rows == 0 || cols == 0 || batch == 0; }
+  int64_t elements() const { return rows * cols * batch; }
+  int64_t bytes() const { return elements() * elem_bytes; }
+};
+
+// The checks that need no GPU: element size, signs, leading dimensions, strides,
+// int64 overflow, null and misaligned pointers, dst batches that overlap, src and dst
+// that overlap. An empty request (a zero extent) passes with pointers unchecked.
+Error resolve(const Args& args, Problem* out);
+
+// The checks that ask the driver: each pointer must be reachable from the current device.
+Error check_device_access(const Problem& problem);
+
+// True when the elements {b*batch_stride + j*ld + i} for i < inner, j < outer, b < batch
+// are all distinct and the layout nests (one stride spans the other extent). Exposed for tests.
+bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride);
+
+}  // namespace xpose::detail

@@ -1,0 +1,75 @@
+// The C ABI's argument checks on host buffers: every bad request fails with its status
+// and message before anything touches dst, with or without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+#include "support/bad_inputs.hpp"
+
+namespace xpose::testing {
+namespace {
+
+TEST(BadInput, FailsWithStatusAndMessageAndLeavesDstAlone) {
+  for (const BadInput& bad : bad_inputs()) {
+    SCOPED_TRACE(bad.what);
+    std::vector<uint8_t> src(buffer_bytes), dst(buffer_bytes, poison);
+    fill_random(src, fresh_seed());
+    const std::vector<uint8_t> src_before = src;
+    Request r;
+    bad.mutate(r);
+    EXPECT_EQ(bad.status, call(r, src.data(), dst.data()));
+    EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(bad.message)) << xpose_last_error();
+    EXPECT_EQ(std::string::npos, std::string(xpose_last_error()).find('\n')) << "messages are one line";
+    EXPECT_EQ(-1, first_difference(dst, std::vector<uint8_t>(buffer_bytes, poison)));
+    EXPECT_EQ(-1, first_difference(src, src_before));
+  }
+}
+
+TEST(EmptyProblem, SucceedsWithoutTouchingAnything) {
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose(nullptr, nullptr, 0, 10, 4, 0, 0, 1, 0, 0, nullptr));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose(nullptr, nullptr, 10, 0, 4, 0, 0, 1, 0, 0, nullptr));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose(nullptr, nullptr, 10, 10, 4, 0, 0, 0, 0, 0, nullptr));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_with("smem", nullptr, nullptr, 0, 0, 8, 0, 0, 1, 0, 0, nullptr));
+  // Even an empty request names a real kernel and a real element size.
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_with("nope", nullptr, nullptr, 0, 0, 8, 0, 0, 1, 0, 0, nullptr));
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose(nullptr, nullptr, 0, 0, 5, 0, 0, 1, 0, 0, nullptr));
+}
+
+TEST(NullKernelName, IsAnInvalidArgument) {
+  std::vector<uint8_t> src(64), dst(64);
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_with(nullptr, src.data(), dst.data(), 2, 2, 4, 0, 0, 1, 0, 0, nullptr));
+  EXPECT_STREQ("kernel name is a null pointer", xpose_last_error());
+}
+
+TEST(WithoutGpu, AValidRequestIsACudaErrorWithCudasText) {
+  std::string why;
+  if (gpu_available(&why)) GTEST_SKIP() << "a GPU is present: tests/gpu cover host pointers there";
+  std::vector<uint8_t> src(buffer_bytes), dst(buffer_bytes, poison);
+  EXPECT_EQ(XPOSE_ERROR_CUDA, xpose_transpose(src.data(), dst.data(), 40, 50, 4, 0, 0, 1, 0, 0, nullptr));
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("cuda")) << xpose_last_error();
+  EXPECT_EQ(-1, first_difference(dst, std::vector<uint8_t>(buffer_bytes, poison)));
+}
+
+TEST(StatusString, NamesEveryStatus) {
+  EXPECT_STREQ("success", xpose_status_string(XPOSE_SUCCESS));
+  EXPECT_STREQ("invalid argument", xpose_status_string(XPOSE_ERROR_INVALID_ARGUMENT));
+  EXPECT_STREQ("not supported", xpose_status_string(XPOSE_ERROR_NOT_SUPPORTED));
+  EXPECT_STREQ("CUDA error", xpose_status_string(XPOSE_ERROR_CUDA));
+  EXPECT_STREQ("unknown status", xpose_status_string(xpose_status_t(42)));
+}
+
+TEST(LastError, IsPerThread) {
+  std::vector<uint8_t> buf(64);
+  ASSERT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose(buf.data(), buf.data() + 32, 2, 2, 3, 0, 0, 1, 0, 0, nullptr));
+  std::string other;
+  std::thread([&] {
+    xpose_transpose(buf.data(), buf.data() + 32, -1, 2, 4, 0, 0, 1, 0, 0, nullptr);
+    other = xpose_last_error();
+  }).join();
+  EXPECT_NE(std::string::npos, other.find("rows is negative"));
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("elem_bytes is 3"));
+}
+
+}  // namespace
+}  // namespace xpose::testing

@@ -1,0 +1,117 @@
+// The shared-memory layouts, replayed through the CPU bank model exactly as the
+// kernels walk them, for every element size.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "layout/bank_model.hpp"
+#include "layout/grid.hpp"
+
+namespace xpose::layout {
+namespace {
+
+TEST(BankModel, CountsWaysAndBroadcasts) {
+  std::vector<int64_t> same_bank, distinct, same_word;
+  for (int t = 0; t < 32; ++t) {
+    same_bank.push_back(t * 128);
+    distinct.push_back(t * 4);
+    same_word.push_back(8);
+  }
+  EXPECT_EQ(32, conflict_ways(same_bank, 4));
+  EXPECT_EQ(1, conflict_ways(distinct, 4));
+  EXPECT_EQ(1, conflict_ways(same_word, 4));
+  // 16-byte accesses: four phases of 8 threads; 32 consecutive vectors are conflict-free.
+  std::vector<int64_t> vectors;
+  for (int t = 0; t < 32; ++t) vectors.push_back(t * 16);
+  EXPECT_EQ(4, wavefronts(vectors, 16));
+  EXPECT_EQ(1, conflict_ways(vectors, 16));
+  // Bytes of one word from several threads are one access.
+  std::vector<int64_t> bytes;
+  for (int t = 0; t < 32; ++t) bytes.push_back(t);
+  EXPECT_EQ(1, conflict_ways(bytes, 1));
+}
+
+template <class Tile>
+void expect_bijection() {
+  std::set<int> seen;
+  for (int r = 0; r < Tile::rows; ++r)
+    for (int c = 0; c < Tile::cols; ++c) {
+      const int at = Tile::at(r, c);
+      EXPECT_GE(at, 0);
+      EXPECT_LT(at, Tile::size);
+      seen.insert(at);
+    }
+  EXPECT_EQ(size_t(Tile::rows) * Tile::cols, seen.size());
+}
+
+template <int E>
+void check_element_size() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  expect_bijection<classic::Plain<E>>();
+  expect_bijection<classic::Padded<E>>();
+  expect_bijection<classic::Swizzled<E>>();
+  expect_bijection<typename VecTile<E>::Layout>();
+
+  const Ways plain = classic_tile_ways<E, classic::Plain<E>>();
+  EXPECT_EQ(1, plain.store);  // rows are written whole
+  EXPECT_GT(plain.load, 1);   // and read down a column: the conflict the ladder shows
+  for (const Ways w : {classic_tile_ways<E, classic::Padded<E>>(), classic_tile_ways<E, classic::Swizzled<E>>(),
+                       vec_tile_ways<E>()}) {
+    EXPECT_EQ(1, w.store);
+    EXPECT_EQ(1, w.load);
+  }
+}
+
+TEST(Layouts, ConflictFreeExceptThePlainTileForEveryElementSize) {
+  check_element_size<1>();
+  check_element_size<2>();
+  check_element_size<4>();
+  check_element_size<8>();
+  check_element_size<16>();
+}
+
+TEST(Layouts, PlainTileHasTheClassic32WayConflictFor4ByteElements) {
+  EXPECT_EQ(32, (classic_tile_ways<4, classic::Plain<4>>().load));
+}
+
+TEST(Layouts, SeedSwizzleIsColumnXorRow) {
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) EXPECT_EQ(r * 32 + (c ^ r), classic::Swizzled<4>::at(r, c));
+}
+
+template <int E>
+void expect_vector_walks_cover_the_tile() {
+  using V = VecTile<E>;
+  std::set<std::pair<int, int>> loaded, stored;
+  for (int v = 0; v < V::vecs; ++v)
+    for (int k = 0; k < V::vec; ++k) {
+      const auto l = V::load_coord(v, k), s = V::store_coord(v, k);
+      loaded.insert({l.r, l.c});
+      stored.insert({s.r, s.c});
+    }
+  EXPECT_EQ(size_t(V::tile * V::tile), loaded.size()) << E;
+  EXPECT_EQ(loaded, stored) << E;
+  EXPECT_EQ(V::vecs, V::threads * V::per_thread) << E;
+}
+
+TEST(Layouts, VectorWalksCoverEveryElementOnceOnEachSide) {
+  expect_vector_walks_cover_the_tile<1>();
+  expect_vector_walks_cover_the_tile<2>();
+  expect_vector_walks_cover_the_tile<4>();
+  expect_vector_walks_cover_the_tile<8>();
+  expect_vector_walks_cover_the_tile<16>();
+}
+
+TEST(TileGrid, CapsYAndZAtTheirLimits) {
+  const Dims d = tile_grid(int64_t(3) << 30, 64, 100000, 32, 32);
+  EXPECT_EQ(2u, d.x);
+  EXPECT_EQ(65535u, d.y);
+  EXPECT_EQ(65535u, d.z);
+  const Dims small = tile_grid(33, 65, 1, 32, 32);
+  EXPECT_EQ(3u, small.x);
+  EXPECT_EQ(2u, small.y);
+  EXPECT_EQ(1u, small.z);
+}
+
+}  // namespace
+}  // namespace xpose::layout

@@ -1,0 +1,66 @@
+// What the automatic choice picks, and the named kernels' refusals, on a pretend H100.
+#include <gtest/gtest.h>
+
+#include "plan.hpp"
+
+namespace xpose::detail {
+namespace {
+
+const Device h100{0, 90, 132};
+const Device turing{0, 75, 40};
+
+Problem problem(int64_t rows, int64_t cols, int64_t e, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
+  Problem p;
+  const Error err = resolve(Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0}, &p);
+  EXPECT_FALSE(err.failed()) << err.message;
+  return p;
+}
+
+std::string chosen(const Problem& p, const Device& d = h100) {
+  Plan plan;
+  const Error e = plan_auto(p, d, &plan);
+  return e.failed() ? "error: " + e.message : plan.kernel->name;
+}
+
+TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2)));  // 96- and 192-byte rows
+}
+
+TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
+  EXPECT_EQ("smem_swizzled", chosen(problem(30011, 29989, 4)));      // odd rows
+  EXPECT_EQ("smem_swizzled", chosen(problem(64, 64, 4, (1 << 20) + 4)));  // misaligned src
+  Plan plan;
+  ASSERT_FALSE(plan_auto(problem(30011, 29989, 4), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, plan.reason.find("multiples of 16 bytes")) << plan.reason;
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel smem_swizzled, grid 938x938x1, block 32x8x1, tile 32x32"))
+      << describe(plan);
+}
+
+TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {
+  EXPECT_EQ("error: this build has GPU code for compute capability 8.0 and newer; the device is 7.5",
+            chosen(problem(64, 64, 4), turing));
+}
+
+TEST(PlanNamed, SaysWhyAKernelCannotServe) {
+  Plan plan;
+  const Error e = plan_named(*find_kernel("vec_swizzled"), problem(31, 33, 4), h100, &plan);
+  EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
+  EXPECT_EQ("vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
+  EXPECT_FALSE(plan_named(*find_kernel("smem"), problem(31, 33, 4), h100, &plan).failed());
+  EXPECT_STREQ("smem", plan.kernel->name);
+}
+
+TEST(Registry, ListsTheLadderInOrder) {
+  std::vector<std::string> names;
+  for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
+  EXPECT_EQ((std::vector<std::string>{"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled", "vec_swizzled"}),
+            names);
+  EXPECT_EQ(nullptr, find_kernel("copy"));
+  EXPECT_EQ("naive_read, naive_write, smem, smem_padded, smem_swizzled, vec_swizzled, copy", kernel_names());
+}
+
+}  // namespace
+}  // namespace xpose::detail

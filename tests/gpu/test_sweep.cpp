@@ -1,0 +1,153 @@
+// The GPU sweep: every registered kernel (and the automatic choice) x every element
+// size x the shape table, compared bit for bit with the CPU reference, with dst
+// poisoned before each call and its guard bands and ld/stride gaps checked untouched.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "support/testing.hpp"
+
+namespace xpose::testing {
+namespace {
+
+struct Case {
+  const char* what;
+  int64_t rows, cols, batch;
+  int64_t ld_src_extra = 0, ld_dst_extra = 0;    // ld beyond the extent, in elements
+  int64_t stride_src_extra = 0, stride_dst_extra = 0;
+  int64_t src_offset = 0, dst_offset = 0;        // elements of misalignment
+};
+
+const std::vector<Case> cases = {
+    {"1x1", 1, 1, 1},
+    {"1xN", 1, 1000, 1},
+    {"Nx1", 1000, 1, 1},
+    {"2xN", 2, 777, 1},
+    {"Nx2", 777, 2, 1},
+    {"3xN", 3, 1001, 1},
+    {"31x33", 31, 33, 1},
+    {"32x32", 32, 32, 1},
+    {"33x31", 33, 31, 1},
+    {"63x65", 63, 65, 1},
+    {"65x63", 65, 63, 1},
+    {"64x64", 64, 64, 1},
+    {"128x256 whole tiles", 128, 256, 1},
+    {"1023x2049 odd", 1023, 2049, 1},
+    {"2001x1999 odd", 2001, 1999, 1},
+    {"ld > extent", 100, 200, 1, 3, 11},
+    {"ld 16-element multiples", 70, 90, 1, 26, 10},
+    {"batch 3", 33, 65, 3},
+    {"batch 5 whole tiles", 64, 64, 5},
+    {"batch with ld and stride gaps", 70, 90, 2, 26, 10, 16, 32},
+    {"offset pointers", 129, 257, 1, 0, 0, 0, 0, 1, 3},
+    {"offset pointers batched", 40, 50, 2, 1, 2, 3, 4, 5, 7},
+    {"rows past grid y limit", 2100000, 3, 1},
+    {"batch past grid z limit", 2, 3, 70000},
+};
+
+struct Param {
+  std::string kernel;  // empty: the automatic choice
+  int elem_bytes;
+};
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  std::vector<std::string> names = {""};
+  for (const detail::Kernel* k : detail::transpose_kernels()) names.push_back(k->name);
+  for (const auto& name : names)
+    for (int e : {1, 2, 4, 8, 16}) out.push_back({name, e});
+  return out;
+}
+
+class Sweep : public ::testing::TestWithParam<Param> {};
+
+// Runs one case; returns false when the kernel declined it (NOT_SUPPORTED).
+bool run_case(const Param& param, const Case& c, uint64_t seed) {
+  detail::Args args;
+  args.rows = c.rows;
+  args.cols = c.cols;
+  args.elem_bytes = param.elem_bytes;
+  args.batch = c.batch;
+  args.ld_src = c.ld_src_extra ? c.cols + c.ld_src_extra : 0;
+  args.ld_dst = c.ld_dst_extra ? c.rows + c.ld_dst_extra : 0;
+  if (c.stride_src_extra) args.stride_src = c.rows * (c.cols + c.ld_src_extra) + c.stride_src_extra;
+  if (c.stride_dst_extra) args.stride_dst = c.cols * (c.rows + c.ld_dst_extra) + c.stride_dst_extra;
+  Images im;
+  std::string why;
+  EXPECT_TRUE(make_images(args, c.src_offset, c.dst_offset, seed, &im, &why)) << why;
+  DeviceImage src(im.src), dst(im.dst);
+  EXPECT_TRUE(src.ok() && dst.ok()) << "cudaMalloc/cudaMemcpy failed";
+  if (!src.ok() || !dst.ok()) return true;
+  const detail::Problem& p = im.problem;
+  const void* s = src.data() + im.src_offset;
+  void* d = dst.data() + im.dst_offset;
+  const xpose_status_t status =
+      param.kernel.empty()
+          ? xpose_transpose(s, d, p.rows, p.cols, p.elem_bytes, args.ld_src, args.ld_dst, p.batch, args.stride_src,
+                            args.stride_dst, nullptr)
+          : xpose_transpose_with(param.kernel.c_str(), s, d, p.rows, p.cols, p.elem_bytes, args.ld_src, args.ld_dst,
+                                 p.batch, args.stride_src, args.stride_dst, nullptr);
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  const std::vector<uint8_t> got = dst.read();
+  if (status == XPOSE_ERROR_NOT_SUPPORTED && !param.kernel.empty()) {
+    EXPECT_FALSE(std::string(xpose_last_error()).empty());
+    EXPECT_EQ(-1, first_difference(got, im.dst)) << "a declined call wrote to dst";
+    return false;
+  }
+  EXPECT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
+  const int64_t diff = first_difference(got, im.expected());
+  EXPECT_EQ(-1, diff) << "first wrong byte " << diff << ": " << (diff >= 0 ? locate(im, diff) : "");
+  return true;
+}
+
+TEST_P(Sweep, MatchesReferenceBitForBit) {
+  XPOSE_REQUIRE_GPU();
+  const Param& param = GetParam();
+  int served = 0;
+  for (const Case& c : cases) {
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE(std::string("case ") + c.what + ", seed " + std::to_string(seed));
+    served += run_case(param, c, seed);
+    if (::testing::Test::HasFailure()) break;  // one clear failure beats a hundred echoes
+  }
+  EXPECT_GT(served, 0) << "the kernel declined every case";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, Sweep, ::testing::ValuesIn(params()),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return (info.param.kernel.empty() ? std::string("auto") : info.param.kernel) + "_" +
+                                  std::to_string(info.param.elem_bytes) + "B";
+                         });
+
+// More than 2^31 elements: 64-bit index math and grid striding under real load.
+TEST(Huge, MoreThan2To31Elements) {
+  XPOSE_REQUIRE_GPU();
+  const int64_t n = 46341;  // n * n = 2147488281 > 2^31
+  size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaSuccess, cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < size_t(5) * n * n) GTEST_SKIP() << "needs 5 x 2.1 GB of free GPU memory";
+  detail::Args args;
+  args.rows = args.cols = n;
+  args.elem_bytes = 1;
+  Images im;
+  std::string why;
+  ASSERT_TRUE(make_images(args, 0, 0, fresh_seed(), &im, &why)) << why;
+  const std::vector<uint8_t> want = im.expected();
+  DeviceImage src(im.src), dst(im.dst);
+  ASSERT_TRUE(src.ok() && dst.ok());
+  for (const char* kernel : {"vec_swizzled", "smem_swizzled"}) {
+    SCOPED_TRACE(kernel);
+    ASSERT_EQ(cudaSuccess, cudaMemcpy(dst.data(), im.dst.data(), im.dst.size(), cudaMemcpyHostToDevice));
+    ASSERT_EQ(XPOSE_SUCCESS, xpose_transpose_with(kernel, src.data(), dst.data() + im.dst_offset, n, n, 1, 0, 0, 1,
+                                                  0, 0, nullptr))
+        << xpose_last_error();
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const int64_t diff = first_difference(dst.read(), want);
+    EXPECT_EQ(-1, diff) << (diff >= 0 ? locate(im, diff) : "");
+  }
+}
+
+}  // namespace
+}  // namespace xpose::testing

@@ -70,14 +70,13 @@ Ways vec_tile_ways() {
   using V = VecTile<E>;
   Ways worst;
   for (int item = 0; item < V::per_thread; ++item)
-    for (int warp = 0; warp * 32 < V::threads; ++warp)
+    for (int warp = 0; warp < V::threads / 32; ++warp)
       for (int k = 0; k < V::vec; ++k) {
         std::vector<int64_t> st, ld;
-        for (int lane = 0; lane < 32 && warp * 32 + lane < V::threads; ++lane) {
+        for (int lane = 0; lane < 32; ++lane) {
           const int v = item * V::threads + warp * 32 + lane;
-          const auto w = V::load_coord(v, k), r = V::store_coord(v, k);
-          st.push_back(int64_t(V::Layout::at(w.r, w.c)) * E);
-          ld.push_back(int64_t(V::Layout::at(r.r, r.c)) * E);
+          st.push_back(int64_t(V::smem_offset(V::load_coord(v, k))) * E);
+          ld.push_back(int64_t(V::smem_offset(V::store_coord(v, k))) * E);
         }
         worst.store = std::max(worst.store, conflict_ways(st, E));
         worst.load = std::max(worst.load, conflict_ways(ld, E));

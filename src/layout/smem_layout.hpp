@@ -65,36 +65,41 @@ XPOSE_HD constexpr Coord store_coord(int tx, int ty, int j) { return {tx, ty + j
 
 // ---------------------------------------------------------------------------------
 // vec_swizzled: each thread moves 16-byte vectors of V = 16/E elements on both sides.
-// A vector loaded from a src row is scattered into the tile as V elements; a vector
-// stored to a dst row is gathered from V consecutive tile rows of one column. Tile
-// edge and swizzle per element size were chosen so both walks are conflict-free in
-// the bank model (tests/cpu/test_layout.cpp proves it).
+// A vector loaded from a src row is scattered into a tile as V elements; a vector
+// stored to a dst row is gathered from V consecutive tile rows of one column. The tile
+// edge and swizzle per element size were chosen so both walks are conflict-free in the
+// bank model (tests/cpu/test_layout.cpp proves it). A block turns `tiles` such tiles
+// side by side (16 KB in all), so each thread keeps four 16-byte loads in flight.
 template <int E> struct VecTraits;
-template <> struct VecTraits<1>  { static constexpr int tile = 64; using Sw = Swizzle<5, 2, 5>; };
-template <> struct VecTraits<2>  { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
-template <> struct VecTraits<4>  { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
-template <> struct VecTraits<8>  { static constexpr int tile = 16; using Sw = Swizzle<4, 0, 4>; };
-template <> struct VecTraits<16> { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
+template <> struct VecTraits<1>  { static constexpr int tile = 64, tiles = 4; using Sw = Swizzle<5, 2, 5>; };
+template <> struct VecTraits<2>  { static constexpr int tile = 32, tiles = 8; using Sw = Swizzle<5, 0, 5>; };
+template <> struct VecTraits<4>  { static constexpr int tile = 32, tiles = 4; using Sw = Swizzle<5, 0, 5>; };
+template <> struct VecTraits<8>  { static constexpr int tile = 16, tiles = 8; using Sw = Swizzle<4, 0, 4>; };
+template <> struct VecTraits<16> { static constexpr int tile = 32, tiles = 1; using Sw = Swizzle<5, 0, 5>; };
 
 template <int E>
 struct VecTile {
-  static constexpr int tile = VecTraits<E>::tile;
-  static constexpr int vec = 16 / E;                      // elements per 16-byte vector
+  static constexpr int tile = VecTraits<E>::tile;        // rows and cols of one tile
+  static constexpr int tiles = VecTraits<E>::tiles;      // tiles per block, side by side along src rows
+  static constexpr int vec = 16 / E;                     // elements per 16-byte vector
   static constexpr int vecs_per_row = tile / vec;
-  static constexpr int vecs = tile * vecs_per_row;        // vectors per tile, each side
-  static constexpr int threads = vecs < 256 ? vecs : 256;
-  static constexpr int per_thread = vecs / threads;
+  static constexpr int vecs = tile * vecs_per_row;       // vectors per tile, each side
+  static constexpr int threads = 256;
+  static constexpr int per_thread = tiles * vecs / threads;
   using Layout = SwizzledTile<tile, tile, typename VecTraits<E>::Sw>;
+  static constexpr int smem_elems = tiles * Layout::size;
 
-  struct Coord { int r, c; };
-  // Element k of vector v on the load side: src row r, columns c..c+vec-1 of the tile.
+  // Element k of vector v: which tile of the block, and its place in that tile.
+  struct Coord { int tile, r, c; };
+  // Load side: tile row r, columns c..c+vec-1, read as one vector from a src row.
   XPOSE_HD static constexpr Coord load_coord(int v, int k) {
-    return {v / vecs_per_row, (v % vecs_per_row) * vec + k};
+    return {v / vecs, v % vecs / vecs_per_row, (v % vecs % vecs_per_row) * vec + k};
   }
-  // Element k of vector v on the store side: tile column c, rows r..r+vec-1.
+  // Store side: tile column c, rows r..r+vec-1, written as one vector to a dst row.
   XPOSE_HD static constexpr Coord store_coord(int v, int k) {
-    return {(v % vecs_per_row) * vec + k, v / vecs_per_row};
+    return {v / vecs, (v % vecs % vecs_per_row) * vec + k, v % vecs / vecs_per_row};
   }
+  XPOSE_HD static constexpr int smem_offset(Coord e) { return e.tile * Layout::size + Layout::at(e.r, e.c); }
 };
 
 }  // namespace xpose::layout

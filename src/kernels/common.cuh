@@ -36,7 +36,7 @@ auto with_elem_bytes(int64_t elem_bytes, F&& f) {
 }
 
 // One tile: its first src element, its first dst element, and how much of it lies
-// inside the matrix (full tiles take the unpredicated path).
+// inside the matrix (whole tiles take the unpredicated path).
 template <class T>
 struct TileRef {
   const T* src;
@@ -44,22 +44,23 @@ struct TileRef {
   int rows, cols;
 };
 
-// Visits every tile of the problem; blocks stride over tiles past the grid's limits.
-// Every thread of a block visits the same tiles, so barriers inside `visit` are safe.
-template <class T, class Visit>
-__device__ __forceinline__ void for_each_tile(const Problem& p, int tile_rows, int tile_cols, Visit&& visit) {
-  const int64_t tiles_r = layout::ceil_div(p.rows, tile_rows), tiles_c = layout::ceil_div(p.cols, tile_cols);
-  for (int64_t b = blockIdx.z; b < p.batch; b += gridDim.z)
-    for (int64_t tr = blockIdx.y; tr < tiles_r; tr += gridDim.y)
-      for (int64_t tc = blockIdx.x; tc < tiles_c; tc += gridDim.x) {
-        const int64_t r0 = tr * tile_rows, c0 = tc * tile_cols;
-        TileRef<T> t;
-        t.src = static_cast<const T*>(p.src) + b * p.stride_src + r0 * p.ld_src + c0;
-        t.dst = static_cast<T*>(p.dst) + b * p.stride_dst + c0 * p.ld_dst + r0;
-        t.rows = int(min(int64_t(tile_rows), p.rows - r0));
-        t.cols = int(min(int64_t(tile_cols), p.cols - c0));
-        visit(t);
-      }
+// Each block turns exactly one tile: block (x, y, z) is column tile x, row tile y and
+// batch z, counted from the launch's origin. Grids larger than CUDA's limits are split
+// into several launches on the host (launch_tiles), so kernels carry no tile loops.
+struct TileOrigin {
+  int64_t col_tile = 0, row_tile = 0, batch = 0;
+};
+
+template <class T>
+__device__ __forceinline__ TileRef<T> block_tile(const Problem& p, const TileOrigin& o, int tile_rows, int tile_cols) {
+  const int64_t b = o.batch + blockIdx.z;
+  const int64_t r0 = (o.row_tile + blockIdx.y) * tile_rows, c0 = (o.col_tile + blockIdx.x) * tile_cols;
+  TileRef<T> t;
+  t.src = static_cast<const T*>(p.src) + b * p.stride_src + r0 * p.ld_src + c0;
+  t.dst = static_cast<T*>(p.dst) + b * p.stride_dst + c0 * p.ld_dst + r0;
+  t.rows = int(min(int64_t(tile_rows), p.rows - r0));
+  t.cols = int(min(int64_t(tile_cols), p.cols - c0));
+  return t;
 }
 
 }  // namespace xpose::kernels

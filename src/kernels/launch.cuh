@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/common.cuh"
 #include "layout/smem_layout.hpp"
 #include "registry.hpp"
 
@@ -12,12 +13,22 @@ namespace xpose::kernels {
 
 inline dim3 to_dim3(const layout::Dims& d) { return dim3(d.x, d.y, d.z); }
 
-// Launches `kernel` with the planned grid and block and returns the launch's error.
-template <class... KernelArgs, class... Args>
-cudaError_t launch_kernel(void (*kernel)(KernelArgs...), const detail::Launch& l, size_t smem, cudaStream_t s,
-                          Args&&... args) {
-  kernel<<<to_dim3(l.grid), to_dim3(l.block), smem, s>>>(std::forward<Args>(args)...);
-  return cudaGetLastError();
+// Launches a one-tile-per-block kernel over the whole problem: one launch where the
+// tile grid fits CUDA's limits, else one per chunk, each with its origin.
+template <class Kernel>
+cudaError_t launch_tiles(Kernel kernel, const detail::Problem& p, const detail::Launch& l, size_t smem,
+                         cudaStream_t s) {
+  const int64_t tiles_c = layout::ceil_div(p.cols, l.tile_cols), tiles_r = layout::ceil_div(p.rows, l.tile_rows);
+  for (int64_t b = 0; b < p.batch; b += layout::max_grid_yz)
+    for (int64_t tr = 0; tr < tiles_r; tr += layout::max_grid_yz)
+      for (int64_t tc = 0; tc < tiles_c; tc += layout::max_grid_x) {
+        const dim3 grid(unsigned(std::min(tiles_c - tc, layout::max_grid_x)),
+                        unsigned(std::min(tiles_r - tr, layout::max_grid_yz)),
+                        unsigned(std::min(p.batch - b, layout::max_grid_yz)));
+        kernel<<<grid, to_dim3(l.block), smem, s>>>(p, TileOrigin{tc, tr, b});
+        if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+      }
+  return cudaSuccess;
 }
 
 inline std::string always_supported(const detail::Problem&, const detail::Device& d) {

@@ -12,23 +12,22 @@ namespace cl = layout::classic;
 
 // CoalescedRead: a warp walks a src row. Otherwise a warp walks a dst row.
 template <int E, bool CoalescedRead>
-__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_naive(Problem p) {
+__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_naive(Problem p, TileOrigin o) {
   using T = Elem<E>;
-  for_each_tile<T>(p, cl::tile, cl::tile, [&](const TileRef<T>& t) {
-    const bool full = t.rows == cl::tile && t.cols == cl::tile;
+  const TileRef<T> t = block_tile<T>(p, o, cl::tile, cl::tile);
+  const bool full = t.rows == cl::tile && t.cols == cl::tile;
 #pragma unroll
-    for (int j = 0; j < cl::per_thread; ++j) {
-      const auto e = CoalescedRead ? cl::load_coord(threadIdx.x, threadIdx.y, j)
-                                   : cl::store_coord(threadIdx.x, threadIdx.y, j);
-      if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = t.src[e.r * p.ld_src + e.c];
-    }
-  });
+  for (int j = 0; j < cl::per_thread; ++j) {
+    const auto e = CoalescedRead ? cl::load_coord(threadIdx.x, threadIdx.y, j)
+                                 : cl::store_coord(threadIdx.x, threadIdx.y, j);
+    if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = t.src[e.r * p.ld_src + e.c];
+  }
 }
 
 template <bool CoalescedRead>
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    return launch_kernel(transpose_naive<decltype(e)::value, CoalescedRead>, l, 0, s, p);
+    return launch_tiles(transpose_naive<decltype(e)::value, CoalescedRead>, p, l, 0, s);
   });
 }
 

@@ -13,31 +13,29 @@ namespace {
 namespace cl = layout::classic;
 
 template <int E, template <int> class TileOf>
-__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_smem(Problem p) {
+__global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_smem(Problem p, TileOrigin o) {
   using T = Elem<E>;
   using Tile = TileOf<E>;
   __shared__ T tile[Tile::size];
-  for_each_tile<T>(p, cl::tile, cl::tile, [&](const TileRef<T>& t) {
-    const bool full = t.rows == cl::tile && t.cols == cl::tile;
+  const TileRef<T> t = block_tile<T>(p, o, cl::tile, cl::tile);
+  const bool full = t.rows == cl::tile && t.cols == cl::tile;
 #pragma unroll
-    for (int j = 0; j < cl::per_thread; ++j) {
-      const auto e = cl::load_coord(threadIdx.x, threadIdx.y, j);
-      if (full || (e.r < t.rows && e.c < t.cols)) tile[Tile::at(e.r, e.c)] = t.src[e.r * p.ld_src + e.c];
-    }
-    __syncthreads();
+  for (int j = 0; j < cl::per_thread; ++j) {
+    const auto e = cl::load_coord(threadIdx.x, threadIdx.y, j);
+    if (full || (e.r < t.rows && e.c < t.cols)) tile[Tile::at(e.r, e.c)] = t.src[e.r * p.ld_src + e.c];
+  }
+  __syncthreads();
 #pragma unroll
-    for (int j = 0; j < cl::per_thread; ++j) {
-      const auto e = cl::store_coord(threadIdx.x, threadIdx.y, j);
-      if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = tile[Tile::at(e.r, e.c)];
-    }
-    __syncthreads();  // the next tile overwrites what this one still reads
-  });
+  for (int j = 0; j < cl::per_thread; ++j) {
+    const auto e = cl::store_coord(threadIdx.x, threadIdx.y, j);
+    if (full || (e.r < t.rows && e.c < t.cols)) t.dst[e.c * p.ld_dst + e.r] = tile[Tile::at(e.r, e.c)];
+  }
 }
 
 template <template <int> class TileOf>
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    return launch_kernel(transpose_smem<decltype(e)::value, TileOf>, l, 0, s, p);
+    return launch_tiles(transpose_smem<decltype(e)::value, TileOf>, p, l, 0, s);
   });
 }
 

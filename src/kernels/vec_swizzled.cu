@@ -15,66 +15,67 @@ union Vector {
   Elem<E> e[16 / E];
 };
 
-// A block turns V::tiles tiles side by side. Blocks of whole tiles move 16-byte
-// vectors, every load in flight before the first shared-memory store. Blocks cut by
-// the matrix edge walk the same tiles element by element, predicated, in rolled loops
-// that keep the fast path's register budget.
+// Whole tiles move as 16-byte vectors, every load in flight before the first shared-
+// memory store. Tiles cut by the matrix edge walk the same layout element by element,
+// predicated, in a rolled loop that stays out of the fast path's register budget.
 template <int E>
 __device__ __forceinline__ void vectors_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
   using V = layout::VecTile<E>;
+  using Tile = typename V::Layout;
   Vector<E> in[V::per_thread];
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i) {
     const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
-    in[i].bits = *reinterpret_cast<const uint4*>(t.src + e.r * p.ld_src + e.tile * V::tile + e.c);
+    in[i].bits = *reinterpret_cast<const uint4*>(t.src + e.r * p.ld_src + e.c);
   }
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i)
 #pragma unroll
-    for (int k = 0; k < V::vec; ++k) smem[V::smem_offset(V::load_coord(i * V::threads + threadIdx.x, k))] = in[i].e[k];
+    for (int k = 0; k < V::vec; ++k) {
+      const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
+      smem[Tile::at(e.r, e.c)] = in[i].e[k];
+    }
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i) {
     const int v = i * V::threads + threadIdx.x;
     Vector<E> out;
 #pragma unroll
-    for (int k = 0; k < V::vec; ++k) out.e[k] = smem[V::smem_offset(V::store_coord(v, k))];
+    for (int k = 0; k < V::vec; ++k) {
+      const auto e = V::store_coord(v, k);
+      out.e[k] = smem[Tile::at(e.r, e.c)];
+    }
     const auto e = V::store_coord(v, 0);
-    *reinterpret_cast<uint4*>(t.dst + (e.tile * V::tile + e.c) * p.ld_dst + e.r) = out.bits;
+    *reinterpret_cast<uint4*>(t.dst + e.c * p.ld_dst + e.r) = out.bits;
   }
 }
 
 template <int E>
 __device__ __noinline__ void elements_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
   using V = layout::VecTile<E>;
-  constexpr int per_tile = V::tile * V::tile;
+  using Tile = typename V::Layout;
 #pragma unroll 1
-  for (int i = threadIdx.x; i < V::tiles * per_tile; i += V::threads) {
-    const typename V::Coord e{i / per_tile, i % per_tile / V::tile, i % V::tile};  // along a src row
-    const int col = e.tile * V::tile + e.c;
-    if (e.r < t.rows && col < t.cols) smem[V::smem_offset(e)] = t.src[e.r * p.ld_src + col];
+  for (int i = threadIdx.x; i < V::tile * V::tile; i += V::threads) {
+    const int r = i / V::tile, c = i % V::tile;  // along a src row
+    if (r < t.rows && c < t.cols) smem[Tile::at(r, c)] = t.src[r * p.ld_src + c];
   }
   __syncthreads();
 #pragma unroll 1
-  for (int i = threadIdx.x; i < V::tiles * per_tile; i += V::threads) {
-    const typename V::Coord e{i / per_tile, i % V::tile, i % per_tile / V::tile};  // along a dst row
-    const int col = e.tile * V::tile + e.c;
-    if (e.r < t.rows && col < t.cols) t.dst[col * p.ld_dst + e.r] = smem[V::smem_offset(e)];
+  for (int i = threadIdx.x; i < V::tile * V::tile; i += V::threads) {
+    const int c = i / V::tile, r = i % V::tile;  // along a dst row
+    if (r < t.rows && c < t.cols) t.dst[c * p.ld_dst + r] = smem[Tile::at(r, c)];
   }
 }
 
 template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads) transpose_vec_swizzled(Problem p) {
-  using T = Elem<E>;
+__global__ void __launch_bounds__(layout::VecTile<E>::threads) transpose_vec_swizzled(Problem p, TileOrigin o) {
   using V = layout::VecTile<E>;
-  __shared__ T smem[V::smem_elems];
-  for_each_tile<T>(p, V::tile, V::tiles * V::tile, [&](const TileRef<T>& t) {
-    if (t.rows == V::tile && t.cols == V::tiles * V::tile)
-      vectors_through_smem<E>(p, t, smem);
-    else
-      elements_through_smem<E>(p, t, smem);
-    __syncthreads();  // the next tiles overwrite what these still read
-  });
+  __shared__ Elem<E> smem[V::Layout::size];
+  const TileRef<Elem<E>> t = block_tile<Elem<E>>(p, o, V::tile, V::tile);
+  if (t.rows == V::tile && t.cols == V::tile)
+    vectors_through_smem<E>(p, t, smem);
+  else
+    elements_through_smem<E>(p, t, smem);
 }
 
 std::string unsupported(const Problem& p, const detail::Device& d) {
@@ -93,8 +94,7 @@ detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using V = layout::VecTile<decltype(e)::value>;
     detail::Launch l;
-    l.tile_rows = V::tile;
-    l.tile_cols = V::tiles * V::tile;
+    l.tile_rows = l.tile_cols = V::tile;
     l.grid = layout::tile_grid(p.rows, p.cols, p.batch, l.tile_rows, l.tile_cols);
     l.block = {uint32_t(V::threads), 1, 1};
     return l;
@@ -103,7 +103,7 @@ detail::Launch shape(const Problem& p, const detail::Device&) {
 
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    return launch_kernel(transpose_vec_swizzled<decltype(e)::value>, l, 0, s, p);
+    return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, p, l, 0, s);
   });
 }
 

@@ -75,8 +75,9 @@ Ways vec_tile_ways() {
         std::vector<int64_t> st, ld;
         for (int lane = 0; lane < 32; ++lane) {
           const int v = item * V::threads + warp * 32 + lane;
-          st.push_back(int64_t(V::smem_offset(V::load_coord(v, k))) * E);
-          ld.push_back(int64_t(V::smem_offset(V::store_coord(v, k))) * E);
+          const auto w = V::load_coord(v, k), r = V::store_coord(v, k);
+          st.push_back(int64_t(V::Layout::at(w.r, w.c)) * E);
+          ld.push_back(int64_t(V::Layout::at(r.r, r.c)) * E);
         }
         worst.store = std::max(worst.store, conflict_ways(st, E));
         worst.load = std::max(worst.load, conflict_ways(ld, E));

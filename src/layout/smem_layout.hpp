@@ -34,6 +34,12 @@ struct PaddedTile {
   XPOSE_HD static constexpr int at(int r, int c) { return r * pitch + c; }
 };
 
+// Two swizzles applied in turn (each a bijection, so the pair is one too).
+template <class First, class Second>
+struct Compose {
+  XPOSE_HD static constexpr int apply(int offset) { return Second::apply(First::apply(offset)); }
+};
+
 // A plain tile whose element offsets pass through a swizzle: no space lost, and rows
 // stay whole multiples of 16 bytes for vector access.
 template <int Rows, int Cols, class Sw>
@@ -65,41 +71,37 @@ XPOSE_HD constexpr Coord store_coord(int tx, int ty, int j) { return {tx, ty + j
 
 // ---------------------------------------------------------------------------------
 // vec_swizzled: each thread moves 16-byte vectors of V = 16/E elements on both sides.
-// A vector loaded from a src row is scattered into a tile as V elements; a vector
-// stored to a dst row is gathered from V consecutive tile rows of one column. The tile
-// edge and swizzle per element size were chosen so both walks are conflict-free in the
-// bank model (tests/cpu/test_layout.cpp proves it). A block turns `tiles` such tiles
-// side by side (16 KB in all), so each thread keeps four 16-byte loads in flight.
+// A vector loaded from a src row is scattered into the tile as V elements; a vector
+// stored to a dst row is gathered from V consecutive tile rows of one column. Tile edge
+// and swizzle per element size were found by search so that both walks are
+// conflict-free in the bank model (tests/cpu/test_layout.cpp proves it). Tiles of 256-
+// byte rows keep DRAM bursts long on both sides (experiments/tile_shapes.cu).
 template <int E> struct VecTraits;
-template <> struct VecTraits<1>  { static constexpr int tile = 64, tiles = 4; using Sw = Swizzle<5, 2, 5>; };
-template <> struct VecTraits<2>  { static constexpr int tile = 32, tiles = 8; using Sw = Swizzle<5, 0, 5>; };
-template <> struct VecTraits<4>  { static constexpr int tile = 32, tiles = 4; using Sw = Swizzle<5, 0, 5>; };
-template <> struct VecTraits<8>  { static constexpr int tile = 16, tiles = 8; using Sw = Swizzle<4, 0, 4>; };
-template <> struct VecTraits<16> { static constexpr int tile = 32, tiles = 1; using Sw = Swizzle<5, 0, 5>; };
+template <> struct VecTraits<1>  { static constexpr int tile = 64; using Sw = Swizzle<5, 2, 5>; };
+template <> struct VecTraits<2>  { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
+template <> struct VecTraits<4>  { static constexpr int tile = 64; using Sw = Compose<Swizzle<2, 0, 5>, Swizzle<4, 1, 7>>; };
+template <> struct VecTraits<8>  { static constexpr int tile = 32; using Sw = Compose<Swizzle<1, 0, 4>, Swizzle<4, 0, 6>>; };
+template <> struct VecTraits<16> { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
 
 template <int E>
 struct VecTile {
-  static constexpr int tile = VecTraits<E>::tile;        // rows and cols of one tile
-  static constexpr int tiles = VecTraits<E>::tiles;      // tiles per block, side by side along src rows
+  static constexpr int tile = VecTraits<E>::tile;        // rows and cols of the tile
   static constexpr int vec = 16 / E;                     // elements per 16-byte vector
   static constexpr int vecs_per_row = tile / vec;
   static constexpr int vecs = tile * vecs_per_row;       // vectors per tile, each side
-  static constexpr int threads = 256;
-  static constexpr int per_thread = tiles * vecs / threads;
+  static constexpr int threads = vecs < 256 ? vecs : 256;
+  static constexpr int per_thread = vecs / threads;
   using Layout = SwizzledTile<tile, tile, typename VecTraits<E>::Sw>;
-  static constexpr int smem_elems = tiles * Layout::size;
 
-  // Element k of vector v: which tile of the block, and its place in that tile.
-  struct Coord { int tile, r, c; };
+  struct Coord { int r, c; };
   // Load side: tile row r, columns c..c+vec-1, read as one vector from a src row.
   XPOSE_HD static constexpr Coord load_coord(int v, int k) {
-    return {v / vecs, v % vecs / vecs_per_row, (v % vecs % vecs_per_row) * vec + k};
+    return {v / vecs_per_row, (v % vecs_per_row) * vec + k};
   }
   // Store side: tile column c, rows r..r+vec-1, written as one vector to a dst row.
   XPOSE_HD static constexpr Coord store_coord(int v, int k) {
-    return {v / vecs, (v % vecs % vecs_per_row) * vec + k, v % vecs / vecs_per_row};
+    return {(v % vecs_per_row) * vec + k, v / vecs_per_row};
   }
-  XPOSE_HD static constexpr int smem_offset(Coord e) { return e.tile * Layout::size + Layout::at(e.r, e.c); }
 };
 
 }  // namespace xpose::layout

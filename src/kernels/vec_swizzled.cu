@@ -17,7 +17,7 @@ union Vector {
 
 // Whole tiles move as 16-byte vectors, every load in flight before the first shared-
 // memory store. Tiles cut by the matrix edge walk the same layout element by element,
-// predicated, in a rolled loop that stays out of the fast path's register budget.
+// predicated, in a rolled loop.
 template <int E>
 __device__ __forceinline__ void vectors_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
   using V = layout::VecTile<E>;
@@ -51,7 +51,7 @@ __device__ __forceinline__ void vectors_through_smem(const Problem& p, const Til
 }
 
 template <int E>
-__device__ __noinline__ void elements_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
+__device__ __forceinline__ void elements_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
   using V = layout::VecTile<E>;
   using Tile = typename V::Layout;
 #pragma unroll 1

@@ -74,8 +74,9 @@ XPOSE_HD constexpr Coord store_coord(int tx, int ty, int j) { return {tx, ty + j
 // A vector loaded from a src row is scattered into the tile as V elements; a vector
 // stored to a dst row is gathered from V consecutive tile rows of one column. Tile edge
 // and swizzle per element size were found by search so that both walks are
-// conflict-free in the bank model (tests/cpu/test_layout.cpp proves it). Tiles of 256-
-// byte rows keep DRAM bursts long on both sides (experiments/tile_shapes.cu).
+// conflict-free in the bank model (tests/cpu/test_layout.cpp proves it). The fp32 tile
+// is 64x64: 256-byte rows on both sides measured best (experiments/tile_shapes.cu);
+// the other sizes keep the first conflict-free tiles found, untuned.
 template <int E> struct VecTraits;
 template <> struct VecTraits<1>  { static constexpr int tile = 64; using Sw = Swizzle<5, 2, 5>; };
 template <> struct VecTraits<2>  { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };

@@ -22,10 +22,8 @@ cudaError_t launch_tiles(Kernel kernel, const detail::Problem& p, const detail::
   for (int64_t b = 0; b < p.batch; b += layout::max_grid_yz)
     for (int64_t tr = 0; tr < tiles_r; tr += layout::max_grid_yz)
       for (int64_t tc = 0; tc < tiles_c; tc += layout::max_grid_x) {
-        const dim3 grid(unsigned(std::min(tiles_c - tc, layout::max_grid_x)),
-                        unsigned(std::min(tiles_r - tr, layout::max_grid_yz)),
-                        unsigned(std::min(p.batch - b, layout::max_grid_yz)));
-        kernel<<<grid, to_dim3(l.block), smem, s>>>(p, TileOrigin{tc, tr, b});
+        const layout::Dims grid = layout::grid_of_tiles(tiles_c - tc, tiles_r - tr, p.batch - b);
+        kernel<<<to_dim3(grid), to_dim3(l.block), smem, s>>>(p, TileOrigin{tc, tr, b});
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       }
   return cudaSuccess;

@@ -2,71 +2,85 @@
 
 #include <CLI/CLI.hpp>
 
-#include <map>
-#include <sstream>
+#include <cstdio>
 
 namespace xpose::bench {
+namespace {
 
-std::optional<int64_t> elem_bytes_of(const std::string& dtype) {
-  static const std::map<std::string, int64_t> named = {{"u8", 1},   {"uint8", 1}, {"fp8", 1}, {"fp16", 2},
-                                                       {"bf16", 2}, {"fp32", 4},  {"fp64", 8}, {"c64", 8},
-                                                       {"c128", 16}};
-  if (auto it = named.find(dtype); it != named.end()) return it->second;
-  if (dtype == "1" || dtype == "2" || dtype == "4" || dtype == "8" || dtype == "16") return std::stoll(dtype);
+std::optional<Options> fail(int* exit_code, const std::string& message) {
+  std::fprintf(stderr, "xpose-bench: %s\n", message.c_str());
+  *exit_code = 2;
   return std::nullopt;
 }
 
-bool parse_shape(const std::string& text, int64_t* rows, int64_t* cols, int64_t* batch) {
-  std::vector<int64_t> parts;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, 'x')) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18) return false;
-    parts.push_back(std::stoll(item));
-  }
-  if (parts.size() != 2 && parts.size() != 3) return false;
-  *rows = parts[0];
-  *cols = parts[1];
-  *batch = parts.size() == 3 ? parts[2] : 1;
-  return true;
-}
+}  // namespace
 
 std::optional<Options> parse_options(int argc, const char* const* argv, int* exit_code) {
   Options o;
-  CLI::App app{"xpose-bench: the seed ladder and the automatic choice, timed beside the copy ceiling"};
-  std::string shape;
-  app.add_option("--dtype", o.dtype, "u8, fp16, bf16, fp32, fp64, c64, c128, or a byte size (1, 2, 4, 8, 16)");
-  app.add_option("--shape", shape, "RxC or RxCxB (default 32768x32768)");
-  app.add_option("--ld-src", o.ld_src, "src leading dimension in elements (0: cols)")->check(CLI::NonNegativeNumber);
-  app.add_option("--ld-dst", o.ld_dst, "dst leading dimension in elements (0: rows)")->check(CLI::NonNegativeNumber);
-  app.add_option("--kernel", o.kernels, "kernel(s) to time, or 'auto' (default: the ladder and auto)");
+  CLI::App app{"xpose-bench: xpose's kernels and the peers (cudaMemcpyAsync, cuBLAS, cuBLASLt) timed in one run, "
+               "each as a percentage of the copy ceiling measured in that run. Default: the seed ladder, fp32 "
+               "32768x32768."};
+  std::vector<std::string> dtypes;
+  std::string shape, timing = "auto";
+  int64_t ld_src = 0, ld_dst = 0;
+  bool sweep = false, cases = false, no_peers = false, no_progress = false;
+  app.add_option("--dtype", dtypes, "u8, fp8, fp16, bf16, fp32, fp64, c64, c128, or a byte size; several allowed")
+      ->delimiter(',');
+  auto* shape_opt = app.add_option("--shape", shape, "RxC or RxCxB (B matrices of R rows, C columns)");
+  app.add_option("--ld-src", ld_src, "src leading dimension in elements (0: cols)")->check(CLI::NonNegativeNumber);
+  app.add_option("--ld-dst", ld_dst, "dst leading dimension in elements (0: rows)")->check(CLI::NonNegativeNumber);
+  auto* sweep_opt = app.add_flag("--sweep", sweep, "square sizes 256..32768 for each --dtype (default: all sizes)");
+  auto* cases_opt = app.add_flag("--cases", cases, "the named case list (docs/performance.md)");
+  sweep_opt->excludes(cases_opt)->excludes(shape_opt);
+  cases_opt->excludes(shape_opt);
+  app.add_option("--kernel", o.kernels, "xpose kernel(s) to time, or 'auto' (default: the ladder and auto)")
+      ->delimiter(',');
+  app.add_flag("--no-peers", no_peers, "time only xpose (and the copy ceiling)");
+  app.add_option("--timing", timing, "auto (graph replay when the problem fits in L2), events, or graph")
+      ->check(CLI::IsMember({"auto", "events", "graph"}));
   app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   app.add_option("--reps", o.reps, "timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::Range(0, 1000));
-  app.add_flag("--check", o.check, "verify every result against the CPU reference");
+  app.add_flag("--check", o.check, "verify every result (xpose and peers) against the CPU reference");
   app.add_flag("--explain", o.explain, "print the automatic choice and why");
   app.add_option("--json", o.json, "append one JSON object per measurement to FILE");
+  app.add_option("--csv", o.csv, "append one CSV row per measurement to FILE (header when new)");
+  app.add_flag("--no-progress", no_progress, "no progress line on stderr");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     *exit_code = app.exit(e);
     return std::nullopt;
   }
-  const auto bytes = elem_bytes_of(o.dtype);
-  if (!bytes) {
-    std::fprintf(stderr, "xpose-bench: unknown --dtype '%s'\n", o.dtype.c_str());
-    *exit_code = 2;
-    return std::nullopt;
-  }
-  o.elem_bytes = *bytes;
-  if (!shape.empty()) {
-    if (!parse_shape(shape, &o.rows, &o.cols, &o.batch) || o.rows == 0 || o.cols == 0 || o.batch == 0) {
-      std::fprintf(stderr, "xpose-bench: --shape '%s' is not RxC or RxCxB with positive counts\n", shape.c_str());
-      *exit_code = 2;
-      return std::nullopt;
+  for (const std::string& d : dtypes)
+    if (!elem_bytes_of(d)) return fail(exit_code, "unknown --dtype '" + d + "'");
+  if ((ld_src || ld_dst) && (sweep || cases)) return fail(exit_code, "--ld-src/--ld-dst apply to one shape only");
+  if (cases && !dtypes.empty()) return fail(exit_code, "--cases has its own dtypes; drop --dtype");
+
+  const Timing how = timing == "graph" ? Timing::graph : timing == "events" ? Timing::events : Timing::automatic;
+  if (cases) {
+    o.mode = Mode::cases;
+    o.cases = case_list();
+    if (how != Timing::automatic)
+      for (Case& c : o.cases) c.timing = how;
+  } else if (sweep) {
+    o.mode = Mode::sweep;
+    o.cases = sweep_cases(dtypes.empty() ? std::vector<std::string>{"u8", "fp16", "fp32", "fp64", "c128"} : dtypes);
+    for (Case& c : o.cases) c.timing = how;
+  } else {
+    int64_t rows = 32768, cols = 32768, batch = 1;
+    if (!shape.empty()) {
+      const auto s = parse_shape(shape);
+      if (!s) return fail(exit_code, "--shape '" + shape + "' is not RxC or RxCxB with positive counts");
+      rows = s->rows, cols = s->cols, batch = s->batch;
+      o.shape_given = true;
     }
-    o.shape_given = true;
+    o.mode = o.shape_given ? Mode::single : Mode::ladder;
+    if (dtypes.empty()) dtypes = {"fp32"};
+    for (const std::string& d : dtypes) o.cases.push_back(make_case(d, rows, cols, batch, ld_src, ld_dst, how));
   }
+  o.peers = !no_peers;
+  o.progress = !no_progress;
   return o;
 }
 

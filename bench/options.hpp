@@ -1,33 +1,31 @@
 // xpose-bench's command line, parsed into a plain value (tests/cpu cover it).
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cases.hpp"
+
 namespace xpose::bench {
 
+enum class Mode { ladder, single, sweep, cases };
+
 struct Options {
-  std::string dtype = "fp32";
-  int64_t elem_bytes = 4;
-  int64_t rows = 32768, cols = 32768, batch = 1;
-  bool shape_given = false;
-  int64_t ld_src = 0, ld_dst = 0;
+  Mode mode = Mode::ladder;
+  std::vector<Case> cases;           // what to measure, in order
+  bool shape_given = false;          // an explicit --shape is never shrunk to fit memory
   std::vector<std::string> kernels;  // empty: the whole ladder and the automatic choice
+  bool peers = true;                 // cudaMemcpyAsync, copy, cuBLAS geam, cuBLASLt
   std::string device = "gpu";        // gpu or cpu
   int reps = 20, warmup = 3;
   bool check = false, explain = false;
-  std::string json;                  // JSON-lines output file, if any
+  bool progress = true;
+  std::string json, csv;             // output files (appended to), if any
 };
 
-// Element size for a dtype name (u8, fp16, bf16, fp32, fp64, c64, c128) or a byte count.
-std::optional<int64_t> elem_bytes_of(const std::string& dtype);
-
-// Parses "RxC" or "RxCxB".
-bool parse_shape(const std::string& text, int64_t* rows, int64_t* cols, int64_t* batch);
-
-// Parses argv; on a bad argument or --help returns the exit code in *exit_code.
+// Parses argv. On --help or a bad argument returns nullopt with the exit code in *exit_code
+// (0 for --help) after printing the help or a one-line error.
 std::optional<Options> parse_options(int argc, const char* const* argv, int* exit_code);
 
 }  // namespace xpose::bench

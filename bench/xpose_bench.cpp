@@ -1,54 +1,41 @@
-// xpose-bench: the seed ladder and the automatic choice, timed with CUDA events beside
-// the copy ceiling (the faster of cudaMemcpyAsync and the `copy` kernel on the same
-// bytes) measured in the same run. Without a GPU it says so and times the CPU path.
+// xpose-bench: xpose's kernels and the peers, timed in one process on the same buffers,
+// each as a percentage of the copy ceiling (the faster of cudaMemcpyAsync and xpose's
+// `copy` kernel on the same bytes) measured for the same case in the same run.
 #include <cuda_runtime_api.h>
-#include <curand.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
-#include <functional>
-#include <nlohmann/json.hpp>
+#include <memory>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cpu/reference.hpp"
+#include "fill.hpp"
 #include "kernels/copy.hpp"
 #include "options.hpp"
+#include "peers.hpp"
 #include "problem.hpp"
+#include "record.hpp"
+#include "timer.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
 namespace xpose::bench {
 namespace {
 
-struct Stats {
-  double median = 0, min = 0, max = 0;  // milliseconds
-};
-
-Stats summarize(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const size_t n = ms.size();
-  return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front(), ms.back()};
-}
-
-[[noreturn]] void die(const std::string& message) {
+[[noreturn]] void die(const std::string& message, int code = 1) {
   std::fprintf(stderr, "xpose-bench: %s\n", message.c_str());
-  std::exit(1);
+  std::exit(code);
 }
 
 void cuda_ok(cudaError_t e, const char* what) {
   if (e != cudaSuccess) die(std::string(what) + ": " + cudaGetErrorString(e));
 }
-
-struct Row {
-  std::string kernel;
-  Stats ms;
-  double gbps = 0;
-  bool ceiling_row = false;
-};
 
 std::string today() {
   char buf[32];
@@ -57,232 +44,330 @@ std::string today() {
   return buf;
 }
 
-void print_table(const std::vector<Row>& rows, double ceiling, double peak) {
-  std::printf("%-22s %10s %10s %10s %10s %8s %8s\n", "kernel", "ms(median)", "ms(min)", "ms(max)", "GB/s", "%copy",
-              "%peak");
-  for (const Row& r : rows)
-    std::printf("%-22s %10.4f %10.4f %10.4f %10.1f %7.1f%% %7.1f%%\n", r.kernel.c_str(), r.ms.median, r.ms.min,
-                r.ms.max, r.gbps, 100.0 * r.gbps / ceiling, peak > 0 ? 100.0 * r.gbps / peak : 0.0);
-}
-
-struct Context {
-  Options o;
+// The problem a case describes, on placeholder pointers (real ones are set once allocated).
+detail::Problem problem_of(const Case& c) {
+  const detail::Args args{reinterpret_cast<void*>(uintptr_t(1) << 20), reinterpret_cast<void*>(uintptr_t(1) << 46),
+                          c.rows, c.cols, c.elem_bytes, c.ld_src, c.ld_dst, c.batch, 0, 0};
   detail::Problem p;
-  std::string device_name;
-  double peak_gbps = 0;
-};
-
-void write_json(const Context& c, const std::vector<Row>& rows, double ceiling) {
-  if (c.o.json.empty()) return;
-  std::ofstream out(c.o.json, std::ios::app);
-  if (!out) die("cannot open --json file '" + c.o.json + "'");
-  for (const Row& r : rows) {
-    nlohmann::json j = {{"kernel", r.kernel},     {"dtype", c.o.dtype},        {"elem_bytes", c.p.elem_bytes},
-                        {"rows", c.p.rows},       {"cols", c.p.cols},          {"batch", c.p.batch},
-                        {"ld_src", c.p.ld_src},   {"ld_dst", c.p.ld_dst},      {"ms_median", r.ms.median},
-                        {"ms_min", r.ms.min},     {"ms_max", r.ms.max},        {"gbps", r.gbps},
-                        {"pct_copy", 100.0 * r.gbps / ceiling},
-                        {"pct_peak", c.peak_gbps > 0 ? 100.0 * r.gbps / c.peak_gbps : 0.0},
-                        {"device", c.device_name}, {"commit", XPOSE_COMMIT}, {"date", today()},
-                        {"ceiling", r.ceiling_row}};
-    out << j.dump() << "\n";
-  }
+  if (detail::Error e = detail::resolve(args, &p); e.failed()) die(c.label + ": " + e.message, 2);
+  return p;
 }
+
+int64_t src_span(const detail::Problem& p) {
+  return ((p.rows - 1) * p.ld_src + (p.batch - 1) * p.stride_src + p.cols) * p.elem_bytes;
+}
+int64_t dst_span(const detail::Problem& p) {
+  return ((p.cols - 1) * p.ld_dst + (p.batch - 1) * p.stride_dst + p.rows) * p.elem_bytes;
+}
+
+void print_rows(const std::vector<Record>& rows) {
+  std::printf("  %-20s %11s %11s %11s %9s %7s %7s %s\n", "kernel", "ms(median)", "ms(min)", "ms(max)", "GB/s",
+              "%copy", "%peak", "check");
+  for (const Record& r : rows)
+    std::printf("  %-20s %11.5f %11.5f %11.5f %9.1f %6.1f%% %6.1f%% %s\n", r.kernel.c_str(), r.ms_median, r.ms_min,
+                r.ms_max, r.gbps, r.pct_copy, r.pct_peak, r.check.c_str());
+}
+
+// Progress on stderr: one rewritten line on a terminal, one line per case otherwise.
+class Progress {
+ public:
+  Progress(bool on, size_t total) : on_(on), tty_(isatty(2)), total_(total) {}
+  void at(size_t index, const std::string& label, const std::string& what) {
+    if (!on_) return;
+    if (tty_)
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s", index + 1, total_, label.c_str(), what.c_str());
+    else if (what.empty())
+      std::fprintf(stderr, "xpose-bench: [%zu/%zu] %s\n", index + 1, total_, label.c_str());
+  }
+  void done() {
+    if (on_ && tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool on_, tty_;
+  size_t total_;
+};
 
 // ---------------------------------------------------------------------------------
 // GPU
 
 struct DeviceBuffer {
   void* ptr = nullptr;
-  explicit DeviceBuffer(size_t bytes) { cuda_ok(cudaMalloc(&ptr, bytes), "cudaMalloc"); }
+  explicit DeviceBuffer(int64_t bytes) { cuda_ok(cudaMalloc(&ptr, size_t(bytes)), "cudaMalloc"); }
   ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-// Times `run` with events: warm-up, then reps; L2 flushed before each rep when the
-// problem would otherwise sit in it.
-Stats time_gpu(const Options& o, const std::function<void()>& run, void* flush, size_t flush_bytes) {
-  cudaEvent_t start, stop;
-  cuda_ok(cudaEventCreate(&start), "cudaEventCreate");
-  cuda_ok(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < o.warmup; ++i) run();
-  std::vector<double> ms;
-  for (int i = 0; i < o.reps; ++i) {
-    if (flush) cuda_ok(cudaMemsetAsync(flush, i & 0xff, flush_bytes), "L2 flush");
-    cuda_ok(cudaEventRecord(start), "cudaEventRecord");
-    run();
-    cuda_ok(cudaEventRecord(stop), "cudaEventRecord");
-    cuda_ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    cuda_ok(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return summarize(ms);
-}
+struct Gpu {
+  std::string name;
+  int sm_count = 0;
+  int64_t l2_bytes = 0;
+  double peak_gbps = 0;  // 2 x memory clock x bus width
+};
 
-void fill_random(void* ptr, size_t bytes) {
-  curandGenerator_t gen;
-  if (curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10) != CURAND_STATUS_SUCCESS) die("curand init failed");
-  curandSetPseudoRandomGeneratorSeed(gen, uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
-  if (curandGenerate(gen, static_cast<unsigned*>(ptr), bytes / 4) != CURAND_STATUS_SUCCESS) die("curand failed");
-  curandDestroyGenerator(gen);
-  if (bytes % 4) cuda_ok(cudaMemset(static_cast<char*>(ptr) + bytes / 4 * 4, 0x5a, bytes % 4), "cudaMemset");
-}
-
-int64_t span_bytes(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t stride, int64_t e) {
-  return ((outer - 1) * ld + (batch - 1) * stride + inner) * e;
-}
-
-bool results_match(const Context& c, const void* d_src, int64_t src_bytes, const void* d_dst, int64_t dst_bytes) {
-  std::vector<uint8_t> src(static_cast<size_t>(src_bytes)), got(static_cast<size_t>(dst_bytes)), want;
-  cuda_ok(cudaMemcpy(src.data(), d_src, src.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  cuda_ok(cudaMemcpy(got.data(), d_dst, got.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  want = got;  // gaps between rows keep whatever the kernel left there: it must not write them
-  detail::Problem p = c.p;
-  p.src = src.data();
-  p.dst = want.data();
-  cpu::transpose(p);
-  return want == got;
-}
-
-int run_gpu(Context& c) {
-  Options& o = c.o;
-  cudaDeviceProp prop{};
+Gpu describe_gpu() {
   int dev = 0;
   cuda_ok(cudaGetDevice(&dev), "cudaGetDevice");
+  cudaDeviceProp prop{};
   cuda_ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties");
   int mem_khz = 0, bus_bits = 0;
-  cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev);
-  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
-  c.device_name = prop.name;
-  c.peak_gbps = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-
-  size_t free_bytes = 0, total_bytes = 0;
-  cuda_ok(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  detail::Problem& p = c.p;
-  for (;;) {
-    const detail::Args args{reinterpret_cast<void*>(uintptr_t(1) << 20), reinterpret_cast<void*>(uintptr_t(1) << 46),
-                            o.rows, o.cols, o.elem_bytes, o.ld_src, o.ld_dst, o.batch, 0, 0};
-    if (detail::Error e = detail::resolve(args, &p); e.failed()) die(e.message);
-    const int64_t need = span_bytes(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, p.elem_bytes) +
-                         span_bytes(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst, p.elem_bytes);
-    if (double(need) < 0.9 * double(free_bytes)) break;
-    if (o.shape_given)
-      die("the problem needs " + std::to_string(need >> 20) + " MiB of GPU memory; " +
-          std::to_string(free_bytes >> 20) + " MiB are free");
-    o.rows /= 2;
-    o.cols /= 2;
-    std::fprintf(stderr, "xpose-bench: not enough GPU memory for the default shape; using %lldx%lld\n",
-                 (long long)o.rows, (long long)o.cols);
-  }
-  const int64_t src_bytes = span_bytes(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, p.elem_bytes);
-  const int64_t dst_bytes = span_bytes(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst, p.elem_bytes);
-  DeviceBuffer src(static_cast<size_t>(src_bytes)), dst(static_cast<size_t>(dst_bytes));
-  fill_random(src.ptr, size_t(src_bytes));
-  cuda_ok(cudaMemset(dst.ptr, 0xA5, size_t(dst_bytes)), "cudaMemset");
-  p.src = src.ptr;
-  p.dst = dst.ptr;
-
-  // Flush L2 between reps when both matrices could stay resident in it.
-  const size_t flush_bytes = size_t(prop.l2CacheSize) * 4;
-  std::unique_ptr<DeviceBuffer> flush;
-  if (src_bytes + dst_bytes < int64_t(flush_bytes)) flush = std::make_unique<DeviceBuffer>(flush_bytes);
-  void* flush_ptr = flush ? flush->ptr : nullptr;
-
-  const double moved = 2.0 * double(p.bytes());
-  std::printf("xpose-bench %s: %s (sm_%d%d, %d SMs), theoretical peak %.0f GB/s, %s\n", XPOSE_COMMIT, prop.name,
-              prop.major, prop.minor, prop.multiProcessorCount, c.peak_gbps, today().c_str());
-  std::printf("problem: %s (%lld-byte elements) %lldx%lld batch %lld, ld_src %lld, ld_dst %lld; %.3f GB per matrix; "
-              "median of %d runs\n",
-              o.dtype.c_str(), (long long)p.elem_bytes, (long long)p.rows, (long long)p.cols, (long long)p.batch,
-              (long long)p.ld_src, (long long)p.ld_dst, double(p.bytes()) / 1e9, o.reps);
-  const Shape shape{p.rows, p.cols, p.ld_src, p.ld_dst, p.batch, p.stride_src, p.stride_dst};
-  if (o.explain) std::printf("auto: %s\n", explain(p.src, p.dst, p.elem_bytes, shape).c_str());
-
-  std::vector<Row> rows;
-  const auto add = [&](const std::string& name, const Stats& s, bool ceiling_row) {
-    rows.push_back({name, s, moved / (s.median * 1e6), ceiling_row});
-  };
-  add("cudaMemcpyAsync", time_gpu(o, [&] {
-        cuda_ok(cudaMemcpyAsync(dst.ptr, src.ptr, size_t(p.bytes()), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
-      }, flush_ptr, flush_bytes), true);
-  add("copy", time_gpu(o, [&] { cuda_ok(kernels::launch_copy(src.ptr, dst.ptr, p.bytes(), nullptr), "copy"); },
-                       flush_ptr, flush_bytes), true);
-  const double ceiling = std::max(rows[0].gbps, rows[1].gbps);
-
-  std::vector<std::string> names = o.kernels;
-  if (names.empty()) {
-    for (const KernelInfo& k : kernel_list())
-      if (k.transposes) names.push_back(k.name);
-    names.push_back("auto");
-  }
-  int failures = 0;
-  for (const std::string& name : names) {
-    const bool automatic = name == "auto";
-    const auto call = [&] {
-      return automatic ? xpose_transpose(p.src, p.dst, p.rows, p.cols, p.elem_bytes, p.ld_src, p.ld_dst, p.batch,
-                                         p.stride_src, p.stride_dst, nullptr)
-                       : xpose_transpose_with(name.c_str(), p.src, p.dst, p.rows, p.cols, p.elem_bytes, p.ld_src,
-                                              p.ld_dst, p.batch, p.stride_src, p.stride_dst, nullptr);
-    };
-    if (call() != XPOSE_SUCCESS) {
-      std::printf("%-22s skipped: %s\n", name.c_str(), xpose_last_error());
-      continue;
-    }
-    cuda_ok(cudaDeviceSynchronize(), name.c_str());
-    if (o.check && !results_match(c, src.ptr, src_bytes, dst.ptr, dst_bytes)) {
-      std::printf("%-22s WRONG RESULT\n", name.c_str());
-      ++failures;
-    }
-    const Stats s = time_gpu(o, [&] { call(); }, flush_ptr, flush_bytes);
-    add(automatic ? "auto" : name, s, false);
-  }
-  print_table(rows, ceiling, c.peak_gbps);
-  std::printf("copy ceiling: %.1f GB/s (the faster of cudaMemcpyAsync and copy, this run)%s\n", ceiling,
-              o.check ? (failures ? "; CHECK FAILED" : "; every result checked against the CPU reference") : "");
-  write_json(c, rows, ceiling);
-  return failures ? 1 : 0;
+  cuda_ok(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, dev), "cudaDeviceGetAttribute");
+  cuda_ok(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev), "cudaDeviceGetAttribute");
+  std::printf("xpose-bench %s: %s (sm_%d%d, %d SMs, %d MiB L2), theoretical peak %.0f GB/s, %s\n", XPOSE_COMMIT,
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20,
+              2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9, today().c_str());
+  return {prop.name, prop.multiProcessorCount, prop.l2CacheSize, 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9};
 }
 
-// ---------------------------------------------------------------------------------
-// CPU
+// One thing to time on a case: an xpose kernel, a peer, or a ceiling row.
+struct Candidate {
+  std::string name, role;
+  Work run;
+};
 
-int run_cpu(Context& c) {
-  Options& o = c.o;
-  if (!o.shape_given) o.rows = o.cols = 8192;
-  detail::Problem& p = c.p;
-  const detail::Args placeholder{reinterpret_cast<void*>(uintptr_t(1) << 20),
-                                 reinterpret_cast<void*>(uintptr_t(1) << 46), o.rows, o.cols, o.elem_bytes,
-                                 o.ld_src, o.ld_dst, o.batch, 0, 0};
-  if (detail::Error e = detail::resolve(placeholder, &p); e.failed()) die(e.message);
-  std::vector<uint8_t> src(size_t(span_bytes(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, p.elem_bytes)), 7);
-  std::vector<uint8_t> dst(size_t(span_bytes(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst, p.elem_bytes)));
-  for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 2654435761u >> 13);
-  p.src = src.data();
-  p.dst = dst.data();
-  c.device_name = "cpu";
-  const auto time_cpu = [&](const std::function<void()>& run) {
-    for (int i = 0; i < std::min(o.warmup, 1); ++i) run();
-    std::vector<double> ms;
-    for (int i = 0; i < std::max(1, std::min(o.reps, 5)); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      run();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+class GpuBench {
+ public:
+  GpuBench(const Options& o, const Gpu& gpu)
+      : o_(o), gpu_(gpu), writer_(o.json, o.csv), progress_(o.progress, o.cases.size()) {
+    cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (o.peers) peers_ = std::make_unique<PeerLibraries>();
+  }
+  ~GpuBench() { cudaStreamDestroy(stream_); }
+
+  // Returns the process exit code: 1 if any check failed, 3 if a case did not fit in memory.
+  int run_all() {
+    for (size_t i = 0; i < o_.cases.size(); ++i) {
+      progress_.at(i, o_.cases[i].label, "");
+      run_case(i, o_.cases[i]);
     }
-    return summarize(ms);
-  };
-  const double moved = 2.0 * double(p.bytes());
-  std::printf("xpose-bench %s: CPU path, %s %lldx%lld batch %lld, %s\n", XPOSE_COMMIT, o.dtype.c_str(),
-              (long long)p.rows, (long long)p.cols, (long long)p.batch, today().c_str());
-  std::vector<Row> rows;
-  const Stats copy = time_cpu([&] { std::copy(src.begin(), src.begin() + p.bytes(), dst.begin()); });
-  rows.push_back({"memcpy", copy, moved / (copy.median * 1e6), true});
-  const Stats ref = time_cpu([&] { cpu::transpose(p); });
-  rows.push_back({"cpu_reference", ref, moved / (ref.median * 1e6), false});
-  print_table(rows, rows[0].gbps, 0);
-  write_json(c, rows, rows[0].gbps);
+    progress_.done();
+    if (failures_) std::printf("CHECK FAILED for %d result(s)\n", failures_);
+    if (skipped_for_memory_) std::printf("%d case(s) skipped: not enough GPU memory\n", skipped_for_memory_);
+    return failures_ ? 1 : skipped_for_memory_ ? 3 : 0;
+  }
+
+ private:
+  // Whether the case fits in free device memory; the default ladder shrinks until it does.
+  bool fits(Case& c, detail::Problem& p) {
+    size_t free_bytes = 0, total = 0;
+    cuda_ok(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    for (;;) {
+      const int64_t need = src_span(p) + dst_span(p);
+      if (double(need) < 0.9 * double(free_bytes)) return true;
+      const std::string why = c.label + " needs " + std::to_string(need >> 20) + " MiB of GPU memory; " +
+                              std::to_string(free_bytes >> 20) + " MiB are free";
+      if (o_.mode == Mode::single) die(why);
+      if (o_.mode != Mode::ladder) {
+        std::printf("\n== %s: skipped: %s\n", c.label.c_str(), why.c_str());
+        ++skipped_for_memory_;
+        return false;
+      }
+      c = make_case(c.dtype, c.rows / 2, c.cols / 2, c.batch, 0, 0, c.timing);
+      std::printf("xpose-bench: %s; using %s\n", why.c_str(), c.label.c_str());
+      p = problem_of(c);
+    }
+  }
+
+  std::vector<Candidate> xpose_candidates(const detail::Problem& p) {
+    std::vector<std::string> names = o_.kernels;
+    if (names.empty()) {
+      for (const KernelInfo& k : kernel_list())
+        if (k.transposes) names.push_back(k.name);
+      names.push_back("auto");
+    }
+    std::vector<Candidate> out;
+    for (const std::string& name : names) {
+      const bool automatic = name == "auto";
+      out.push_back({name, "xpose", [p, name, automatic](cudaStream_t s) -> std::string {
+                       const xpose_status_t status =
+                           automatic ? xpose_transpose(p.src, p.dst, p.rows, p.cols, p.elem_bytes, p.ld_src,
+                                                       p.ld_dst, p.batch, p.stride_src, p.stride_dst, s)
+                                     : xpose_transpose_with(name.c_str(), p.src, p.dst, p.rows, p.cols, p.elem_bytes,
+                                                            p.ld_src, p.ld_dst, p.batch, p.stride_src, p.stride_dst,
+                                                            s);
+                       return status == XPOSE_SUCCESS ? std::string() : std::string(xpose_last_error());
+                     }});
+    }
+    return out;
+  }
+
+  // Poisons dst, runs once, and compares every byte of dst's span (rows and the gaps
+  // between them, which must keep the poison) with the CPU reference.
+  std::string check(const Candidate& k, const detail::Problem& p, const std::vector<uint8_t>& want) {
+    cuda_ok(cudaMemsetAsync(p.dst, 0xA5, want.size(), stream_), "cudaMemsetAsync");
+    if (std::string failure = k.run(stream_); !failure.empty()) return "skipped: " + failure;
+    cuda_ok(cudaStreamSynchronize(stream_), k.name.c_str());
+    std::vector<uint8_t> got(want.size());
+    cuda_ok(cudaMemcpy(got.data(), p.dst, got.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    if (got == want) return "passed";
+    ++failures_;
+    return "FAILED";
+  }
+
+  std::vector<uint8_t> expected(const detail::Problem& p) {
+    std::vector<uint8_t> src(size_t(src_span(p))), want(size_t(dst_span(p)), 0xA5);
+    cuda_ok(cudaMemcpy(src.data(), p.src, src.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    detail::Problem host = p;
+    host.src = src.data();
+    host.dst = want.data();
+    cpu::transpose(host);
+    return want;
+  }
+
+  void run_case(size_t index, Case c) {
+    detail::Problem p = problem_of(c);
+    if (!fits(c, p)) return;
+    DeviceBuffer src(src_span(p)), dst(dst_span(p));
+    cuda_ok(fill_random(src.ptr, src_span(p), p.elem_bytes, uint64_t(std::chrono::steady_clock::now()
+                                                                           .time_since_epoch()
+                                                                           .count()),
+                        stream_),
+            "fill_random");
+    cuda_ok(cudaMemsetAsync(dst.ptr, 0xA5, size_t(dst_span(p)), stream_), "cudaMemsetAsync");
+    cuda_ok(cudaStreamSynchronize(stream_), "fill");
+    p.src = src.ptr;
+    p.dst = dst.ptr;
+
+    const int64_t working_set = src_span(p) + dst_span(p);
+    const bool graph = graph_timed(c, working_set, gpu_.l2_bytes);
+    GpuTimer timer(stream_, o_.warmup, o_.reps);
+    std::unique_ptr<DeviceBuffer> flush;
+    if (!graph && working_set < 4 * gpu_.l2_bytes) {
+      flush = std::make_unique<DeviceBuffer>(4 * gpu_.l2_bytes);
+      timer.set_flush(flush->ptr, size_t(4 * gpu_.l2_bytes));
+    }
+
+    std::printf("\n== %s (%lld-byte elements, batch %lld, ld %lld/%lld; %.3f GB per matrix; %s, median of %d)\n",
+                c.label.c_str(), (long long)p.elem_bytes, (long long)p.batch, (long long)p.ld_src,
+                (long long)p.ld_dst, double(p.bytes()) / 1e9,
+                graph ? "time per call in a replayed CUDA graph" : "CUDA events per call", o_.reps);
+    if (o_.explain) {
+      const Shape shape{p.rows, p.cols, p.ld_src, p.ld_dst, p.batch, p.stride_src, p.stride_dst};
+      std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, shape).c_str());
+    }
+
+    std::vector<Candidate> all = {
+        {"cudaMemcpyAsync", "ceiling",
+         [p](cudaStream_t s) {
+           const cudaError_t e = cudaMemcpyAsync(p.dst, p.src, size_t(p.bytes()), cudaMemcpyDeviceToDevice, s);
+           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+         }},
+        {"copy", "ceiling", [p](cudaStream_t s) {
+           const cudaError_t e = kernels::launch_copy(p.src, p.dst, p.bytes(), s);
+           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+         }}};
+    for (Candidate& k : xpose_candidates(p)) all.push_back(std::move(k));
+    std::vector<std::string> skipped;
+    if (peers_)
+      for (Peer& peer : peers_->for_problem(p, stream_, &skipped)) all.push_back({peer.name, "peer", peer.run});
+
+    std::vector<uint8_t> want;
+    if (o_.check) want = expected(p);
+    std::vector<Record> rows;
+    for (const Candidate& k : all) {
+      progress_.at(index, c.label, k.name);
+      Record r;
+      if (o_.check && k.role != "ceiling") {
+        r.check = check(k, p, want);
+        if (r.check.rfind("skipped", 0) == 0) {
+          skipped.push_back(k.name + ": " + r.check.substr(9));
+          continue;
+        }
+      }
+      Stats s;
+      try {
+        s = graph ? timer.graph(k.run) : timer.events(k.run);
+      } catch (const std::exception& e) {
+        skipped.push_back(k.name + ": " + e.what());
+        cudaGetLastError();
+        continue;
+      }
+      r.case_label = c.label, r.kernel = k.name, r.role = k.role, r.dtype = c.dtype;
+      r.elem_bytes = p.elem_bytes, r.rows = p.rows, r.cols = p.cols, r.batch = p.batch;
+      r.ld_src = p.ld_src, r.ld_dst = p.ld_dst;
+      r.timing = graph ? "graph" : "events";
+      r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
+      r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
+      r.pct_peak = gpu_.peak_gbps > 0 ? 100.0 * r.gbps / gpu_.peak_gbps : 0.0;
+      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today();
+      rows.push_back(r);
+    }
+    double ceiling = 0;
+    for (const Record& r : rows)
+      if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
+    for (Record& r : rows) {
+      r.pct_copy = ceiling > 0 ? 100.0 * r.gbps / ceiling : 0.0;
+      writer_.write(r);
+    }
+    print_rows(rows);
+    for (const std::string& s : skipped) std::printf("  skipped %s\n", s.c_str());
+    std::printf("  copy ceiling %.1f GB/s (the faster of cudaMemcpyAsync and copy, this run)\n", ceiling);
+    std::fflush(stdout);
+  }
+
+  const Options& o_;
+  Gpu gpu_;
+  RecordWriter writer_;
+  Progress progress_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<PeerLibraries> peers_;
+  int failures_ = 0, skipped_for_memory_ = 0;
+};
+
+// ---------------------------------------------------------------------------------
+// CPU: the reference transpose beside memcpy, for one shape (8192x8192 by default).
+
+int run_cpu(const Options& o) {
+  if (o.mode == Mode::sweep || o.mode == Mode::cases) die("--sweep and --cases need a GPU", 2);
+  RecordWriter writer(o.json, o.csv);
+  for (Case c : o.cases) {
+    if (!o.shape_given) c = make_case(c.dtype, 8192, 8192);
+    detail::Problem p = problem_of(c);
+    std::vector<uint8_t> src(size_t(src_span(p))), dst(size_t(dst_span(p)));
+    for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 2654435761u >> 13);
+    p.src = src.data();
+    p.dst = dst.data();
+    const auto time_cpu = [&](const std::function<void()>& run) {
+      run();
+      std::vector<double> ms;
+      for (int i = 0; i < std::max(1, std::min(o.reps, 5)); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      return summarize(ms);
+    };
+    std::printf("xpose-bench %s: CPU path, %s, %s\n", XPOSE_COMMIT, c.label.c_str(), today().c_str());
+    std::vector<Record> rows;
+    const auto add = [&](const std::string& name, const std::string& role, const Stats& s) {
+      Record r;
+      r.case_label = c.label, r.kernel = name, r.role = role, r.dtype = c.dtype;
+      r.elem_bytes = p.elem_bytes, r.rows = p.rows, r.cols = p.cols, r.batch = p.batch;
+      r.ld_src = p.ld_src, r.ld_dst = p.ld_dst, r.timing = "host clock";
+      r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
+      r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
+      r.device = "cpu", r.commit = XPOSE_COMMIT, r.date = today();
+      rows.push_back(r);
+    };
+    add("memcpy", "ceiling", time_cpu([&] { std::copy(src.begin(), src.begin() + p.bytes(), dst.begin()); }));
+    add("cpu_reference", "xpose", time_cpu([&] { cpu::transpose(p); }));
+    for (Record& r : rows) {
+      r.pct_copy = 100.0 * r.gbps / rows[0].gbps;
+      writer.write(r);
+    }
+    print_rows(rows);
+  }
   return 0;
+}
+
+void require_known_kernels(const Options& o) {
+  std::set<std::string> known = {"auto"};
+  std::string list = "auto";
+  for (const KernelInfo& k : kernel_list())
+    if (k.transposes) known.insert(k.name), list += ", " + k.name;
+  for (const std::string& name : o.kernels)
+    if (!known.count(name)) die("unknown --kernel '" + name + "' (known: " + list + ")", 2);
 }
 
 }  // namespace
@@ -291,16 +376,21 @@ int run_cpu(Context& c) {
 int main(int argc, char** argv) {
   using namespace xpose::bench;
   int exit_code = 0;
-  auto options = parse_options(argc, argv, &exit_code);
+  const auto options = parse_options(argc, argv, &exit_code);
   if (!options) return exit_code;
-  Context c{*options, {}, {}, 0};
-  if (c.o.device == "cpu") return run_cpu(c);
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("xpose-bench: no CUDA device (%s); timing the CPU path instead\n",
-                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-    return run_cpu(c);
+  require_known_kernels(*options);
+  try {
+    if (options->device == "cpu") return run_cpu(*options);
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      std::printf("xpose-bench: no CUDA device (%s); timing the CPU path instead\n",
+                  e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+      return run_cpu(*options);
+    }
+    GpuBench bench(*options, describe_gpu());
+    return bench.run_all();
+  } catch (const std::exception& e) {
+    die(e.what());
   }
-  return run_gpu(c);
 }

@@ -1,0 +1,55 @@
+// What xpose-bench measures: each problem is a Case (data, not code), and a run is a list
+// of them: the ladder, a size sweep, or the named case list of the benchmark issue.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xpose::bench {
+
+// How a case is timed. Events: each call on its own between two events (L2 flushed when
+// the problem would sit in it). Graph: many calls captured in one CUDA graph and replayed,
+// time per call, for small problems whose cost launch gaps would otherwise dominate.
+enum class Timing { automatic, events, graph };
+
+struct Case {
+  std::string label;       // what tables and plots call it, e.g. "fp32 30011x29989 ld 29992/30012"
+  std::string dtype;       // as the user spells it: u8, fp16, bf16, fp32, fp64, c64, c128, or bytes
+  int64_t elem_bytes = 4;
+  int64_t rows = 0, cols = 0, batch = 1;
+  int64_t ld_src = 0, ld_dst = 0;  // 0: packed
+  Timing timing = Timing::automatic;
+};
+
+// Element size for a dtype name or a byte count ("1", "2", "4", "8", "16").
+std::optional<int64_t> elem_bytes_of(const std::string& dtype);
+
+// The canonical name of a dtype ("uint8" -> "u8", "4" -> "4").
+std::string canonical_dtype(const std::string& dtype);
+
+// Parses "RxC" or "RxCxB" (positive counts); nullopt when malformed.
+struct ShapeText {
+  int64_t rows, cols, batch;
+};
+std::optional<ShapeText> parse_shape(const std::string& text);
+
+// A case for one problem; its label is derived from the fields.
+Case make_case(const std::string& dtype, int64_t rows, int64_t cols, int64_t batch = 1, int64_t ld_src = 0,
+               int64_t ld_dst = 0, Timing timing = Timing::automatic);
+
+// The ladder's problem: fp32 32768x32768.
+Case ladder_case();
+
+// Square sizes 256, 512, ..., 32768 for each dtype.
+std::vector<Case> sweep_cases(const std::vector<std::string>& dtypes);
+
+// The benchmark issue's case list (big squares per element size, odd and padded shapes,
+// skinny, batched, huge, and graph-timed small problems).
+std::vector<Case> case_list();
+
+// Resolves Timing::automatic: graph replay when src and dst together fit twice in L2.
+bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes);
+
+}  // namespace xpose::bench

@@ -1,0 +1,45 @@
+// One measurement, and the JSON-lines and CSV files it is written to. bench/peers.py writes
+// the same fields, so bench/table.py and bench/plot.py read both alike.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace xpose::bench {
+
+struct Record {
+  std::string case_label;  // Case::label
+  std::string kernel;      // xpose kernel, "auto", or a peer (cudaMemcpyAsync, copy, cublas_geam, ...)
+  std::string role;        // "xpose", "peer", or "ceiling" (the rows the copy ceiling is taken from)
+  std::string dtype;
+  int64_t elem_bytes = 0, rows = 0, cols = 0, batch = 1, ld_src = 0, ld_dst = 0;
+  std::string timing;      // "events" or "graph" (time per call in a replayed CUDA graph)
+  double ms_median = 0, ms_min = 0, ms_max = 0;
+  double gbps = 0;         // 2 x matrix bytes / median time
+  double pct_copy = 0;     // of the copy ceiling measured in the same run
+  double pct_peak = 0;     // of the theoretical DRAM bandwidth (0 when unknown)
+  std::string check;       // "passed", "FAILED", or "" (not checked)
+  std::string device, commit, date;
+};
+
+nlohmann::json to_json(const Record& r);
+Record record_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a missing field
+
+// The CSV columns, in order, and one row (RFC 4180 quoting where a field needs it).
+std::string csv_header();
+std::string csv_row(const Record& r);
+
+// Appends records to the --json and --csv files; a new or empty CSV file gets the header.
+class RecordWriter {
+ public:
+  // Throws std::runtime_error when a file cannot be opened.
+  RecordWriter(const std::string& json_path, const std::string& csv_path);
+  void write(const Record& r);
+
+ private:
+  std::ofstream json_, csv_;
+};
+
+}  // namespace xpose::bench

@@ -1,0 +1,90 @@
+#include "timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace xpose::bench {
+namespace {
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+void ok(const std::string& failure) {
+  if (!failure.empty()) throw std::runtime_error(failure);
+}
+
+}  // namespace
+
+Stats summarize(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front(), ms.back()};
+}
+
+GpuTimer::GpuTimer(cudaStream_t stream, int warmup, int reps) : stream_(stream), warmup_(warmup), reps_(reps) {
+  cuda_ok(cudaEventCreate(&start_), "cudaEventCreate");
+  cuda_ok(cudaEventCreate(&stop_), "cudaEventCreate");
+}
+
+GpuTimer::~GpuTimer() {
+  cudaEventDestroy(start_);
+  cudaEventDestroy(stop_);
+}
+
+double GpuTimer::elapsed_ms(const std::function<void()>& enqueue) {
+  cuda_ok(cudaEventRecord(start_, stream_), "cudaEventRecord");
+  enqueue();
+  cuda_ok(cudaEventRecord(stop_, stream_), "cudaEventRecord");
+  cuda_ok(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+  float ms = 0;
+  cuda_ok(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  return ms;
+}
+
+Stats GpuTimer::events(const Work& work) {
+  for (int i = 0; i < warmup_; ++i) ok(work(stream_));
+  std::vector<double> ms;
+  for (int i = 0; i < reps_; ++i) {
+    if (flush_) cuda_ok(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
+    ms.push_back(elapsed_ms([&] { ok(work(stream_)); }));
+  }
+  return summarize(ms);
+}
+
+Stats GpuTimer::graph(const Work& work) {
+  // Enough calls per graph that one replay lasts about a millisecond.
+  ok(work(stream_));
+  const double one = elapsed_ms([&] { ok(work(stream_)); });
+  const int calls = int(std::clamp(std::ceil(1.0 / std::max(one, 1e-4)), 10.0, 1000.0));
+
+  cudaGraph_t graph = nullptr;
+  cuda_ok(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+  std::string failure;
+  for (int i = 0; i < calls && failure.empty(); ++i) failure = work(stream_);
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  if (failure.empty() && ended != cudaSuccess) failure = std::string("graph capture: ") + cudaGetErrorString(ended);
+  if (!failure.empty()) {
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw std::runtime_error(failure);
+  }
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  cuda_ok(made, "cudaGraphInstantiate");
+  std::vector<double> ms;
+  try {
+    const auto replay = [&] { cuda_ok(cudaGraphLaunch(exec, stream_), "cudaGraphLaunch"); };
+    for (int i = 0; i < std::max(1, warmup_); ++i) replay();
+    for (int i = 0; i < reps_; ++i) ms.push_back(elapsed_ms(replay) / calls);
+  } catch (...) {
+    cudaGraphExecDestroy(exec);
+    throw;
+  }
+  cudaGraphExecDestroy(exec);
+  return summarize(ms);
+}
+
+}  // namespace xpose::bench

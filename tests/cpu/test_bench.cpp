@@ -1,0 +1,282 @@
+// xpose-bench's host side: option parsing, the case tables, statistics, and the JSON and
+// CSV records (the fields bench/table.py and bench/plot.py read).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "options.hpp"
+#include "record.hpp"
+#include "timer.hpp"
+
+namespace xb = xpose::bench;
+
+namespace {
+
+std::optional<xb::Options> parse(std::initializer_list<const char*> args, int* exit_code) {
+  std::vector<const char*> argv = {"xpose-bench"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  *exit_code = -1;
+  return xb::parse_options(int(argv.size()), argv.data(), exit_code);
+}
+
+xb::Options parse_ok(std::initializer_list<const char*> args) {
+  int code = 0;
+  auto o = parse(args, &code);
+  EXPECT_TRUE(o.has_value()) << "exit code " << code;
+  return o.value_or(xb::Options{});
+}
+
+int parse_error(std::initializer_list<const char*> args) {
+  int code = 0;
+  testing::internal::CaptureStderr();
+  auto o = parse(args, &code);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(o.has_value());
+  EXPECT_FALSE(err.empty()) << "a bad argument must say what is wrong";
+  return code;
+}
+
+xb::Record sample_record() {
+  xb::Record r;
+  r.case_label = "fp32 30011x29989 ld 29992/30012";
+  r.kernel = "vec_swizzled";
+  r.role = "xpose";
+  r.dtype = "fp32";
+  r.elem_bytes = 4, r.rows = 30011, r.cols = 29989, r.batch = 3, r.ld_src = 29992, r.ld_dst = 30012;
+  r.timing = "events";
+  r.ms_median = 2.5, r.ms_min = 2.25, r.ms_max = 3.125, r.gbps = 2880.5, r.pct_copy = 95.5, r.pct_peak = 85.25;
+  r.check = "passed";
+  r.device = "NVIDIA H100 80GB HBM3";
+  r.commit = "abc1234";
+  r.date = "2026-11-22";
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("xpose_bench_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::filesystem::remove(path);
+  return path.string();
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST(BenchCases, DtypesAndShapes) {
+  EXPECT_EQ(xb::elem_bytes_of("u8"), 1);
+  EXPECT_EQ(xb::elem_bytes_of("uint8"), 1);
+  EXPECT_EQ(xb::elem_bytes_of("bf16"), 2);
+  EXPECT_EQ(xb::elem_bytes_of("c64"), 8);
+  EXPECT_EQ(xb::elem_bytes_of("c128"), 16);
+  EXPECT_EQ(xb::elem_bytes_of("16"), 16);
+  EXPECT_FALSE(xb::elem_bytes_of("3").has_value());
+  EXPECT_FALSE(xb::elem_bytes_of("float").has_value());
+  EXPECT_EQ(xb::canonical_dtype("uint8"), "u8");
+
+  const auto s = xb::parse_shape("4096x128x256");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->rows, 4096);
+  EXPECT_EQ(s->cols, 128);
+  EXPECT_EQ(s->batch, 256);
+  EXPECT_EQ(xb::parse_shape("7x9")->batch, 1);
+  for (const char* bad : {"", "7", "7x", "x7", "7xx9", "0x9", "7x0", "7x9x0", "1x2x3x4", "7x-9", "7 x9", "axb",
+                          "1234567890123456789x2"})
+    EXPECT_FALSE(xb::parse_shape(bad).has_value()) << bad;
+}
+
+TEST(BenchCases, LabelsSayWhatIsMeasured) {
+  EXPECT_EQ(xb::make_case("fp32", 30011, 29989, 1, 29992, 30012).label, "fp32 30011x29989 ld 29992/30012");
+  EXPECT_EQ(xb::make_case("bf16", 4096, 128, 256).label, "bf16 batched 256x4096x128");
+  EXPECT_EQ(xb::make_case("uint8", 65536, 65536).label, "u8 65536x65536");
+  EXPECT_EQ(xb::make_case("fp32", 7, 9, 1, 0, 12).label, "fp32 7x9 ld 9/12");
+}
+
+TEST(BenchCases, TheCaseListIsTheIssuesList) {
+  const auto cases = xb::case_list();
+  ASSERT_EQ(cases.size(), 18u);
+  std::set<std::string> labels;
+  for (const xb::Case& c : cases) {
+    EXPECT_TRUE(labels.insert(c.label).second) << "duplicate " << c.label;
+    EXPECT_GT(c.elem_bytes, 0) << c.label;
+    EXPECT_EQ(c.timing == xb::Timing::graph, &c >= &cases[15]) << c.label;
+  }
+  for (const char* want : {"fp32 32768x32768", "fp16 32768x32768", "u8 32768x32768", "fp64 16384x16384",
+                           "c128 8192x8192", "fp32 30011x29989", "fp32 30011x29989 ld 29992/30012",
+                           "fp32 8191x12289", "fp32 2x268435456", "fp32 268435456x2", "fp32 3x100000000",
+                           "bf16 batched 256x4096x128", "bf16 batched 4096x128x4096", "u8 batched 256x4096x128",
+                           "u8 65536x65536", "fp32 1024x1024", "fp32 4096x4096", "bf16 1000x3000"})
+    EXPECT_TRUE(labels.count(want)) << want;
+}
+
+TEST(BenchCases, SweepAndTimingChoice) {
+  const auto cases = xb::sweep_cases({"fp16", "c128"});
+  ASSERT_EQ(cases.size(), 16u);
+  EXPECT_EQ(cases.front().rows, 256);
+  EXPECT_EQ(cases[7].rows, 32768);
+  EXPECT_EQ(cases[8].dtype, "c128");
+  xb::Case c = xb::make_case("fp32", 1024, 1024);
+  EXPECT_TRUE(xb::graph_timed(c, 8 << 20, 50 << 20));
+  EXPECT_FALSE(xb::graph_timed(c, int64_t(101) << 20, 50 << 20));
+  c.timing = xb::Timing::events;
+  EXPECT_FALSE(xb::graph_timed(c, 8 << 20, 50 << 20));
+  c.timing = xb::Timing::graph;
+  EXPECT_TRUE(xb::graph_timed(c, int64_t(1) << 34, 50 << 20));
+}
+
+TEST(BenchOptions, DefaultIsTheFp32Ladder) {
+  const xb::Options o = parse_ok({});
+  EXPECT_EQ(o.mode, xb::Mode::ladder);
+  ASSERT_EQ(o.cases.size(), 1u);
+  EXPECT_EQ(o.cases[0].label, "fp32 32768x32768");
+  EXPECT_FALSE(o.shape_given);
+  EXPECT_TRUE(o.peers);
+  EXPECT_TRUE(o.kernels.empty());
+  EXPECT_FALSE(o.check);
+  EXPECT_EQ(o.reps, 20);
+}
+
+TEST(BenchOptions, OneShape) {
+  const xb::Options o = parse_ok({"--dtype", "bf16", "--shape", "100x200x3", "--ld-src", "256", "--ld-dst", "128",
+                                  "--kernel", "smem,auto", "--check", "--json", "a.jsonl", "--csv", "a.csv",
+                                  "--no-peers", "--timing", "graph", "--reps", "5", "--warmup", "0"});
+  EXPECT_EQ(o.mode, xb::Mode::single);
+  ASSERT_EQ(o.cases.size(), 1u);
+  const xb::Case& c = o.cases[0];
+  EXPECT_EQ(c.dtype, "bf16");
+  EXPECT_EQ(c.elem_bytes, 2);
+  EXPECT_EQ(c.rows, 100);
+  EXPECT_EQ(c.cols, 200);
+  EXPECT_EQ(c.batch, 3);
+  EXPECT_EQ(c.ld_src, 256);
+  EXPECT_EQ(c.ld_dst, 128);
+  EXPECT_EQ(c.timing, xb::Timing::graph);
+  EXPECT_TRUE(o.shape_given);
+  EXPECT_EQ(o.kernels, (std::vector<std::string>{"smem", "auto"}));
+  EXPECT_TRUE(o.check);
+  EXPECT_FALSE(o.peers);
+  EXPECT_EQ(o.json, "a.jsonl");
+  EXPECT_EQ(o.csv, "a.csv");
+  EXPECT_EQ(o.reps, 5);
+  EXPECT_EQ(o.warmup, 0);
+}
+
+TEST(BenchOptions, SweepAndCases) {
+  xb::Options o = parse_ok({"--sweep"});
+  EXPECT_EQ(o.mode, xb::Mode::sweep);
+  EXPECT_EQ(o.cases.size(), 40u);
+  o = parse_ok({"--sweep", "--dtype", "fp32,u8"});
+  ASSERT_EQ(o.cases.size(), 16u);
+  EXPECT_EQ(o.cases[8].dtype, "u8");
+  o = parse_ok({"--cases", "--check", "--no-progress"});
+  EXPECT_EQ(o.mode, xb::Mode::cases);
+  EXPECT_EQ(o.cases.size(), xb::case_list().size());
+  EXPECT_FALSE(o.progress);
+  o = parse_ok({"--cases", "--timing", "events"});
+  for (const xb::Case& c : o.cases) EXPECT_EQ(c.timing, xb::Timing::events);
+}
+
+TEST(BenchOptions, BadArgumentsFailWithAMessage) {
+  EXPECT_EQ(parse_error({"--dtype", "fp7"}), 2);
+  EXPECT_EQ(parse_error({"--shape", "0x5"}), 2);
+  EXPECT_EQ(parse_error({"--shape", "5x"}), 2);
+  EXPECT_EQ(parse_error({"--shape", "1x2x3x4"}), 2);
+  EXPECT_EQ(parse_error({"--cases", "--dtype", "fp32"}), 2);
+  EXPECT_EQ(parse_error({"--sweep", "--ld-src", "300"}), 2);
+  EXPECT_NE(parse_error({"--sweep", "--cases"}), 0);
+  EXPECT_NE(parse_error({"--sweep", "--shape", "8x8"}), 0);
+  EXPECT_NE(parse_error({"--timing", "sometimes"}), 0);
+  EXPECT_NE(parse_error({"--reps", "0"}), 0);
+  EXPECT_NE(parse_error({"--ld-src", "-1"}), 0);
+  EXPECT_NE(parse_error({"--device", "tpu"}), 0);
+  EXPECT_NE(parse_error({"--frobnicate"}), 0);
+}
+
+TEST(BenchOptions, HelpExitsZero) {
+  int code = -1;
+  testing::internal::CaptureStdout();
+  const auto o = parse({"--help"}, &code);
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_FALSE(o.has_value());
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.find("--cases"), std::string::npos);
+}
+
+TEST(BenchStats, MedianMinMax) {
+  const xb::Stats odd = xb::summarize({5, 1, 3});
+  EXPECT_EQ(odd.median, 3);
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.max, 5);
+  const xb::Stats even = xb::summarize({4, 1, 3, 10});
+  EXPECT_EQ(even.median, 3.5);
+  EXPECT_EQ(even.max, 10);
+}
+
+TEST(BenchRecord, JsonHasEveryFieldAndRoundTrips) {
+  const xb::Record r = sample_record();
+  const nlohmann::json j = xb::to_json(r);
+  for (const char* field : {"case", "kernel", "role", "dtype", "elem_bytes", "rows", "cols", "batch", "ld_src",
+                            "ld_dst", "timing", "ms_median", "ms_min", "ms_max", "gbps", "pct_copy", "pct_peak",
+                            "check", "device", "commit", "date"})
+    EXPECT_TRUE(j.contains(field)) << field;
+  EXPECT_EQ(j["rows"], 30011);
+  EXPECT_EQ(j["ms_max"], 3.125);
+  EXPECT_EQ(j["device"], "NVIDIA H100 80GB HBM3");
+  const xb::Record back = xb::record_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(xb::to_json(back), j);
+  nlohmann::json missing = j;
+  missing.erase("gbps");
+  EXPECT_THROW(xb::record_from_json(missing), nlohmann::json::exception);
+}
+
+TEST(BenchRecord, CsvRowsMatchTheHeaderAndQuote) {
+  xb::Record r = sample_record();
+  EXPECT_EQ(xb::csv_header(),
+            "case,kernel,role,dtype,elem_bytes,rows,cols,batch,ld_src,ld_dst,timing,ms_median,ms_min,ms_max,gbps,"
+            "pct_copy,pct_peak,check,device,commit,date");
+  EXPECT_EQ(xb::csv_row(r),
+            "fp32 30011x29989 ld 29992/30012,vec_swizzled,xpose,fp32,4,30011,29989,3,29992,30012,events,2.5,2.25,"
+            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22");
+  r.device = "GPU \"A\", rev 2";
+  const std::string row = xb::csv_row(r);
+  EXPECT_NE(row.find(",\"GPU \"\"A\"\", rev 2\","), std::string::npos) << row;
+}
+
+TEST(BenchRecord, WriterAppendsJsonLinesAndOneCsvHeader) {
+  const std::string json = temp_path("out.jsonl"), csv = temp_path("out.csv");
+  xb::Record r = sample_record();
+  {
+    xb::RecordWriter w(json, csv);
+    w.write(r);
+  }
+  {
+    xb::RecordWriter w(json, csv);  // a second run appends
+    r.kernel = "auto";
+    w.write(r);
+  }
+  const auto json_lines = lines_of(json);
+  ASSERT_EQ(json_lines.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(json_lines[0])["kernel"], "vec_swizzled");
+  EXPECT_EQ(xb::record_from_json(nlohmann::json::parse(json_lines[1])).kernel, "auto");
+  const auto csv_lines = lines_of(csv);
+  ASSERT_EQ(csv_lines.size(), 3u);
+  EXPECT_EQ(csv_lines[0], xb::csv_header());
+  EXPECT_EQ(csv_lines[2].substr(0, csv_lines[2].find(',', csv_lines[2].find(',') + 1)),
+            "fp32 30011x29989 ld 29992/30012,auto");
+  EXPECT_THROW(xb::RecordWriter("/nonexistent-dir/x.jsonl", ""), std::runtime_error);
+  EXPECT_THROW(xb::RecordWriter("", "/nonexistent-dir/x.csv"), std::runtime_error);
+}

@@ -46,6 +46,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--json", o.json, "append one JSON object per measurement to FILE");
   app.add_option("--csv", o.csv, "append one CSV row per measurement to FILE (header when new)");
   app.add_flag("--no-progress", no_progress, "no progress line on stderr");
+  app.add_flag("--list", o.list, "print the cases as JSON lines and exit, timing nothing");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

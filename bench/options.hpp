@@ -21,6 +21,7 @@ struct Options {
   int reps = 20, warmup = 3;
   bool check = false, explain = false;
   bool progress = true;
+  bool list = false;                 // print the cases as JSON lines and exit (bench/peers.py reads them)
   std::string json, csv;             // output files (appended to), if any
 };
 

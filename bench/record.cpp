@@ -41,6 +41,13 @@ nlohmann::json to_json(const Record& r) {
   return j;
 }
 
+nlohmann::json to_json(const Case& c) {
+  const char* timing = c.timing == Timing::graph ? "graph" : c.timing == Timing::events ? "events" : "auto";
+  return {{"case", c.label},   {"dtype", c.dtype},   {"elem_bytes", c.elem_bytes}, {"rows", c.rows},
+          {"cols", c.cols},    {"batch", c.batch},   {"ld_src", c.ld_src},         {"ld_dst", c.ld_dst},
+          {"timing", timing}};
+}
+
 Record record_from_json(const nlohmann::json& j) {
   Record r;
 #define X(field, name) j.at(name).get_to(r.field);

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cases.hpp"
+
 namespace xpose::bench {
 
 struct Record {
@@ -26,6 +28,10 @@ struct Record {
 
 nlohmann::json to_json(const Record& r);
 Record record_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception on a missing field
+
+// A case as `xpose-bench --list` prints it: label, dtype, elem_bytes, rows, cols, batch,
+// ld_src, ld_dst (0: packed), timing ("auto", "events" or "graph").
+nlohmann::json to_json(const Case& c);
 
 // The CSV columns, in order, and one row (RFC 4180 quoting where a field needs it).
 std::string csv_header();

@@ -379,6 +379,10 @@ int main(int argc, char** argv) {
   const auto options = parse_options(argc, argv, &exit_code);
   if (!options) return exit_code;
   require_known_kernels(*options);
+  if (options->list) {
+    for (const Case& c : options->cases) std::printf("%s\n", to_json(c).dump().c_str());
+    return 0;
+  }
   try {
     if (options->device == "cpu") return run_cpu(*options);
     int count = 0;

@@ -243,6 +243,18 @@ TEST(BenchRecord, JsonHasEveryFieldAndRoundTrips) {
   EXPECT_THROW(xb::record_from_json(missing), nlohmann::json::exception);
 }
 
+TEST(BenchRecord, CaseListLines) {
+  const xb::Options o = parse_ok({"--cases", "--list"});
+  EXPECT_TRUE(o.list);
+  const nlohmann::json j = xb::to_json(o.cases[6]);
+  EXPECT_EQ(j["case"], "fp32 30011x29989 ld 29992/30012");
+  EXPECT_EQ(j["ld_src"], 29992);
+  EXPECT_EQ(j["ld_dst"], 30012);
+  EXPECT_EQ(j["timing"], "auto");
+  EXPECT_EQ(xb::to_json(o.cases.back())["timing"], "graph");
+  EXPECT_EQ(xb::to_json(o.cases[11])["batch"], 256);
+}
+
 TEST(BenchRecord, CsvRowsMatchTheHeaderAndQuote) {
   xb::Record r = sample_record();
   EXPECT_EQ(xb::csv_header(),

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""The Python peers of xpose-bench: PyTorch and CuPy on the same cases, same JSON records.
+
+The case list comes from `xpose-bench --list` (so both read one table), each case is timed
+like xpose-bench times it (CUDA events per call with an L2 flush when the problem fits in
+L2, or CUDA-graph replay for small problems), and each figure is a percentage of a copy of
+the same bytes measured in this process (`torch_copy`, a contiguous device-to-device copy).
+
+  torch : out.copy_(x.transpose(-1, -2))      what x.t().contiguous() does, into a preallocated out
+  cupy  : cupy.copyto(out, x.swapaxes(-1, -2))  what cupy.ascontiguousarray(x.T) does
+
+Usage: python3 bench/peers.py --bench build/bench/xpose-bench [xpose-bench case flags] --json FILE [--check]
+e.g.   python3 bench/peers.py --bench build/bench/xpose-bench --cases --json peers.jsonl --check
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+
+def commit_of_checkout():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        stamp = os.path.join(root, ".deps", "commit")  # scripts/fetch-deps writes it for the GPU machine
+        return open(stamp).read().strip() if os.path.exists(stamp) else "unknown"
+
+
+def cases_from_bench(bench, flags):
+    out = subprocess.run([bench, "--list", *flags], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"peers.py: {bench} --list failed: {out.stderr.strip()}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", required=True, help="the xpose-bench executable (for the case list)")
+    ap.add_argument("--json", required=True, help="append one JSON object per measurement to FILE")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--check", action="store_true", help="check each result bit-exactly once")
+    ap.add_argument("--no-cupy", action="store_true")
+    args, case_flags = ap.parse_known_args()
+
+    import torch  # imported here so that --help works without them
+    if not torch.cuda.is_available():
+        sys.exit("peers.py: no CUDA device for PyTorch")
+    cp = None
+    if not args.no_cupy:
+        try:
+            import cupy as cp
+        except ImportError:
+            print("peers.py: CuPy not installed; timing PyTorch only", file=sys.stderr)
+
+    props = torch.cuda.get_device_properties(0)
+    l2 = props.L2_cache_size
+    peak = 0.0
+    if cp is not None:
+        attrs = cp.cuda.Device(0).attributes
+        peak = 2.0 * attrs["MemoryClockRate"] * 1e3 * (attrs["GlobalMemoryBusWidth"] / 8) / 1e9
+    common = {"device": props.name, "commit": commit_of_checkout(),
+              "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+    print(f"peers.py: {props.name}, torch {torch.__version__}, cupy {cp.__version__ if cp else 'absent'}, "
+          f"{common['date']}")
+
+    dtypes = {"u8": torch.uint8, "fp8": torch.float8_e4m3fn, "fp16": torch.float16, "bf16": torch.bfloat16,
+              "fp32": torch.float32, "fp64": torch.float64, "c64": torch.complex64, "c128": torch.complex128,
+              "1": torch.uint8, "2": torch.int16, "4": torch.int32, "8": torch.int64, "16": torch.complex128}
+    same_size_int = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.int64}
+    stream = torch.cuda.Stream()
+    if cp is not None:
+        cp.cuda.ExternalStream(stream.cuda_stream).use()  # CuPy enqueues where the events are recorded
+    flush = torch.empty(4 * l2, dtype=torch.uint8, device="cuda")
+
+    def time_events(fn, flush_l2):
+        with torch.cuda.stream(stream):
+            for _ in range(args.warmup):
+                fn()
+            ms = []
+            for i in range(args.reps):
+                if flush_l2:
+                    flush.fill_(i & 0xFF)
+                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                stop.record()
+                stop.synchronize()
+                ms.append(start.elapsed_time(stop))
+        return ms
+
+    def time_graph(fn):
+        one = statistics.median(time_events(fn, False)[:3] or [1.0])
+        calls = int(min(1000, max(10, math.ceil(1.0 / max(one, 1e-4)))))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.stream(stream):
+            fn()
+            torch.cuda.current_stream().synchronize()
+        with torch.cuda.graph(graph, stream=stream):
+            for _ in range(calls):
+                fn()
+        return [t / calls for t in time_events(graph.replay, False)]
+
+    cases = cases_from_bench(args.bench, case_flags)
+    failures = 0
+    with open(args.json, "a") as out:
+        for index, c in enumerate(cases):
+            e, rows, cols, batch = c["elem_bytes"], c["rows"], c["cols"], c["batch"]
+            ld_src, ld_dst = c["ld_src"] or cols, c["ld_dst"] or rows
+            nbytes = rows * cols * batch * e
+            working_set = batch * (rows * ld_src + cols * ld_dst) * e
+            free, _ = torch.cuda.mem_get_info()
+            if 2 * working_set > 0.9 * free:
+                print(f"== {c['case']}: skipped: needs {2 * working_set >> 20} MiB, {free >> 20} MiB free")
+                continue
+            graph = c["timing"] == "graph" or (c["timing"] == "auto" and working_set <= 2 * l2)
+            print(f"peers.py: [{index + 1}/{len(cases)}] {c['case']}", file=sys.stderr, flush=True)
+            dt = dtypes[c["dtype"]]
+            # Random bits, viewed as the dtype; rows padded to ld where the case says so.
+            raw = torch.randint(-128, 128, (batch * rows * ld_src * e,), dtype=torch.int8, device="cuda")
+            x = raw.view(dt).view(batch, rows, ld_src)[:, :, :cols]
+            out_base = torch.empty(batch, cols, ld_dst, dtype=dt, device="cuda")
+            y = out_base[:, :, :rows]
+            flat_src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 256)
+            flat_dst = torch.empty_like(flat_src)
+            candidates = [("torch_copy", "ceiling", lambda: flat_dst.copy_(flat_src)),
+                          ("torch", "peer", lambda: y.copy_(x.transpose(-1, -2)))]
+            if cp is not None:
+                cx, cy = cp.from_dlpack(x.view(same_size_int[e])), cp.from_dlpack(y.view(same_size_int[e]))
+                if e == 16:  # int64 pairs: transpose the (rows, cols) axes, keep each pair together
+                    cx, cy = cx.reshape(batch, rows, cols, 2), cy.reshape(batch, cols, rows, 2)
+                    candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.swapaxes(1, 2))))
+                else:
+                    candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.swapaxes(-1, -2))))
+            records = []
+            for name, role, fn in candidates:
+                check = ""
+                if args.check and role == "peer":
+                    out_base.view(torch.uint8).fill_(0xA5)
+                    with torch.cuda.stream(stream):
+                        fn()
+                    stream.synchronize()
+                    xi, yi = x.view(same_size_int[e]), y.view(same_size_int[e])
+                    if e == 16:
+                        xi, yi = xi.reshape(batch, rows, cols, 2), yi.reshape(batch, cols, rows, 2)
+                        want = xi.transpose(1, 2)
+                    else:
+                        want = xi.transpose(-1, -2)
+                    gaps_kept = bool((out_base.view(torch.uint8)[:, :, rows * e:] == 0xA5).all())
+                    check = "passed" if torch.equal(yi, want) and gaps_kept else "FAILED"
+                    failures += check == "FAILED"
+                ms = time_graph(fn) if graph else time_events(fn, working_set < 4 * l2)
+                med = statistics.median(ms)
+                gbps = 2.0 * nbytes / (med * 1e6)
+                records.append({"case": c["case"], "kernel": name, "role": role, "dtype": c["dtype"],
+                                "elem_bytes": e, "rows": rows, "cols": cols, "batch": batch, "ld_src": ld_src,
+                                "ld_dst": ld_dst, "timing": "graph" if graph else "events", "ms_median": med,
+                                "ms_min": min(ms), "ms_max": max(ms), "gbps": gbps,
+                                "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check, **common})
+            ceiling = max(r["gbps"] for r in records if r["role"] == "ceiling")
+            print(f"== {c['case']} ({'graph' if graph else 'events'})")
+            for r in records:
+                r["pct_copy"] = 100.0 * r["gbps"] / ceiling
+                out.write(json.dumps(r) + "\n")
+                print(f"  {r['kernel']:<12} {r['ms_median']:10.5f} ms {r['gbps']:9.1f} GB/s {r['pct_copy']:6.1f}% "
+                      f"{r['check']}")
+            out.flush()
+            del raw, x, out_base, y, flat_src, flat_dst, candidates
+            torch.cuda.empty_cache()
+    if failures:
+        sys.exit(f"peers.py: {failures} result(s) FAILED the check")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""PNG plots from xpose-bench / peers.py records (matplotlib).
+
+  python3 bench/plot.py ladder FILE... --out DIR   the ladder as bars, one PNG per case
+  python3 bench/plot.py sweep FILE... --out DIR    % of copy against size, per kernel, one panel per dtype
+  python3 bench/plot.py cases FILE... --out DIR    % of copy over the case list: xpose auto and each peer
+
+Every bar and point is a percentage of the copy ceiling measured in the same run.
+"""
+import argparse
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import PEERS, by_case, load, pick  # noqa: E402
+
+
+def subtitle(records):
+    r = records[0]
+    return f"{r['device']}, {r['date']}, commit {r['commit']}; % of the copy ceiling measured in the same run"
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def ladder(records, out):
+    for label, rows in by_case(records).items():
+        rows = [r for r in rows if r["role"] != "ceiling"]
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        colors = ["#4c72b0" if r["role"] == "xpose" else "#999999" for r in rows]
+        bars = ax.bar([r["kernel"] for r in rows], [r["pct_copy"] for r in rows], color=colors)
+        ax.bar_label(bars, fmt="%.1f", fontsize=8)
+        ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
+        ax.set_ylabel("% of copy bandwidth")
+        ax.set_ylim(0, 110)
+        ax.set_title(f"Transpose ladder, {label}\n{subtitle(rows)}", fontsize=10)
+        ax.tick_params(axis="x", rotation=30)
+        fig.tight_layout()
+        path = os.path.join(out, f"ladder-{slug(label)}.png")
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        print(path)
+
+
+def sweep(records, out):
+    dtypes = list(dict.fromkeys(r["dtype"] for r in records))
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(4.2 * len(dtypes), 4.2), sharey=True, squeeze=False)
+    for ax, dtype in zip(axes[0], dtypes):
+        rows = [r for r in records if r["dtype"] == dtype and r["role"] != "ceiling"]
+        for kernel in dict.fromkeys(r["kernel"] for r in rows):
+            points = sorted((r["rows"], r["pct_copy"]) for r in rows if r["kernel"] == kernel)
+            style = "-" if any(r["role"] == "xpose" for r in rows if r["kernel"] == kernel) else "--"
+            ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o", markersize=3,
+                    label=kernel, linewidth=2.2 if kernel == "auto" else 1.2)
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{dtype} ({rows[0]['elem_bytes']}-byte), NxN" if rows else dtype, fontsize=10)
+        ax.set_xlabel("N")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("% of copy bandwidth")
+    axes[0][-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"Square transposes by size\n{subtitle(records)}", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "sweep.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
+def cases(records, out):
+    table = by_case(records)
+    labels = list(table)
+    series = ["auto"] + PEERS
+    fig, ax = plt.subplots(figsize=(max(10, 0.75 * len(labels)), 5))
+    width = 0.8 / len(series)
+    for i, name in enumerate(series):
+        values = [(pick(table[label], name) or {}).get("pct_copy", 0) for label in labels]
+        ax.bar([x + (i - (len(series) - 1) / 2) * width for x in range(len(labels))], values, width,
+               label="xpose (auto)" if name == "auto" else name)
+    ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=40, ha="right", fontsize=8)
+    ax.set_ylabel("% of copy bandwidth (missing bar: not served)")
+    ax.set_ylim(0, 115)
+    ax.legend(fontsize=8, ncol=len(series))
+    ax.set_title(f"The case list: xpose beside the peers\n{subtitle(records)}", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "cases.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("kind", choices=["ladder", "sweep", "cases"])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--out", default=".", help="folder for the PNGs")
+    args = ap.parse_args()
+    records = load(args.files)
+    if not records:
+        raise SystemExit("plot.py: no records in " + ", ".join(args.files))
+    os.makedirs(args.out, exist_ok=True)
+    {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out)
+
+
+if __name__ == "__main__":
+    main()

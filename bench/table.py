@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Markdown tables from xpose-bench / peers.py records, as docs/performance.md shows them.
+
+  python3 bench/table.py ladder FILE...   one table per case: every kernel and peer
+  python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
+
+Each percentage is of the copy ceiling measured in the same process and run as the figure
+(xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import PEERS, best_named, by_case, load, pick  # noqa: E402
+
+
+def ladder(records):
+    for label, rows in by_case(records).items():
+        print(f"\n**{label}** ({rows[0]['device']}, {rows[0]['date']}, commit {rows[0]['commit']}, "
+              f"timing: {rows[0]['timing']})\n")
+        print("| kernel | ms (median) | GB/s | % of copy | % of peak | check |")
+        print("|---|---:|---:|---:|---:|---|")
+        for r in rows:
+            print(f"| {r['kernel']} | {r['ms_median']:.4f} | {r['gbps']:.1f} | {r['pct_copy']:.1f}% | "
+                  f"{r['pct_peak']:.1f}% | {r['check'] or '-'} |")
+
+
+def cases(records):
+    print("| case | timing | copy GB/s | xpose auto | best named xpose | " + " | ".join(PEERS) + " |")
+    print("|---|---|---:|---:|---|" + "---:|" * len(PEERS))
+    for label, rows in by_case(records).items():
+        ceilings = [r for r in rows if r["role"] == "ceiling" and r["kernel"] != "torch_copy"]
+        copy = max((r["gbps"] for r in ceilings), default=0)
+        auto, best = pick(rows, "auto"), best_named(rows)
+        cell = lambda r: f"{r['pct_copy']:.1f}%" if r else "-"  # noqa: E731
+        timing = rows[0]["timing"]
+        if timing == "graph" and auto:
+            copy_ms = min(r["ms_median"] for r in ceilings) if ceilings else 0
+            timing = f"graph: {auto['ms_median'] * 1e3:.2f} us/call, copy {copy_ms * 1e3:.2f} us"
+        best_text = f"{best['kernel']} {best['pct_copy']:.1f}%" if best else "-"
+        print(f"| {label} | {timing} | {copy:.0f} | {cell(auto)} | {best_text} | "
+              + " | ".join(cell(pick(rows, p)) for p in PEERS) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("kind", choices=["ladder", "cases"])
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    (ladder if args.kind == "ladder" else cases)(load(args.files))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PNG plots from xpose-bench / peers.py records (matplotlib).
 
-  python3 bench/plot.py ladder FILE... --out DIR   the ladder as bars, one PNG per case
+  python3 bench/plot.py ladder FILE... --out DIR [--case LABEL]...   the ladder as bars, one PNG per case
   python3 bench/plot.py sweep FILE... --out DIR    % of copy against size, per kernel, one panel per dtype
   python3 bench/plot.py cases FILE... --out DIR    % of copy over the case list: xpose auto and each peer
 
@@ -30,8 +30,10 @@ def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
 
-def ladder(records, out):
+def ladder(records, out, only):
     for label, rows in by_case(records).items():
+        if only and label not in only:
+            continue
         rows = [r for r in rows if r["role"] != "ceiling"]
         fig, ax = plt.subplots(figsize=(9, 4.5))
         colors = ["#4c72b0" if r["role"] == "xpose" else "#999999" for r in rows]
@@ -49,22 +51,35 @@ def ladder(records, out):
         print(path)
 
 
-def sweep(records, out):
+def sweep(records, out, _):
     dtypes = list(dict.fromkeys(r["dtype"] for r in records))
-    fig, axes = plt.subplots(1, len(dtypes), figsize=(4.2 * len(dtypes), 4.2), sharey=True, squeeze=False)
-    for ax, dtype in zip(axes[0], dtypes):
-        rows = [r for r in records if r["dtype"] == dtype and r["role"] != "ceiling"]
+    ncols = min(3, len(dtypes) + 1)  # one panel per dtype, and one for the legend
+    nrows = -(-(len(dtypes) + 1) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5 * ncols, 4 * nrows), sharey=True, squeeze=False)
+    panels = axes.flatten()
+    measured = [r for r in records if r["role"] != "ceiling"]
+    kernels = list(dict.fromkeys(r["kernel"] for r in measured))  # one color per kernel in every panel
+    palette = list(plt.get_cmap("tab10").colors) + list(plt.get_cmap("Dark2").colors)
+    lines = {}
+    for ax, dtype in zip(panels, dtypes):
+        rows = [r for r in measured if r["dtype"] == dtype]
         for kernel in dict.fromkeys(r["kernel"] for r in rows):
             points = sorted((r["rows"], r["pct_copy"]) for r in rows if r["kernel"] == kernel)
             style = "-" if any(r["role"] == "xpose" for r in rows if r["kernel"] == kernel) else "--"
-            ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o", markersize=3,
-                    label=kernel, linewidth=2.2 if kernel == "auto" else 1.2)
+            (lines[kernel],) = ax.plot([p[0] for p in points], [p[1] for p in points], style, marker="o",
+                                       markersize=3, color=palette[kernels.index(kernel) % len(palette)], label=kernel,
+                                       linewidth=2.4 if kernel == "auto" else 1.2)
         ax.set_xscale("log", base=2)
         ax.set_title(f"{dtype} ({rows[0]['elem_bytes']}-byte), NxN" if rows else dtype, fontsize=10)
         ax.set_xlabel("N")
         ax.grid(alpha=0.3)
-    axes[0][0].set_ylabel("% of copy bandwidth")
-    axes[0][-1].legend(fontsize=7, loc="lower right")
+    for row in axes:
+        row[0].set_ylabel("% of copy bandwidth")
+    handles, labels = [lines[k] for k in kernels], kernels
+    for ax in panels[len(dtypes):]:
+        ax.axis("off")
+    panels[len(dtypes)].legend(handles, labels, loc="center", fontsize=9,
+                               title="solid: xpose, dashed: peers; graph-timed below 2x L2")
     fig.suptitle(f"Square transposes by size\n{subtitle(records)}", fontsize=10)
     fig.tight_layout()
     path = os.path.join(out, "sweep.png")
@@ -73,7 +88,7 @@ def sweep(records, out):
     print(path)
 
 
-def cases(records, out):
+def cases(records, out, _):
     table = by_case(records)
     labels = list(table)
     series = ["auto"] + PEERS
@@ -102,12 +117,13 @@ def main():
     ap.add_argument("kind", choices=["ladder", "sweep", "cases"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the PNGs")
+    ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     args = ap.parse_args()
     records = load(args.files)
     if not records:
         raise SystemExit("plot.py: no records in " + ", ".join(args.files))
     os.makedirs(args.out, exist_ok=True)
-    {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out)
+    {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out, args.case)
 
 
 if __name__ == "__main__":

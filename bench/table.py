@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables from xpose-bench / peers.py records, as docs/performance.md shows them.
 
-  python3 bench/table.py ladder FILE...   one table per case: every kernel and peer
+  python3 bench/table.py ladder FILE... [--case LABEL]...   one table per case: every kernel and peer
   python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
@@ -15,8 +15,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import PEERS, best_named, by_case, load, pick  # noqa: E402
 
 
-def ladder(records):
+def ladder(records, only):
     for label, rows in by_case(records).items():
+        if only and label not in only:
+            continue
         print(f"\n**{label}** ({rows[0]['device']}, {rows[0]['date']}, commit {rows[0]['commit']}, "
               f"timing: {rows[0]['timing']})\n")
         print("| kernel | ms (median) | GB/s | % of copy | % of peak | check |")
@@ -47,8 +49,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kind", choices=["ladder", "cases"])
     ap.add_argument("files", nargs="+")
+    ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     args = ap.parse_args()
-    (ladder if args.kind == "ladder" else cases)(load(args.files))
+    if args.kind == "ladder":
+        ladder(load(args.files), args.case)
+    else:
+        cases(load(args.files))
 
 
 if __name__ == "__main__":

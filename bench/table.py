@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import PEERS, best_named, by_case, load, pick  # noqa: E402
+from results import PEERS, PY_CEILINGS, best_named, by_case, load, pick  # noqa: E402
 
 
 def ladder(records, only):
@@ -32,7 +32,7 @@ def cases(records):
     print("| case | timing | copy GB/s | xpose auto | best named xpose | " + " | ".join(PEERS) + " |")
     print("|---|---|---:|---:|---|" + "---:|" * len(PEERS))
     for label, rows in by_case(records).items():
-        ceilings = [r for r in rows if r["role"] == "ceiling" and r["kernel"] != "torch_copy"]
+        ceilings = [r for r in rows if r["role"] == "ceiling" and r["kernel"] not in PY_CEILINGS]
         copy = max((r["gbps"] for r in ceilings), default=0)
         auto, best = pick(rows, "auto"), best_named(rows)
         cell = lambda r: f"{r['pct_copy']:.1f}%" if r else "-"  # noqa: E731

@@ -22,8 +22,8 @@ from results import PEERS, by_case, load, pick  # noqa: E402
 
 
 def subtitle(records):
-    r = records[0]
-    return f"{r['device']}, {r['date']}, commit {r['commit']}; % of the copy ceiling measured in the same run"
+    join = lambda key: ", ".join(dict.fromkeys(r[key] for r in records))  # noqa: E731
+    return f"{join('device')}, {join('date')}, commit {join('commit')}; % of the copy ceiling measured in the same run"
 
 
 def slug(text):

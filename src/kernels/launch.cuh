@@ -14,16 +14,17 @@ namespace xpose::kernels {
 inline dim3 to_dim3(const layout::Dims& d) { return dim3(d.x, d.y, d.z); }
 
 // Launches a one-tile-per-block kernel over the whole problem: one launch where the
-// tile grid fits CUDA's limits, else one per chunk, each with its origin.
-template <class Kernel>
+// tile grid fits CUDA's limits, else one per chunk, each with its origin. The kernel
+// takes `args...` and then the chunk's TileOrigin.
+template <class Kernel, class... Args>
 cudaError_t launch_tiles(Kernel kernel, const detail::Problem& p, const detail::Launch& l, size_t smem,
-                         cudaStream_t s) {
+                         cudaStream_t s, const Args&... args) {
   const int64_t tiles_c = layout::ceil_div(p.cols, l.tile_cols), tiles_r = layout::ceil_div(p.rows, l.tile_rows);
   for (int64_t b = 0; b < p.batch; b += layout::max_grid_yz)
     for (int64_t tr = 0; tr < tiles_r; tr += layout::max_grid_yz)
       for (int64_t tc = 0; tc < tiles_c; tc += layout::max_grid_x) {
         const layout::Dims grid = layout::grid_of_tiles(tiles_c - tc, tiles_r - tr, p.batch - b);
-        kernel<<<to_dim3(grid), to_dim3(l.block), smem, s>>>(p, TileOrigin{tc, tr, b});
+        kernel<<<to_dim3(grid), to_dim3(l.block), smem, s>>>(args..., TileOrigin{tc, tr, b});
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       }
   return cudaSuccess;

@@ -27,7 +27,7 @@ __global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_naive(Pro
 template <bool CoalescedRead>
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_naive<decltype(e)::value, CoalescedRead>, p, l, 0, s);
+    return launch_tiles(transpose_naive<decltype(e)::value, CoalescedRead>, p, l, 0, s, p);
   });
 }
 

@@ -103,7 +103,7 @@ detail::Launch shape(const Problem& p, const detail::Device&) {
 
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, p, l, 0, s);
+    return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, p, l, 0, s, p);
   });
 }
 

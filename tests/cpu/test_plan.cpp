@@ -56,10 +56,13 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
 TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
-  EXPECT_EQ((std::vector<std::string>{"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled", "vec_swizzled"}),
+  EXPECT_EQ((std::vector<std::string>{"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled", "vec_swizzled",
+                                      "tma", "tma_swizzle128", "tma_batched"}),
             names);
   EXPECT_EQ(nullptr, find_kernel("copy"));
-  EXPECT_EQ("naive_read, naive_write, smem, smem_padded, smem_swizzled, vec_swizzled, copy", kernel_names());
+  EXPECT_EQ("naive_read, naive_write, smem, smem_padded, smem_swizzled, vec_swizzled, tma, tma_swizzle128, "
+            "tma_batched, copy",
+            kernel_names());
 }
 
 }  // namespace

@@ -41,6 +41,8 @@ const std::vector<Case> cases = {
     {"batch 3", 33, 65, 3},
     {"batch 5 whole tiles", 64, 64, 5},
     {"batch with ld and stride gaps", 70, 90, 2, 26, 10, 16, 32},
+    {"odd extents, 16-element pitches", 1001, 2999, 1, 9, 23},  // edge tiles the TMA kernels can address
+    {"odd extents batched, 16-element pitches", 77, 45, 3, 3, 3},
     {"offset pointers", 129, 257, 1, 0, 0, 0, 0, 1, 3},
     {"offset pointers batched", 40, 50, 2, 1, 2, 3, 4, 5, 7},
     {"rows past grid y limit", 2100000, 3, 1},

@@ -1,0 +1,142 @@
+// The TMA kernels' host side: the 128-byte swizzle the tiles are indexed through, checked
+// against the pattern the PTX ISA defines and against seed 003's formula; the tensor-map
+// parameters for each side; and when the copy engine is refused, with the reason.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/tma/tensor_map.hpp"
+#include "layout/smem_layout.hpp"
+#include "plan.hpp"
+
+namespace xpose {
+namespace {
+
+// PTX ISA, tensor swizzling: in a 1024-byte aligned region of 128-byte rows, the 16-byte
+// chunk k of row r lands at chunk k ^ (r % 8) of the same row.
+int ptx_swizzle128_byte(int byte) {
+  const int row = byte / 128, chunk = byte / 16 % 8;
+  return row * 128 + (chunk ^ (row % 8)) * 16 + byte % 16;
+}
+
+template <int E>
+void check_swizzle128() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using T = layout::TmaTile<E>;
+  using Tile = typename T::Swizzled128;
+  EXPECT_EQ(128, T::edge * E);
+  std::set<int> seen;
+  for (int r = 0; r < T::edge; ++r)
+    for (int c = 0; c < T::edge; ++c) {
+      const int logical = (r * T::edge + c) * E;
+      EXPECT_EQ(ptx_swizzle128_byte(logical), Tile::at(r, c) * E) << "r " << r << " c " << c;
+      seen.insert(Tile::at(r, c));
+      EXPECT_EQ(T::Plain::at(r, c) * E, logical);
+    }
+  EXPECT_EQ(size_t(T::edge * T::edge), seen.size());
+}
+
+TEST(TmaSwizzle, MatchesThePtxPatternForEveryElementSize) {
+  check_swizzle128<1>();
+  check_swizzle128<2>();
+  check_swizzle128<4>();
+  check_swizzle128<8>();
+  check_swizzle128<16>();
+}
+
+TEST(TmaSwizzle, MatchesSeed003sColumnFormulaForFp32) {
+  // Seed 003: i16 = (row * 32 + col) * 4 / 16; column ((i16 / 8) ^ (i16 % 8)) * 4 % 32 + col % 4.
+  using Tile = layout::TmaTile<4>::Swizzled128;
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 32; ++c) {
+      const int i16 = (r * 32 + c) * 4 / 16;
+      const int col = (((i16 / 8) ^ (i16 % 8)) * 4) % 32 + c % 4;
+      EXPECT_EQ(r * 32 + col, Tile::at(r, c));
+    }
+}
+
+detail::Problem problem(int64_t rows, int64_t cols, int64_t e, int64_t ld_src = 0, int64_t ld_dst = 0,
+                        int64_t batch = 1, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
+  detail::Problem p;
+  const detail::Error err = detail::resolve(detail::Args{reinterpret_cast<const void*>(src),
+                                                         reinterpret_cast<void*>(dst), rows, cols, e, ld_src, ld_dst,
+                                                         batch, 0, 0},
+                                            &p);
+  EXPECT_FALSE(err.failed()) << err.message;
+  return p;
+}
+
+TEST(TensorMap, EachSideIsItsOwnRowMajorStack) {
+  const detail::Problem p = problem(3000, 1000, 4, 1024, 3008, 5);
+  const auto src = kernels::tma::src_map_shape(p, 32, true);
+  EXPECT_EQ(4, src.elem_bytes);
+  EXPECT_EQ(1000u, src.dims[0]);
+  EXPECT_EQ(3000u, src.dims[1]);
+  EXPECT_EQ(5u, src.dims[2]);
+  EXPECT_EQ(1024u * 4, src.strides[0]);
+  EXPECT_EQ(uint64_t(p.stride_src) * 4, src.strides[1]);
+  EXPECT_EQ(32u, src.box[0]);
+  EXPECT_EQ(32u, src.box[1]);
+  EXPECT_EQ(1u, src.box[2]);
+  EXPECT_TRUE(src.swizzle128);
+  const auto dst = kernels::tma::dst_map_shape(p, 32, false);
+  EXPECT_EQ(3000u, dst.dims[0]);
+  EXPECT_EQ(1000u, dst.dims[1]);
+  EXPECT_EQ(3008u * 4, dst.strides[0]);
+  EXPECT_EQ(uint64_t(p.stride_dst) * 4, dst.strides[1]);
+  EXPECT_FALSE(dst.swizzle128);
+}
+
+TEST(TensorMap, SixteenByteElementsTravelAsPairsAndSingleMatricesGetAValidPitch) {
+  const detail::Problem p = problem(7, 9, 16);
+  const auto src = kernels::tma::src_map_shape(p, 8, true);
+  EXPECT_EQ(8, src.elem_bytes);
+  EXPECT_EQ(18u, src.dims[0]);  // 9 elements of 16 bytes
+  EXPECT_EQ(16u, src.box[0]);   // 8 elements of 16 bytes: one 128-byte row
+  EXPECT_EQ(9u * 16, src.strides[0]);
+  EXPECT_EQ(1u, src.dims[2]);
+  EXPECT_EQ(0u, src.strides[1] % 16);
+  EXPECT_GE(src.strides[1], 7u * 9 * 16);
+  const auto odd = kernels::tma::map_shape(3, 5, 3, 1, 0, 2, 64, 64, true);  // 30 bytes: rounded up
+  EXPECT_EQ(32u, odd.strides[1]);
+}
+
+TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
+  using kernels::tma::unaddressable;
+  EXPECT_EQ("", unaddressable(problem(30011, 29989, 4, 29992, 30012)));
+  EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", unaddressable(problem(30011, 29989, 4)));
+  EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", unaddressable(problem(16, 3, 1, 0, 16)));
+  EXPECT_EQ("TMA needs src and dst aligned to 16 bytes",
+            unaddressable(problem(64, 64, 4, 0, 0, 1, (1 << 20) + 8)));
+  EXPECT_EQ("", unaddressable(problem(4, 64, 4, 0, 0, 3)));  // batch stride 1024 bytes
+  EXPECT_EQ("TMA needs stride_src and stride_dst to be multiples of 16 bytes",
+            [] {
+              detail::Problem p = problem(4, 64, 4, 0, 0, 3);
+              p.stride_src += 1;
+              return unaddressable(p);
+            }());
+  EXPECT_EQ("TMA addresses at most 2^31 - 1 elements along each dimension",
+            unaddressable(problem(int64_t(1) << 31, 16, 1)));
+  EXPECT_EQ("TMA addresses at most 2^31 - 1 elements along each dimension",
+            unaddressable(problem(16, int64_t(1) << 30, 16)));  // 2^31 eight-byte halves
+}
+
+TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
+  const detail::Device h100{0, 90, 132}, a100{0, 80, 108};
+  detail::Plan plan;
+  for (const char* name : {"tma", "tma_swizzle128", "tma_batched"}) {
+    const detail::Kernel* k = detail::find_kernel(name);
+    ASSERT_NE(nullptr, k) << name;
+    EXPECT_FALSE(detail::plan_named(*k, problem(4096, 4096, 2), h100, &plan).failed());
+    EXPECT_EQ(std::string(name), plan.kernel->name);
+    detail::Error e = detail::plan_named(*k, problem(4096, 4096, 2), a100, &plan);
+    EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
+    EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (sm_90a); the device is 8.0", e.message);
+    e = detail::plan_named(*k, problem(31, 33, 4), h100, &plan);
+    EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
+    EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
+  }
+}
+
+}  // namespace
+}  // namespace xpose

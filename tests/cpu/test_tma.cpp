@@ -103,7 +103,11 @@ TEST(TensorMap, SixteenByteElementsTravelAsPairsAndSingleMatricesGetAValidPitch)
 
 TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
   using kernels::tma::unaddressable;
-  EXPECT_EQ("", unaddressable(problem(30011, 29989, 4, 29992, 30012)));
+  EXPECT_EQ("", unaddressable(problem(30012, 29989, 4, 29992, 30016)));  // a partial src chunk reads exactly
+  const char* whole_chunks = "TMA stores write whole 16-byte chunks: rows x element size must be a multiple of 16 bytes";
+  EXPECT_EQ(whole_chunks, unaddressable(problem(30011, 29989, 4, 29992, 30012)));
+  EXPECT_EQ(whole_chunks, unaddressable(problem(70, 64, 4, 0, 80)));
+  EXPECT_EQ("", unaddressable(problem(72, 64, 4, 0, 80)));
   EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", unaddressable(problem(30011, 29989, 4)));
   EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", unaddressable(problem(16, 3, 1, 0, 16)));
   EXPECT_EQ("TMA needs src and dst aligned to 16 bytes",

@@ -69,6 +69,11 @@ std::string unaddressable(const detail::Problem& p) {
   const int64_t e = p.elem_bytes;
   if (!aligned16(p.src) || !aligned16(p.dst)) return "TMA needs src and dst aligned to 16 bytes";
   if ((p.ld_src * e) % 16 || (p.ld_dst * e) % 16) return "TMA needs ld_src and ld_dst to be multiples of 16 bytes";
+  // Measured on an H100 (2026-11-22): a store box that ends inside a dst row's last
+  // 16-byte chunk writes the whole chunk, so the bytes past `rows` in it are overwritten
+  // (with the load's zero fill) instead of clipped. Loads of a partial src chunk are exact.
+  if ((p.rows * e) % 16)
+    return "TMA stores write whole 16-byte chunks: rows x element size must be a multiple of 16 bytes";
   if (p.batch > 1 && ((p.stride_src * e) % 16 || (p.stride_dst * e) % 16))
     return "TMA needs stride_src and stride_dst to be multiples of 16 bytes";
   if (p.ld_src * e >= max_pitch || p.ld_dst * e >= max_pitch || p.stride_src * e >= max_pitch ||

@@ -32,9 +32,9 @@ MapShape map_shape(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int6
 MapShape src_map_shape(const detail::Problem& p, int edge, bool swizzle128);
 MapShape dst_map_shape(const detail::Problem& p, int edge, bool swizzle128);
 
-// Empty when the copy engine can address both sides of `p`; else why not: bases and row
-// and batch pitches must be multiples of 16 bytes, pitches below 2^40 bytes, and the
-// coordinates (int32) must reach every element.
+// Empty when the copy engine can address both sides of `p`; else why not: bases, row and
+// batch pitches and dst rows (rows x element size) must be multiples of 16 bytes, pitches
+// below 2^40 bytes, and the coordinates (int32) must reach every element.
 std::string unaddressable(const detail::Problem& p);
 
 // Encodes `shape` over `base`; returns the CUDA error (cudaErrorNotSupported where the

@@ -12,7 +12,7 @@ const std::vector<const Kernel*>& transpose_kernels() {
   static const std::vector<const Kernel*> all = {
       &kernels::naive_read,  &kernels::naive_write,   &kernels::smem,
       &kernels::smem_padded, &kernels::smem_swizzled, &kernels::vec_swizzled,
-      &kernels::tma_plain,   &kernels::tma_swizzle128, &kernels::tma_batched,
+      &kernels::tma_plain,   &kernels::tma_swizzle128, &kernels::tma_batched,   &kernels::tma_pipeline,
   };
   return all;
 }

@@ -105,19 +105,4 @@ struct VecTile {
   }
 };
 
-// ---------------------------------------------------------------------------------
-// The TMA tiles (kernels/tma/): the copy engine fills and drains shared memory itself, in
-// rows of exactly 128 bytes on both sides, so the tile is square with 128/E elements a
-// side. CU_TENSOR_MAP_SWIZZLE_128B stores the 16-byte chunk k of 128-byte row r at chunk
-// k ^ (r % 8) (PTX ISA, "tensor swizzling modes"; the buffer 1024-byte aligned): on an
-// element offset that is bits [4 - log2 E, 7 - log2 E) XOR the three bits 3 above them.
-constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
-
-template <int E>
-struct TmaTile {
-  static constexpr int edge = 128 / E;  // elements per 128-byte row; rows per tile
-  using Plain = PlainTile<edge, edge>;
-  using Swizzled128 = SwizzledTile<edge, edge, Swizzle<3, 4 - log2_of(E), 3>>;
-};
-
 }  // namespace xpose::layout

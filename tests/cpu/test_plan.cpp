@@ -57,11 +57,11 @@ TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
   EXPECT_EQ((std::vector<std::string>{"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled", "vec_swizzled",
-                                      "tma", "tma_swizzle128", "tma_batched"}),
+                                      "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"}),
             names);
   EXPECT_EQ(nullptr, find_kernel("copy"));
   EXPECT_EQ("naive_read, naive_write, smem, smem_padded, smem_swizzled, vec_swizzled, tma, tma_swizzle128, "
-            "tma_batched, copy",
+            "tma_batched, tma_pipeline, copy",
             kernel_names());
 }
 

@@ -6,7 +6,8 @@
 #include <set>
 
 #include "kernels/tma/tensor_map.hpp"
-#include "layout/smem_layout.hpp"
+#include "layout/bank_model.hpp"
+#include "layout/tma_tile.hpp"
 #include "plan.hpp"
 
 namespace xpose {
@@ -128,7 +129,7 @@ TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
 TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
   const detail::Device h100{0, 90, 132}, a100{0, 80, 108};
   detail::Plan plan;
-  for (const char* name : {"tma", "tma_swizzle128", "tma_batched"}) {
+  for (const char* name : {"tma", "tma_swizzle128", "tma_batched", "tma_pipeline"}) {
     const detail::Kernel* k = detail::find_kernel(name);
     ASSERT_NE(nullptr, k) << name;
     EXPECT_FALSE(detail::plan_named(*k, problem(4096, 4096, 2), h100, &plan).failed());
@@ -140,6 +141,56 @@ TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
     EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
   }
+}
+
+}  // namespace
+}  // namespace xpose
+
+namespace xpose {
+namespace {
+
+// The pipelined kernel's turn, replayed warp by warp: word q of every thread's micro-block
+// is one warp instruction on each side; 256 threads walk the micro-blocks in order.
+template <int E, int Rows>
+void check_pipe_tile() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using T = layout::TmaPipeTile<E, Rows>;
+  constexpr int threads = 256;
+  ASSERT_EQ(0, T::micro_blocks % threads);
+  std::set<std::pair<int, int>> blocks;
+  std::set<int> read, written;
+  for (int item = 0; item < T::micro_blocks / threads; ++item)
+    for (int warp = 0; warp < threads / 32; ++warp)
+      for (int q = 0; q < T::m; ++q) {
+        std::vector<int64_t> loads, stores;
+        for (int lane = 0; lane < 32; ++lane) {
+          const auto mb = T::micro(item * threads + warp * 32 + lane);
+          ASSERT_LT(mb.I, Rows / T::m);
+          ASSERT_LT(mb.J, T::B);
+          if (q == 0) blocks.insert({mb.I, mb.J});
+          loads.push_back(int64_t(T::In::at(mb.I * T::m + q, mb.J * T::m)) * E);
+          stores.push_back(int64_t(T::out_at(mb.J * T::m + q, mb.I * T::m)) * E);
+          for (int k = 0; k < T::m; ++k) {  // the word's elements: a src row piece, a dst row piece
+            read.insert(T::In::at(mb.I * T::m + q, mb.J * T::m + k));
+            written.insert(T::out_at(mb.J * T::m + q, mb.I * T::m + k));
+          }
+        }
+        EXPECT_EQ(1, layout::conflict_ways(loads, T::word_bytes)) << "load, item " << item << " warp " << warp;
+        EXPECT_EQ(1, layout::conflict_ways(stores, T::word_bytes)) << "store, item " << item << " warp " << warp;
+      }
+  EXPECT_EQ(size_t(T::micro_blocks), blocks.size());
+  EXPECT_EQ(size_t(T::size), read.size());
+  EXPECT_EQ(size_t(T::size), written.size());
+  EXPECT_EQ(T::size - 1, *written.rbegin());
+  EXPECT_GE(T::word_bytes, 4);  // no sub-word shared-memory access
+}
+
+TEST(TmaPipeTile, EveryWarpIsConflictFreeAndEveryElementMovesOnce) {
+  check_pipe_tile<1, 128>();
+  check_pipe_tile<2, 128>();
+  check_pipe_tile<4, 128>();
+  check_pipe_tile<8, 128>();
+  check_pipe_tile<16, 128>();
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "kernels/launch.cuh"
 #include "kernels/tma/ptx.cuh"
 #include "kernels/tma/tensor_map.hpp"
-#include "layout/smem_layout.hpp"
+#include "layout/tma_tile.hpp"
 
 namespace xpose::kernels {
 namespace {

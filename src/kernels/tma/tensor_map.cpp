@@ -22,6 +22,15 @@ CUtensorMapDataType data_type(int elem_bytes) {
   }
 }
 
+CUtensorMapL2promotion promotion(int bytes) {
+  switch (bytes) {
+    case 64: return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+    case 128: return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    case 256: return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    default: return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  }
+}
+
 PFN_cuTensorMapEncodeTiled_v12000 encoder() {
   static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
   static std::once_flag once;
@@ -92,7 +101,7 @@ cudaError_t encode(const MapShape& s, const void* base, CUtensorMap* out) {
   const CUresult r = fn(out, data_type(s.elem_bytes), 3, const_cast<void*>(base), s.dims, s.strides, s.box,
                         element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                         s.swizzle128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                        promotion(s.l2_promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 

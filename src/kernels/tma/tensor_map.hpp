@@ -20,6 +20,7 @@ struct MapShape {
   uint64_t strides[2] = {};     // bytes between rows, between matrices
   uint32_t box[3] = {};         // box inner, box outer, 1
   bool swizzle128 = false;      // CU_TENSOR_MAP_SWIZZLE_128B (box rows must be 128 bytes)
+  int l2_promotion = 256;       // bytes L2 fetches per request: 0 (none), 64, 128 or 256
 };
 
 // One side of the problem: `outer` rows of `inner` elements of `elem_bytes`, rows `ld`

@@ -127,48 +127,37 @@ int main() {
   float copy_ms = 0;
   {
     Bufs b = setup<4>(32768, 32768, &copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256>>("baseline", b, 256, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256>>("no L2 promotion", b, 0, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256>>("128B L2 promotion", b, 128, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256, 1>>("down src columns first", b, 256, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256, 2, 8>>("groups of 8 column tiles", b, 256, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 256, 2, 32>>("groups of 32 column tiles", b, 256, copy_ms);
-    run<4, PipeConfig<128, 2, 2, 256>>("2 stages", b, 256, copy_ms);
-    run<4, PipeConfig<128, 3, 3, 256>>("3 stages 3 out", b, 256, copy_ms);
-    run<4, PipeConfig<64, 4, 2, 128>>("64 rows, 128 threads", b, 256, copy_ms);
-    run<4, PipeConfig<64, 6, 2, 128>>("64 rows, 6 stages, 128 threads", b, 256, copy_ms);
-    run<4, PipeConfig<32, 4, 2, 32>>("32 rows, 32 threads", b, 256, copy_ms);
-    run<4, PipeConfig<32, 8, 2, 32>>("32 rows, 8 stages, 32 threads", b, 256, copy_ms);
-    run<4, PipeConfig<256, 3, 2, 256>>("256 rows", b, 256, copy_ms);
-    run<4, PipeConfig<128, 4, 2, 128>>("128 threads", b, 256, copy_ms);
+    for (int promo : {256, 128, 0}) {
+      run<4, PipeConfig<128, 4, 2, 256>>("128 rows, 4 stages", b, promo, copy_ms);
+      run<4, PipeConfig<256, 3, 2, 256>>("256 rows, 3 stages", b, promo, copy_ms);
+      run<4, PipeConfig<128, 4, 2, 256, 2, 8>>("128 rows, groups of 8 column tiles", b, promo, copy_ms);
+      run<4, PipeConfig<32, 1, 1, 64>>("32 rows, 1 stage, 64 threads", b, promo, copy_ms);
+      run<4, PipeConfig<32, 2, 1, 64>>("32 rows, 2 stages, 64 threads", b, promo, copy_ms);
+      run<4, PipeConfig<64, 2, 2, 128>>("64 rows, 2 stages, 128 threads", b, promo, copy_ms);
+    }
     release(b);
   }
   {
     Bufs b = setup<2>(32768, 32768, &copy_ms);
-    run<2, PipeConfig<128, 4, 2, 256>>("baseline", b, 256, copy_ms);
-    run<2, PipeConfig<64, 4, 2, 128>>("64 rows, 128 threads", b, 256, copy_ms);
-    run<2, PipeConfig<128, 4, 2, 256, 2, 8>>("groups of 8 column tiles", b, 256, copy_ms);
+    for (int promo : {256, 128, 0}) run<2, PipeConfig<128, 4, 2, 256>>("128 rows, 4 stages", b, promo, copy_ms);
     release(b);
   }
   {
     Bufs b = setup<1>(32768, 32768, &copy_ms);
-    run<1, PipeConfig<128, 4, 2, 256>>("baseline", b, 256, copy_ms);
-    run<1, PipeConfig<128, 4, 2, 128>>("128 threads", b, 256, copy_ms);
-    run<1, PipeConfig<128, 4, 2, 256, 2, 8>>("groups of 8 column tiles", b, 256, copy_ms);
+    for (int promo : {256, 128, 0}) run<1, PipeConfig<128, 4, 2, 256>>("128 rows, 4 stages", b, promo, copy_ms);
     release(b);
   }
   {
     Bufs b = setup<8>(16384, 16384, &copy_ms);
-    run<8, PipeConfig<128, 4, 2, 256>>("baseline", b, 256, copy_ms);
-    run<8, PipeConfig<64, 4, 2, 128>>("64 rows, 128 threads", b, 256, copy_ms);
-    run<8, PipeConfig<128, 4, 2, 256, 2, 8>>("groups of 8 column tiles", b, 256, copy_ms);
+    for (int promo : {256, 128, 0}) run<8, PipeConfig<128, 4, 2, 256>>("128 rows, 4 stages", b, promo, copy_ms);
     release(b);
   }
   {
     Bufs b = setup<16>(8192, 8192, &copy_ms);
-    run<16, PipeConfig<128, 4, 2, 256>>("baseline", b, 256, copy_ms);
-    run<16, PipeConfig<64, 4, 2, 128>>("64 rows, 128 threads", b, 256, copy_ms);
-    run<16, PipeConfig<128, 4, 2, 256, 2, 8>>("groups of 8 column tiles", b, 256, copy_ms);
+    for (int promo : {256, 128, 0}) {
+      run<16, PipeConfig<128, 4, 2, 256>>("128 rows, 4 stages", b, promo, copy_ms);
+      run<16, PipeConfig<64, 4, 2, 128>>("64 rows, 128 threads", b, promo, copy_ms);
+    }
     release(b);
   }
   return 0;

@@ -24,9 +24,28 @@ std::string chosen(const Problem& p, const Device& d = h100) {
 
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4)));
-  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 8)));
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
-  EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2)));  // 96- and 192-byte rows
+  const Device a100{0, 80, 108};
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1), a100));  // no TMA kernels there
+  EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2), a100));        // 96- and 192-byte rows
+}
+
+TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(96, 48, 2)));
+  Problem padded;  // dst rows of 100 bytes in a 112-byte pitch: a TMA store would spill into the gap
+  ASSERT_FALSE(resolve(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44), 100,
+                            48, 1, 0, 112, 1, 0, 0},
+                       &padded)
+                   .failed());
+  EXPECT_EQ("vec_swizzled", chosen(padded));
+  EXPECT_EQ("smem_swizzled", chosen(problem(33, 31, 2)));   // rows not 16-byte aligned at all
+  Plan plan;
+  ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 64x64x1, block 256x1x1, tile 64x64"))
+      << describe(plan);
 }
 
 TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {

@@ -123,8 +123,8 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, Sweep, ::testing::ValuesIn(params()),
                                   std::to_string(info.param.elem_bytes) + "B";
                          });
 
-// More than 2^31 elements: 64-bit index math under real load, on the vector path and
-// on the element-wise one.
+// More than 2^31 elements: 64-bit index math under real load, on the vector path, the
+// element-wise one, and the automatic choice (the TMA tile for bytes on Hopper).
 TEST(Huge, MoreThan2To31Elements) {
   XPOSE_REQUIRE_GPU();
   const int64_t rows = 32768, cols = 65552;  // 2148007936 > 2^31, rows 16-byte aligned both ways

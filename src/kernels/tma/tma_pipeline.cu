@@ -8,7 +8,11 @@
 namespace xpose::kernels {
 namespace {
 
+// experiments/tma_pipeline.cu on the H100 (docs/results/tma-pipeline-experiment-2.txt):
+// every configuration tried lands at 86-90% of copy once L2 promotion is at most 128
+// bytes (256-byte promotion fetched the neighbouring tile's lines too and cost 3-7%).
 using Config = tma::PipeConfig<128, 4, 2, 256>;
+constexpr int l2_promotion = 128;
 
 std::string unsupported(const Problem& p, const detail::Device& d) {
   if (d.cc != 90)
@@ -61,12 +65,12 @@ detail::Launch shape(const Problem& p, const detail::Device& d) {
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   CUtensorMap src, dst;
   const int n = l.tile_cols;
-  if (cudaError_t e = tma::encode(tma::map_shape(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, p.elem_bytes, n,
-                                                 l.tile_rows, true),
-                                  p.src, &src);
-      e != cudaSuccess)
-    return e;
-  if (cudaError_t e = tma::encode(tma::dst_map_shape(p, n, true), p.dst, &dst); e != cudaSuccess) return e;
+  tma::MapShape src_shape =
+      tma::map_shape(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, p.elem_bytes, n, l.tile_rows, true);
+  tma::MapShape dst_shape = tma::dst_map_shape(p, n, true);
+  src_shape.l2_promotion = dst_shape.l2_promotion = l2_promotion;
+  if (cudaError_t e = tma::encode(src_shape, p.src, &src); e != cudaSuccess) return e;
+  if (cudaError_t e = tma::encode(dst_shape, p.dst, &dst); e != cudaSuccess) return e;
   return with_elem_bytes(p.elem_bytes, [&](auto tag) {
     constexpr int E = decltype(tag)::value;
     if (cudaError_t e = allow_smem<E>(); e != cudaSuccess) return e;

@@ -3,6 +3,7 @@
 
   python3 bench/table.py ladder FILE... [--case LABEL]...   one table per case: every kernel and peer
   python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
+  python3 bench/table.py kernels FILE... --kernel NAME...   one row per case, one column per kernel
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
@@ -45,14 +46,25 @@ def cases(records):
               + " | ".join(cell(pick(rows, p)) for p in PEERS) + " |")
 
 
+def kernels(records, names):
+    print("| case | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
+    for label, rows in by_case(records).items():
+        cells = [pick(rows, n) for n in names]
+        print(f"| {label} | " + " | ".join(f"{r['pct_copy']:.1f}%" if r else "-" for r in cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
+    ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
     args = ap.parse_args()
     if args.kind == "ladder":
         ladder(load(args.files), args.case)
+    elif args.kind == "kernels":
+        kernels(load(args.files), args.kernel)
     else:
         cases(load(args.files))
 

@@ -65,6 +65,12 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("**small**", text)
         self.assertNotIn("**big**", text)
 
+    def test_kernel_columns(self):
+        text = self.run_table("kernels", self.bench, "--kernel", "smem", "--kernel", "auto")
+        self.assertIn("| case | smem | auto |", text)
+        self.assertIn("| big | 50.0% | 91.0% |", text)
+        self.assertIn("| small | - | 40.0% |", text)
+
     def test_bad_json_names_the_line(self):
         with open(self.bench, "a") as f:
             f.write("{not json\n")

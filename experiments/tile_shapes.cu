@@ -3,6 +3,7 @@
 // padded scalar shared memory, vector stores along dst rows. 32768x32768, median of 20.
 // nvcc -O3 -arch=sm_90 experiments/tile_shapes.cu -o tile_shapes && ./tile_shapes [constant]
 #include <cuda_runtime.h>
+#include <cstdint>
 #include <algorithm>
 #include <cstdio>
 #include <string>

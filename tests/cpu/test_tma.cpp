@@ -3,10 +3,14 @@
 // parameters for each side; and when the copy engine is refused, with the reason.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
 #include <set>
+#include <type_traits>
 
 #include "kernels/tma/tensor_map.hpp"
 #include "layout/bank_model.hpp"
+#include "layout/micro_block.hpp"
 #include "layout/tma_tile.hpp"
 #include "plan.hpp"
 
@@ -191,6 +195,48 @@ TEST(TmaPipeTile, EveryWarpIsConflictFreeAndEveryElementMovesOnce) {
   check_pipe_tile<4, 128>();
   check_pipe_tile<8, 128>();
   check_pipe_tile<16, 128>();
+}
+
+}  // namespace
+}  // namespace xpose
+
+namespace xpose {
+namespace {
+
+// The register turn of each micro-block size: column q of the input rows comes out as
+// row q, for every element size, on fresh random bytes.
+template <int E, int M, class Word>
+void check_micro_transpose(std::mt19937_64& rng) {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  static_assert(sizeof(Word) == size_t(M) * E, "a word is one row of the micro-block");
+  Word a[M], b[M];
+  unsigned char in[M][M * E], out[M][M * E];
+  for (auto& row : in)
+    for (auto& byte : row) byte = static_cast<unsigned char>(rng());
+  std::memcpy(a, in, sizeof a);
+  std::memset(b, 0xA5, sizeof b);
+  layout::transpose_micro(a, b);
+  std::memcpy(out, b, sizeof b);
+  for (int q = 0; q < M; ++q)
+    for (int p = 0; p < M; ++p)
+      EXPECT_EQ(0, std::memcmp(&out[q][p * E], &in[p][q * E], E)) << "out row " << q << " element " << p;
+}
+
+TEST(MicroBlock, RegisterTransposeForEveryElementSize) {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 16; ++round) {
+    check_micro_transpose<1, 4, uint32_t>(rng);
+    check_micro_transpose<2, 4, uint2>(rng);
+    check_micro_transpose<4, 4, uint4>(rng);
+    check_micro_transpose<8, 2, uint4>(rng);
+    check_micro_transpose<16, 1, uint4>(rng);
+  }
+  // The kernel's word types are the ones checked here.
+  EXPECT_TRUE((std::is_same_v<layout::WordOf<layout::TmaPipeTile<1, 128>::word_bytes>::type, uint32_t>));
+  EXPECT_TRUE((std::is_same_v<layout::WordOf<layout::TmaPipeTile<2, 128>::word_bytes>::type, uint2>));
+  EXPECT_EQ(4, (layout::TmaPipeTile<4, 128>::m));
+  EXPECT_EQ(2, (layout::TmaPipeTile<8, 128>::m));
+  EXPECT_EQ(1, (layout::TmaPipeTile<16, 128>::m));
 }
 
 }  // namespace

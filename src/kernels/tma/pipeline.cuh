@@ -11,6 +11,7 @@
 
 #include "kernels/common.cuh"
 #include "kernels/tma/ptx.cuh"
+#include "layout/micro_block.hpp"
 #include "layout/tma_tile.hpp"
 
 namespace xpose::kernels::tma {
@@ -36,38 +37,25 @@ struct PipeWork {
   int64_t rows;
 };
 
-template <int W> struct WordOf;
-template <> struct WordOf<4> { using type = uint32_t; };
-template <> struct WordOf<8> { using type = uint2; };
-template <> struct WordOf<16> { using type = uint4; };
-
-// One word of a micro-block row: m elements of E bytes.
-template <int E, class C>
-union MicroRow {
-  typename WordOf<PipeTile<E, C>::word_bytes>::type word;
-  Elem<E> e[PipeTile<E, C>::m];
-};
-
 // Turns one tile: each thread's micro-blocks are read as m words of m src-row elements,
-// transposed in registers, and written as m words of m dst-row elements.
+// transposed in registers (layout/micro_block.hpp), and written as m words of m dst-row
+// elements. The stores go through explicit st.shared: a plain store of a word assembled
+// in a union was split by the compiler into per-element stores.
 template <int E, class C>
 __device__ __forceinline__ void turn_tile(const Elem<E>* in, Elem<E>* out) {
   using T = PipeTile<E, C>;
+  using Word = typename layout::WordOf<T::word_bytes>::type;
   constexpr int m = T::m;
   static_assert(T::micro_blocks % C::threads == 0, "every thread turns the same number of micro-blocks");
-  using Word = decltype(MicroRow<E, C>::word);
 #pragma unroll
   for (int item = 0; item < T::micro_blocks / C::threads; ++item) {
     const auto mb = T::micro(item * C::threads + threadIdx.x);
-    MicroRow<E, C> a[m], b[m];
+    Word a[m], b[m];
 #pragma unroll
-    for (int q = 0; q < m; ++q) a[q].word = *reinterpret_cast<const Word*>(in + T::In::at(mb.I * m + q, mb.J * m));
+    for (int q = 0; q < m; ++q) a[q] = *reinterpret_cast<const Word*>(in + T::In::at(mb.I * m + q, mb.J * m));
+    layout::transpose_micro(a, b);
 #pragma unroll
-    for (int q = 0; q < m; ++q)
-#pragma unroll
-      for (int p = 0; p < m; ++p) b[q].e[p] = a[p].e[q];
-#pragma unroll
-    for (int q = 0; q < m; ++q) *reinterpret_cast<Word*>(out + T::out_at(mb.J * m + q, mb.I * m)) = b[q].word;
+    for (int q = 0; q < m; ++q) ptx::st_shared(out + T::out_at(mb.J * m + q, mb.I * m), b[q]);
   }
 }
 
@@ -98,7 +86,9 @@ __global__ void __launch_bounds__(C::threads)
   using T = PipeTile<E, C>;
   constexpr int split = E == 16 ? 2 : 1;  // 16-byte elements are two TMA elements
   extern __shared__ uint8_t raw[];
-  Elem<E>* const in = reinterpret_cast<Elem<E>*>((reinterpret_cast<uintptr_t>(raw) + 1023) & ~uintptr_t(1023));
+  // Aligned by offsetting `raw` itself, not through an integer: the compiler then still
+  // knows these are shared-memory pointers and emits LDS/STS rather than generic loads.
+  Elem<E>* const in = reinterpret_cast<Elem<E>*>(raw + ((1024 - (ptx::smem_addr(raw) & 1023)) & 1023));
   Elem<E>* const out = in + C::stages * T::size;
   __shared__ uint64_t loaded[C::stages];
 

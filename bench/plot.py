@@ -26,6 +26,14 @@ def subtitle(records):
     return f"{join('device')}, {join('date')}, commit {join('commit')}; % of the copy ceiling measured in the same run"
 
 
+def save(fig, out, name):
+    fig.tight_layout()
+    path = os.path.join(out, name)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(path)
+
+
 def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
@@ -44,11 +52,7 @@ def ladder(records, out, only):
         ax.set_ylim(0, 110)
         ax.set_title(f"Transpose ladder, {label}\n{subtitle(rows)}", fontsize=10)
         ax.tick_params(axis="x", rotation=30)
-        fig.tight_layout()
-        path = os.path.join(out, f"ladder-{slug(label)}.png")
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        print(path)
+        save(fig, out, f"ladder-{slug(label)}.png")
 
 
 def sweep(records, out, _):
@@ -81,11 +85,7 @@ def sweep(records, out, _):
     panels[len(dtypes)].legend(handles, labels, loc="center", fontsize=9,
                                title="solid: xpose, dashed: peers; graph-timed below 2x L2")
     fig.suptitle(f"Square transposes by size\n{subtitle(records)}", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, "sweep.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(path)
+    save(fig, out, "sweep.png")
 
 
 def cases(records, out, _):
@@ -105,11 +105,7 @@ def cases(records, out, _):
     ax.set_ylim(0, 115)
     ax.legend(fontsize=8, ncol=len(series))
     ax.set_title(f"The case list: xpose beside the peers\n{subtitle(records)}", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out, "cases.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    print(path)
+    save(fig, out, "cases.png")
 
 
 def main():

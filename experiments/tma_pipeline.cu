@@ -80,11 +80,7 @@ void run(const char* name, const Bufs& b, int promotion, float copy_ms) {
   int per_sm = 0, sms = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, C::threads, smem));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  tma::PipeWork w;
-  w.col_tiles = (p.cols + n - 1) / n;
-  w.row_tiles = (p.rows + C::rows - 1) / C::rows;
-  w.tiles = w.col_tiles * w.row_tiles;
-  w.rows = p.rows;
+  const tma::PipeWork w = tma::pipe_work(p, C::rows, n);
   const int grid = int(std::min<int64_t>(w.tiles, int64_t(per_sm) * sms));
   CHECK(cudaMemset(b.dst, 0xA5, size_t(p.rows * p.cols * E)));
   kernel<<<grid, C::threads, smem>>>(s, d, w);

@@ -37,6 +37,15 @@ struct PipeWork {
   int64_t rows;
 };
 
+inline PipeWork pipe_work(const detail::Problem& p, int tile_rows, int tile_cols) {
+  PipeWork w;
+  w.col_tiles = layout::ceil_div(p.cols, tile_cols);
+  w.row_tiles = layout::ceil_div(p.rows, tile_rows);
+  w.tiles = w.col_tiles * w.row_tiles * p.batch;
+  w.rows = p.rows;
+  return w;
+}
+
 // Turns one tile: each thread's micro-blocks are read as m words of m src-row elements,
 // transposed in registers (layout/micro_block.hpp), and written as m words of m dst-row
 // elements. The stores go through explicit st.shared: a plain store of a word assembled

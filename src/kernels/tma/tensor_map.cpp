@@ -94,6 +94,13 @@ std::string unaddressable(const detail::Problem& p) {
   return {};
 }
 
+std::string unserved(const detail::Problem& p, const detail::Device& d) {
+  if (d.cc != 90)
+    return "the TMA kernels are built for compute capability 9.0 (sm_90a); the device is " +
+           std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10);
+  return unaddressable(p);
+}
+
 cudaError_t encode(const MapShape& s, const void* base, CUtensorMap* out) {
   const auto fn = encoder();
   if (!fn) return cudaErrorNotSupported;

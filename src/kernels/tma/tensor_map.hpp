@@ -9,6 +9,7 @@
 #include <string>
 
 #include "problem.hpp"
+#include "registry.hpp"
 
 namespace xpose::kernels::tma {
 
@@ -37,6 +38,11 @@ MapShape dst_map_shape(const detail::Problem& p, int edge, bool swizzle128);
 // batch pitches and dst rows (rows x element size) must be multiples of 16 bytes, pitches
 // below 2^40 bytes, and the coordinates (int32) must reach every element.
 std::string unaddressable(const detail::Problem& p);
+
+// Why a TMA kernel cannot serve `p` on `d` (empty when it can): the device must be
+// compute capability 9.0, which this build carries the TMA kernels for as sm_90a code,
+// and the problem addressable.
+std::string unserved(const detail::Problem& p, const detail::Device& d);
 
 // Encodes `shape` over `base`; returns the CUDA error (cudaErrorNotSupported where the
 // driver lacks cuTensorMapEncodeTiled, cudaErrorInvalidValue where it refuses the map).

@@ -58,13 +58,6 @@ __global__ void __launch_bounds__(TmaShape<E, Run>::threads)
   }
 }
 
-std::string unsupported(const Problem& p, const detail::Device& d) {
-  if (d.cc != 90)
-    return "the TMA kernels are built for compute capability 9.0 (sm_90a); the device is " +
-           std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10);
-  return tma::unaddressable(p);
-}
-
 template <int Run>
 detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
@@ -94,11 +87,11 @@ cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
 
 }  // namespace
 
-const detail::Kernel tma_plain = {"tma", "TMA tile in and out, plain shared-memory tile (seed 003)", unsupported,
+const detail::Kernel tma_plain = {"tma", "TMA tile in and out, plain shared-memory tile (seed 003)", tma::unserved,
                                   shape<1>, launch<false, 1>};
 const detail::Kernel tma_swizzle128 = {"tma_swizzle128", "TMA with the 128-byte swizzle, one element per step",
-                                       unsupported, shape<1>, launch<true, 1>};
+                                       tma::unserved, shape<1>, launch<true, 1>};
 const detail::Kernel tma_batched = {"tma_batched", "TMA with the 128-byte swizzle, runs of 8 elements per thread",
-                                    unsupported, shape<8>, launch<true, 8>};
+                                    tma::unserved, shape<8>, launch<true, 8>};
 
 }  // namespace xpose::kernels

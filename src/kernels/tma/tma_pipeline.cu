@@ -14,22 +14,6 @@ namespace {
 using Config = tma::PipeConfig<128, 4, 2, 256>;
 constexpr int l2_promotion = 128;
 
-std::string unsupported(const Problem& p, const detail::Device& d) {
-  if (d.cc != 90)
-    return "the TMA kernels are built for compute capability 9.0 (sm_90a); the device is " +
-           std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10);
-  return tma::unaddressable(p);
-}
-
-tma::PipeWork work_of(const Problem& p, int tile_rows, int tile_cols) {
-  tma::PipeWork w;
-  w.col_tiles = layout::ceil_div(p.cols, tile_cols);
-  w.row_tiles = layout::ceil_div(p.rows, tile_rows);
-  w.tiles = w.col_tiles * w.row_tiles * p.batch;
-  w.rows = p.rows;
-  return w;
-}
-
 template <int E>
 cudaError_t allow_smem() {
   return cudaFuncSetAttribute(tma::transpose_tma_pipeline<E, Config>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -54,7 +38,7 @@ detail::Launch shape(const Problem& p, const detail::Device& d) {
   detail::Launch l;
   l.tile_rows = Config::rows;
   l.tile_cols = int(128 / p.elem_bytes);
-  const int64_t tiles = work_of(p, l.tile_rows, l.tile_cols).tiles;
+  const int64_t tiles = tma::pipe_work(p, l.tile_rows, l.tile_cols).tiles;
   const int per_sm = with_elem_bytes(p.elem_bytes, [](auto e) { return blocks_per_sm<decltype(e)::value>(); });
   const int64_t resident = int64_t(per_sm) * std::max(d.sm_count, 1);
   l.grid = {uint32_t(std::min(tiles, resident)), 1, 1};
@@ -75,7 +59,7 @@ cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
     constexpr int E = decltype(tag)::value;
     if (cudaError_t e = allow_smem<E>(); e != cudaSuccess) return e;
     tma::transpose_tma_pipeline<E, Config><<<to_dim3(l.grid), to_dim3(l.block), tma::pipe_smem_bytes<E, Config>(), s>>>(
-        src, dst, work_of(p, l.tile_rows, l.tile_cols));
+        src, dst, tma::pipe_work(p, l.tile_rows, l.tile_cols));
     return cudaGetLastError();
   });
 }
@@ -84,6 +68,6 @@ cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
 
 const detail::Kernel tma_pipeline = {
     "tma_pipeline", "persistent TMA pipeline: tile loads in flight on mbarriers, bulk-group stores, register micro-blocks",
-    unsupported, shape, launch};
+    tma::unserved, shape, launch};
 
 }  // namespace xpose::kernels

@@ -1,0 +1,41 @@
+// The CuTe family's shared-memory tiles (seed 001), as CuTe layouts: one place for the
+// kernels and for the host test that replays them through the bank model. A tile is 32
+// rows by `cols` elements, row-major; `cols` is 64 (128 for bytes, so that a row covers
+// all 32 banks). The swizzle is seed 001's Swizzle<B, M, S>, generalised below 4 bytes:
+// M = log2 of the elements sharing one 4-byte bank (seed 001 has only float and double:
+// M = 0), B = log2 of the banks' worth of elements (32 x 4 / E) less M, S = log2(cols) - M.
+// Element (r, c) then lands in word (c >> M) ^ (r mod 2^B) of its row, so a warp reading
+// a column meets each bank once per wavefront (two tile rows sharing a bank word would
+// not be enough: with M = 0, 2-byte elements of rows r and r^1 meet in one bank).
+#pragma once
+
+#include <cute/layout.hpp>
+#include <cute/swizzle.hpp>
+#include <cute/swizzle_layout.hpp>
+
+#include "layout/smem_layout.hpp"
+#include "layout/tma_tile.hpp"
+
+namespace xpose::layout {
+
+template <int E>
+struct CuteTile {
+  static constexpr int rows = 32;
+  static constexpr int cols = E == 1 ? 128 : 64;
+  static constexpr int per_bank = E < 4 ? 4 / E : 1;  // elements sharing a 4-byte bank
+  static constexpr int M = log2_of(per_bank);
+  static constexpr int B = log2_of(32 * 4 / E) - M;
+  static constexpr int S = log2_of(cols) - M;
+  using Shape = cute::Shape<cute::Int<rows>, cute::Int<cols>>;
+
+  static constexpr auto plain() { return cute::make_layout(Shape{}, cute::GenRowMajor{}); }
+  // Rows padded by one 4-byte bank, as the hand-written smem_padded tile.
+  static constexpr auto padded() {
+    return cute::make_layout(Shape{}, cute::make_stride(cute::Int<cols + pad_for(E)>{}, cute::Int<1>{}));
+  }
+  static constexpr auto swizzled() {
+    return cute::composition(cute::Swizzle<B, M, S>{}, plain());
+  }
+};
+
+}  // namespace xpose::layout

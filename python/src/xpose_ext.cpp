@@ -1,0 +1,68 @@
+// The Python package's native part: the xpose calls on raw addresses. xpose/__init__.py
+// reads the arrays (through __array_interface__ / __cuda_array_interface__), checks them,
+// allocates results in the caller's library, and passes addresses, extents and strides
+// here; errors come back as xpose::Error and leave as ValueError or RuntimeError.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xpose/xpose.h"
+#include "xpose/xpose.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+xpose::Shape shape_of(int64_t rows, int64_t cols, int64_t ld_src, int64_t ld_dst, int64_t batch, int64_t stride_src,
+                      int64_t stride_dst) {
+  return xpose::Shape{rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst};
+}
+
+void transpose_host(uintptr_t src, uintptr_t dst, int64_t elem_bytes, int64_t rows, int64_t cols, int64_t ld_src,
+                    int64_t ld_dst, int64_t batch, int64_t stride_src, int64_t stride_dst) {
+  xpose::transpose_host(reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), elem_bytes,
+                        shape_of(rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst));
+}
+
+void transpose_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, int64_t rows, int64_t cols, int64_t ld_src,
+                      int64_t ld_dst, int64_t batch, int64_t stride_src, int64_t stride_dst, uintptr_t stream,
+                      const std::string& kernel) {
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  xpose::check(kernel == "auto"
+                   ? xpose_transpose(reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols,
+                                     elem_bytes, ld_src, ld_dst, batch, stride_src, stride_dst, s)
+                   : xpose_transpose_with(kernel.c_str(), reinterpret_cast<const void*>(src),
+                                          reinterpret_cast<void*>(dst), rows, cols, elem_bytes, ld_src, ld_dst, batch,
+                                          stride_src, stride_dst, s));
+}
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& k : xpose::kernel_list())
+    if (k.transposes) names.push_back(k.name);
+  return names;
+}
+
+}  // namespace
+
+NB_MODULE(_xpose, m) {
+  m.doc() = "xpose's native calls; use xpose.transpose";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const xpose::Error& e) {
+      PyErr_SetString(e.status() == XPOSE_ERROR_CUDA ? PyExc_RuntimeError : PyExc_ValueError, e.what());
+    }
+  });
+  m.def("transpose_host", &transpose_host, "src"_a, "dst"_a, "elem_bytes"_a, "rows"_a, "cols"_a, "ld_src"_a,
+        "ld_dst"_a, "batch"_a, "stride_src"_a, "stride_dst"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def("transpose_device", &transpose_device, "src"_a, "dst"_a, "elem_bytes"_a, "rows"_a, "cols"_a, "ld_src"_a,
+        "ld_dst"_a, "batch"_a, "stride_src"_a, "stride_dst"_a, "stream"_a, "kernel"_a,
+        nb::call_guard<nb::gil_scoped_release>());
+  m.def("kernel_names", &kernel_names);
+}

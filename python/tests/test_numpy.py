@@ -1,0 +1,111 @@
+"""xpose.transpose on the host (NumPy) and every argument check, bit for bit against
+NumPy's own transpose, on fresh random bytes, with `out` poisoned before each call."""
+import numpy as np
+import pytest
+
+import xpose
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.float16, np.int32, np.float32, np.int64, np.float64,
+          np.complex64, np.complex128]
+SHAPES = [(1, 1), (1, 1000), (1000, 1), (2, 777), (777, 2), (3, 1001), (31, 33), (32, 32), (33, 31), (63, 65),
+          (1023, 2049)]
+
+rng = np.random.default_rng()
+
+
+def random_array(shape, dtype):
+    """Random bits of the dtype (NaN payloads included): a transpose must move them untouched."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = rng.integers(0, 256, size=int(np.prod(shape)) * itemsize, dtype=np.uint8)
+    if np.dtype(dtype) == np.bool_:
+        raw &= 1
+    return raw.view(dtype).reshape(shape)
+
+
+def same_bits(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matches_numpy(shape, dtype):
+    x = random_array(shape, dtype)
+    y = xpose.transpose(x)
+    assert isinstance(y, np.ndarray) and y.flags.c_contiguous
+    assert same_bits(y, x.T)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=lambda d: np.dtype(d).name)
+def test_batches(dtype):
+    x = random_array((5, 33, 65), dtype)
+    assert same_bits(xpose.transpose(x), x.swapaxes(-1, -2))
+
+
+def test_sixteen_byte_elements_of_any_kind():
+    x = random_array((17, 9), np.dtype("V16"))
+    assert same_bits(xpose.transpose(x), x.T)
+
+
+def test_padded_and_sliced_rows_are_read_in_place():
+    base = random_array((40, 64), np.float32)
+    for x in (base[:, :50], base[::2, :50], base[3:37, 5:61]):  # ld > cols, every other row, an inner window
+        assert same_bits(xpose.transpose(x), x.T)
+    batch = random_array((6, 40, 64), np.int16)
+    for x in (batch[:, :, :33], batch[::2, 1:, :], batch[1:4, :17, 3:40]):
+        assert same_bits(xpose.transpose(x), x.swapaxes(-1, -2))
+
+
+def test_out_is_written_and_returned():
+    x = random_array((70, 90), np.float64)
+    out = np.full((90, 70), 7.0)
+    assert xpose.transpose(x, out=out) is out
+    assert same_bits(out, x.T)
+
+
+def test_empty_arrays():
+    for shape in [(0, 5), (5, 0), (0, 3, 4), (2, 0, 4)]:
+        x = np.zeros(shape, np.float32)
+        y = xpose.transpose(x)
+        assert y.shape == shape[:-2] + (shape[-1], shape[-2])
+
+
+def test_kernels_lists_the_ladder():
+    names = xpose.kernels()
+    assert names[:6] == ["naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled", "vec_swizzled"]
+    assert "auto" not in names and "copy" not in names
+
+
+def refuses(error, x, out=None, kernel="auto", match=None):
+    """The call fails with `error` and leaves `out` as it was."""
+    before = out.copy() if isinstance(out, np.ndarray) else None
+    with pytest.raises(error, match=match):
+        xpose.transpose(x, out=out, kernel=kernel)
+    if before is not None:
+        assert same_bits(out, before), "a failed call wrote to out"
+
+
+def test_argument_checks():
+    x = random_array((6, 10), np.float32)
+    refuses(ValueError, x.T, match="stride 1")                       # a transposed view
+    refuses(ValueError, x[:, ::2], match="stride 1")                 # every other column
+    refuses(ValueError, x[::-1], match="negative")
+    refuses(ValueError, np.zeros(5), match="2-D")
+    refuses(ValueError, np.zeros((2, 2, 2, 2)), match="3-D")
+    refuses(TypeError, np.zeros((3, 4), dtype="V3"), match="3-byte")
+    refuses(TypeError, np.zeros((3, 4), dtype=object), match="objects")
+    refuses(TypeError, [[1, 2], [3, 4]], match="NumPy array")
+    refuses(ValueError, x, kernel="no_such_kernel", match="unknown kernel")
+    refuses(TypeError, x, kernel=3, match="string")
+    refuses(ValueError, x, kernel="smem", match="runs on a GPU")
+
+
+def test_out_checks():
+    x = random_array((6, 10), np.float32)
+    refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32), match="shape")
+    refuses(ValueError, x, out=np.full((10, 6), 1.5, np.float64), match="dtype")
+    refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32).T, match="contiguous")
+    refuses(TypeError, x, out=[[0.0] * 6] * 10, match="NumPy array")
+    square = random_array((8, 8), np.float32)
+    refuses(ValueError, square, out=square, match="overlaps")
+    big = random_array((200,), np.float32)
+    refuses(ValueError, big[:80].reshape(8, 10), out=big[40:120].reshape(10, 8), match="overlaps")

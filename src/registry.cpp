@@ -13,6 +13,10 @@ const std::vector<const Kernel*>& transpose_kernels() {
       &kernels::naive_read,  &kernels::naive_write,   &kernels::smem,
       &kernels::smem_padded, &kernels::smem_swizzled, &kernels::vec_swizzled,
       &kernels::tma_plain,   &kernels::tma_swizzle128, &kernels::tma_batched,   &kernels::tma_pipeline,
+#ifdef XPOSE_HAVE_CUTE
+      &kernels::cute_naive_read, &kernels::cute_naive_write, &kernels::cute_smem_conflict_read,
+      &kernels::cute_smem_conflict_write, &kernels::cute_padded, &kernels::cute_swizzled,
+#endif
   };
   return all;
 }

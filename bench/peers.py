@@ -9,6 +9,7 @@ tensor copy) and `cupy_memcpy` (cudaMemcpyAsync device-to-device through CuPy).
 
   torch : out.copy_(x.transpose(-1, -2))      what x.t().contiguous() does, into a preallocated out
   cupy  : cupy.copyto(out, x.swapaxes(-1, -2))  what cupy.ascontiguousarray(x.T) does
+  xpose.transpose (with --xpose): the xpose Python package on the same torch tensors, out=
 
 Usage: python3 bench/peers.py --bench build/bench/xpose-bench [xpose-bench case flags] --json FILE [--check]
 e.g.   python3 bench/peers.py --bench build/bench/xpose-bench --cases --json peers.jsonl --check
@@ -50,6 +51,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--check", action="store_true", help="check each result bit-exactly once")
     ap.add_argument("--no-cupy", action="store_true")
+    ap.add_argument("--xpose", action="store_true", help="also time xpose.transpose (the Python package)")
     args, case_flags = ap.parse_known_args()
 
     import torch  # imported here so that --help works without them
@@ -61,6 +63,10 @@ def main():
             import cupy as cp
         except ImportError:
             print("peers.py: CuPy not installed; timing PyTorch only", file=sys.stderr)
+
+    xp = None
+    if args.xpose:
+        import xpose as xp
 
     props = torch.cuda.get_device_properties(0)
     l2 = props.L2_cache_size
@@ -145,10 +151,12 @@ def main():
                     candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.swapaxes(1, 2))))
                 else:
                     candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.swapaxes(-1, -2))))
+            if xp is not None and y.is_contiguous():  # xpose.transpose writes only contiguous `out`
+                candidates.append(("xpose.transpose", "xpose", lambda: xp.transpose(x, out=y)))
             records = []
             for name, role, fn in candidates:
                 check = ""
-                if args.check and role == "peer":
+                if args.check and role != "ceiling":
                     out_base.view(torch.uint8).fill_(0xA5)
                     fn()
                     xi, yi = x.view(same_size_int[e]), y.view(same_size_int[e])

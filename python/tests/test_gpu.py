@@ -65,3 +65,24 @@ def test_cupy_matches():
     y = xpose.transpose(x)
     assert isinstance(y, cupy.ndarray)
     assert bool((y == x.swapaxes(-1, -2)).all())
+
+
+def test_torch_gradient():
+    x = torch.randn(33, 65, device="cuda", dtype=torch.float64, requires_grad=True)
+    y = xpose.transpose(x)
+    weight = torch.randn_like(y)
+    (y * weight).sum().backward()
+    assert torch.equal(x.grad, weight.t())
+    assert torch.autograd.gradcheck(lambda t: xpose.transpose(t), (torch.randn(5, 7, device="cuda",
+                                                                              dtype=torch.float64,
+                                                                              requires_grad=True),))
+
+
+def test_torch_compile():
+    def f(t):
+        return xpose.transpose(t * 2) + 1
+
+    x = random_tensor((4, 96, 80), torch.float32).nan_to_num()
+    compiled = torch.compile(f, fullgraph=True)
+    assert torch.equal(compiled(x), f(x))
+    assert torch.equal(f(x), (x * 2).transpose(-1, -2) + 1)

@@ -127,8 +127,18 @@ def transpose(x, out=None, kernel="auto"):
     of `xpose.kernels()` instead of the automatic choice (GPU arrays only). Raises
     TypeError for an array type or element size xpose does not serve, ValueError for a
     layout, `out` or kernel it cannot use, RuntimeError when CUDA fails; on any error
-    nothing is written to `out`.
+    nothing is written to `out`. PyTorch tensors without `out` go through the custom op
+    `torch.ops.xpose.transpose`, so the call works under torch.compile and carries a
+    gradient (the gradient of a transpose is the transpose of the gradient).
     """
+    if out is None and type(x).__module__.split(".")[0] == "torch":
+        from . import _torch
+
+        return _torch.transpose_op(x, kernel)
+    return _transpose(x, out, kernel)
+
+
+def _transpose(x, out=None, kernel="auto"):
     src = _Array(x, "x")
     batch, rows, cols, ld_src, stride_src = src.matrix_layout("x")
     if not isinstance(kernel, str):

@@ -1,0 +1,29 @@
+"""xpose.transpose as a PyTorch custom op: torch.compile traces it (its fake implementation
+gives the result's shape), and autograd differentiates it (the gradient of a transpose is
+the transpose of the gradient). Imported only when a torch tensor is transposed."""
+import torch
+
+from . import _transpose
+
+
+@torch.library.custom_op("xpose::transpose", mutates_args=())
+def transpose_op(x: torch.Tensor, kernel: str = "auto") -> torch.Tensor:
+    return _transpose(x, None, kernel)
+
+
+@transpose_op.register_fake
+def _(x, kernel="auto"):
+    if x.dim() not in (2, 3):
+        raise ValueError(f"xpose.transpose: x must be 2-D (rows, cols) or 3-D (batch, rows, cols); got {x.dim()}-D")
+    return x.new_empty(x.shape[:-2] + (x.shape[-1], x.shape[-2]))
+
+
+def _setup_context(ctx, inputs, output):
+    ctx.kernel = inputs[1] if len(inputs) > 1 else "auto"
+
+
+def _backward(ctx, grad):
+    return transpose_op(grad.contiguous(), ctx.kernel), None
+
+
+transpose_op.register_autograd(_backward, setup_context=_setup_context)

@@ -38,4 +38,10 @@ struct CuteTile {
   }
 };
 
+// The CuTe kernels' 256 threads: 8 x 32 walking src rows (the coalesced read side), and
+// 32 x 8 walking down the columns, which are the rows of dst (the coalesced write side).
+constexpr int cute_threads = 256;
+using AlongRows = cute::Layout<cute::Shape<cute::_8, cute::_32>, cute::Stride<cute::_32, cute::_1>>;
+using DownColumns = cute::Layout<cute::Shape<cute::_32, cute::_8>, cute::Stride<cute::_1, cute::_32>>;
+
 }  // namespace xpose::layout

@@ -4,7 +4,10 @@
 // tile has seed 001's conflict. For fp32 the bank-id table is printed as the seed does.
 #include <gtest/gtest.h>
 
+#include <cute/tensor.hpp>
+
 #include <cstdio>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -89,6 +92,88 @@ TEST(CuteTiles, Fp32BankIdsOfEveryColumnAreAll32Banks) {
     for (int r = 0; r < 32; ++r) banks.insert(int(tile(r, c)) % 32);
     EXPECT_EQ(32u, banks.size()) << "column " << c;
   }
+}
+
+// The kernels' thread partitions, replayed on the host: each thread layout hands every
+// element of the tile to exactly one thread, and a warp's consecutive lanes take adjacent
+// columns (AlongRows: coalesced src reads) or adjacent rows (DownColumns: coalesced writes
+// to dst, whose rows are the tile's columns).
+template <int E, class Threads>
+void check_partition(bool lanes_along_columns) {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using T = CuteTile<E>;
+  const auto ids = cute::make_identity_tensor(typename T::Shape{});
+  std::map<std::pair<int, int>, int> owner;
+  for (int t = 0; t < cute_threads; ++t) {
+    const auto mine = cute::local_partition(ids, Threads{}, t);
+    for (int i = 0; i < int(cute::size(mine)); ++i) {
+      const std::pair<int, int> rc{int(cute::get<0>(mine(i))), int(cute::get<1>(mine(i)))};
+      EXPECT_TRUE(owner.emplace(rc, t).second) << "element (" << rc.first << ", " << rc.second << ") twice";
+    }
+  }
+  EXPECT_EQ(size_t(T::rows * T::cols), owner.size());
+  for (int t = 0; t + 1 < 32; ++t) {  // lanes of warp 0, first element each
+    const auto a = cute::local_partition(ids, Threads{}, t)(0), b = cute::local_partition(ids, Threads{}, t + 1)(0);
+    if (lanes_along_columns) {
+      EXPECT_EQ(int(cute::get<0>(a)), int(cute::get<0>(b)));
+      EXPECT_EQ(int(cute::get<1>(a)) + 1, int(cute::get<1>(b)));
+    } else {
+      EXPECT_EQ(int(cute::get<0>(a)) + 1, int(cute::get<0>(b)));
+      EXPECT_EQ(int(cute::get<1>(a)), int(cute::get<1>(b)));
+    }
+  }
+}
+
+// The shared-tile kernel's two walks, warp by warp, through a given smem layout: AlongRows
+// writes the tile, DownColumns reads it. Returns the worst conflict of each.
+template <int E, class Threads, class Smem>
+int walk_ways(const Smem& smem) {
+  using T = CuteTile<E>;
+  const auto ids = cute::make_identity_tensor(typename T::Shape{});
+  const int per_thread = T::rows * T::cols / cute_threads;
+  int worst = 0;
+  for (int warp = 0; warp < cute_threads / 32; ++warp)
+    for (int i = 0; i < per_thread; ++i) {
+      std::vector<int64_t> addresses;
+      for (int lane = 0; lane < 32; ++lane) {
+        const auto rc = cute::local_partition(ids, Threads{}, warp * 32 + lane)(i);
+        addresses.push_back(int64_t(smem(cute::get<0>(rc), cute::get<1>(rc))) * E);
+      }
+      worst = std::max(worst, conflict_ways(addresses, E));
+    }
+  return worst;
+}
+
+template <int E>
+void check_kernel_walks() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using T = CuteTile<E>;
+  const auto column_major = cute::make_layout(typename T::Shape{}, cute::GenColMajor{});
+  EXPECT_EQ(1, (walk_ways<E, AlongRows>(T::plain())));  // cute_smem_conflict_read
+  EXPECT_GT((walk_ways<E, DownColumns>(T::plain())), 1);
+  EXPECT_GT((walk_ways<E, AlongRows>(column_major)), 1);  // cute_smem_conflict_write
+  EXPECT_EQ(1, (walk_ways<E, DownColumns>(column_major)));
+  EXPECT_EQ(1, (walk_ways<E, AlongRows>(T::padded())));  // cute_padded
+  EXPECT_EQ(1, (walk_ways<E, DownColumns>(T::padded())));
+  EXPECT_EQ(1, (walk_ways<E, AlongRows>(T::swizzled())));  // cute_swizzled
+  EXPECT_EQ(1, (walk_ways<E, DownColumns>(T::swizzled())));
+}
+
+TEST(CuteTiles, TheSharedTileKernelsConflictWhereTheirNamesSay) {
+  check_kernel_walks<1>();
+  check_kernel_walks<2>();
+  check_kernel_walks<4>();
+  check_kernel_walks<8>();
+  check_kernel_walks<16>();
+}
+
+TEST(CuteTiles, ThreadPartitionsCoverTheTileOnceAndCoalesce) {
+  check_partition<1, AlongRows>(true);
+  check_partition<1, DownColumns>(false);
+  check_partition<4, AlongRows>(true);
+  check_partition<4, DownColumns>(false);
+  check_partition<16, AlongRows>(true);
+  check_partition<16, DownColumns>(false);
 }
 
 }  // namespace

@@ -23,11 +23,9 @@ namespace {
 template <int E>
 using CuteTile = layout::CuteTile<E>;
 
-constexpr int cute_threads = 256;
-// 8 x 32 threads walking src rows (the coalesced read side), and 32 x 8 walking down the
-// columns, which are the rows of dst (the coalesced write side).
-using AlongRows = cute::Layout<cute::Shape<cute::_8, cute::_32>, cute::Stride<cute::_32, cute::_1>>;
-using DownColumns = cute::Layout<cute::Shape<cute::_32, cute::_8>, cute::Stride<cute::_1, cute::_32>>;
+using layout::AlongRows;
+using layout::cute_threads;
+using layout::DownColumns;
 
 // The tile at block (x, y, z) as two CuTe tensors over the same (row, column) coordinates:
 // src rows ld_src apart, and dst seen column-major (element (r, c) at c * ld_dst + r).

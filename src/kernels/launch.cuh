@@ -34,14 +34,20 @@ inline std::string always_supported(const detail::Problem&, const detail::Device
   return detail::unsupported_device(d);
 }
 
+// One block per tile of tile_rows x tile_cols, over the whole problem (launch_tiles walks it).
+inline detail::Launch tile_launch(const detail::Problem& p, int tile_rows, int tile_cols, layout::Dims block) {
+  detail::Launch l;
+  l.tile_rows = tile_rows;
+  l.tile_cols = tile_cols;
+  l.grid = layout::tile_grid(p.rows, p.cols, p.batch, tile_rows, tile_cols);
+  l.block = block;
+  return l;
+}
+
 // The classic shape: 32x32 tiles, 32x8 threads.
 inline detail::Launch classic_shape(const detail::Problem& p, const detail::Device&) {
   namespace cl = layout::classic;
-  detail::Launch l;
-  l.tile_rows = l.tile_cols = cl::tile;
-  l.grid = layout::tile_grid(p.rows, p.cols, p.batch, cl::tile, cl::tile);
-  l.block = {uint32_t(cl::block_x), uint32_t(cl::block_y), 1};
-  return l;
+  return tile_launch(p, cl::tile, cl::tile, {uint32_t(cl::block_x), uint32_t(cl::block_y), 1});
 }
 
 }  // namespace xpose::kernels

@@ -104,11 +104,7 @@ std::string unsupported(const Problem& p, const detail::Device& d) {
 detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using V = layout::VecTile<decltype(e)::value>;
-    detail::Launch l;
-    l.tile_rows = l.tile_cols = V::tile;
-    l.grid = layout::tile_grid(p.rows, p.cols, p.batch, l.tile_rows, l.tile_cols);
-    l.block = {uint32_t(V::threads), 1, 1};
-    return l;
+    return tile_launch(p, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
   });
 }
 

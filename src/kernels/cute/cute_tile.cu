@@ -96,12 +96,7 @@ template <int E> using SwizzledTile = decltype(CuteTile<E>::swizzled());
 detail::Launch cute_shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using T = CuteTile<decltype(e)::value>;
-    detail::Launch l;
-    l.tile_rows = T::rows;
-    l.tile_cols = T::cols;
-    l.grid = xpose::layout::tile_grid(p.rows, p.cols, p.batch, T::rows, T::cols);
-    l.block = {cute_threads, 1, 1};
-    return l;
+    return tile_launch(p, T::rows, T::cols, {cute_threads, 1, 1});
   });
 }
 

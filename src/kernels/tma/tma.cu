@@ -62,11 +62,7 @@ template <int Run>
 detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using S = TmaShape<decltype(e)::value, Run>;
-    detail::Launch l;
-    l.tile_rows = l.tile_cols = S::edge;
-    l.grid = layout::tile_grid(p.rows, p.cols, p.batch, S::edge, S::edge);
-    l.block = {uint32_t(S::threads), 1, 1};
-    return l;
+    return tile_launch(p, S::edge, S::edge, {uint32_t(S::threads), 1, 1});
   });
 }
 

@@ -91,14 +91,7 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads) transpose_vec_swi
 
 std::string unsupported(const Problem& p, const detail::Device& d) {
   if (auto why = detail::unsupported_device(d); !why.empty()) return why;
-  const auto misaligned = [&](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 != 0; };
-  if (misaligned(p.src) || misaligned(p.dst)) return "vec_swizzled needs src and dst aligned to 16 bytes";
-  const int64_t e = p.elem_bytes;
-  if ((p.ld_src * e) % 16 || (p.ld_dst * e) % 16)
-    return "vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes";
-  if (p.batch > 1 && ((p.stride_src * e) % 16 || (p.stride_dst * e) % 16))
-    return "vec_swizzled needs stride_src and stride_dst to be multiples of 16 bytes";
-  return {};
+  return detail::unaligned_16(p, "vec_swizzled");
 }
 
 detail::Launch shape(const Problem& p, const detail::Device&) {

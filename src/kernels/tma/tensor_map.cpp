@@ -11,8 +11,6 @@ namespace {
 constexpr int64_t max_pitch = int64_t(1) << 40;  // the copy engine's limit on strides
 constexpr int64_t max_coord = int64_t(1) << 31;  // coordinates are signed 32-bit
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 CUtensorMapDataType data_type(int elem_bytes) {
   switch (elem_bytes) {
     case 1: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
@@ -76,15 +74,12 @@ MapShape dst_map_shape(const detail::Problem& p, int edge, bool swizzle128) {
 
 std::string unaddressable(const detail::Problem& p) {
   const int64_t e = p.elem_bytes;
-  if (!aligned16(p.src) || !aligned16(p.dst)) return "TMA needs src and dst aligned to 16 bytes";
-  if ((p.ld_src * e) % 16 || (p.ld_dst * e) % 16) return "TMA needs ld_src and ld_dst to be multiples of 16 bytes";
+  if (std::string why = detail::unaligned_16(p, "TMA"); !why.empty()) return why;
   // Measured on an H100 (2026-11-22): a store box that ends inside a dst row's last
   // 16-byte chunk writes the whole chunk, so the bytes past `rows` in it are overwritten
   // (with the load's zero fill) instead of clipped. Loads of a partial src chunk are exact.
   if ((p.rows * e) % 16)
     return "TMA stores write whole 16-byte chunks: rows x element size must be a multiple of 16 bytes";
-  if (p.batch > 1 && ((p.stride_src * e) % 16 || (p.stride_dst * e) % 16))
-    return "TMA needs stride_src and stride_dst to be multiples of 16 bytes";
   if (p.ld_src * e >= max_pitch || p.ld_dst * e >= max_pitch || p.stride_src * e >= max_pitch ||
       p.stride_dst * e >= max_pitch || p.rows * p.ld_src * e >= max_pitch || p.cols * p.ld_dst * e >= max_pitch)
     return "TMA needs row and batch pitches below 2^40 bytes";

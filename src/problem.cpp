@@ -28,6 +28,16 @@ Error overflow(const char* what) {
 
 }  // namespace
 
+std::string unaligned_16(const Problem& p, const std::string& who) {
+  const auto misaligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 != 0; };
+  const int64_t e = p.elem_bytes;
+  if (misaligned(p.src) || misaligned(p.dst)) return who + " needs src and dst aligned to 16 bytes";
+  if ((p.ld_src * e) % 16 || (p.ld_dst * e) % 16) return who + " needs ld_src and ld_dst to be multiples of 16 bytes";
+  if (p.batch > 1 && ((p.stride_src * e) % 16 || (p.stride_dst * e) % 16))
+    return who + " needs stride_src and stride_dst to be multiples of 16 bytes";
+  return {};
+}
+
 bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride) {
   if (batch <= 1) return true;
   if (outer <= 1) return batch_stride >= inner;

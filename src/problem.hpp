@@ -45,6 +45,10 @@ struct Problem {
 // that overlap. An empty request (a zero extent) passes with pointers unchecked.
 Error resolve(const Args& args, Problem* out);
 
+// The requirement of the 16-byte vector and TMA kernels: bases, row pitches and (for
+// batches) batch pitches all multiples of 16 bytes. Empty when met; else "<who> needs ...".
+std::string unaligned_16(const Problem& p, const std::string& who);
+
 // The checks that ask the driver: each pointer must be reachable from the current device.
 Error check_device_access(const Problem& problem);
 

@@ -41,16 +41,6 @@ std::string unsupported_device(const Device& d) {
          std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10);
 }
 
-std::string unaligned_16(const Problem& p, const std::string& who) {
-  const auto misaligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 != 0; };
-  const int64_t e = p.elem_bytes;
-  if (misaligned(p.src) || misaligned(p.dst)) return who + " needs src and dst aligned to 16 bytes";
-  if ((p.ld_src * e) % 16 || (p.ld_dst * e) % 16) return who + " needs ld_src and ld_dst to be multiples of 16 bytes";
-  if (p.batch > 1 && ((p.stride_src * e) % 16 || (p.stride_dst * e) % 16))
-    return who + " needs stride_src and stride_dst to be multiples of 16 bytes";
-  return {};
-}
-
 Error current_device(Device* out) {
   static std::mutex mutex;
   static std::map<int, Device> known;

@@ -50,8 +50,4 @@ std::string kernel_names();
 // Common requirement: a GPU this build carries code for.
 std::string unsupported_device(const Device& d);
 
-// Common requirement of the 16-byte vector and TMA kernels: bases, row pitches and (for
-// batches) batch pitches all multiples of 16 bytes. Empty when met; else "<who> needs ...".
-std::string unaligned_16(const Problem& p, const std::string& who);
-
 }  // namespace xpose::detail

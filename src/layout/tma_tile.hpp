@@ -7,6 +7,8 @@
 // element offset that is bits [4 - log2 E, 7 - log2 E) XOR the three bits 3 above them.
 #pragma once
 
+#include <cstdint>
+
 #include "layout/smem_layout.hpp"
 
 namespace xpose::layout {
@@ -15,6 +17,10 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 
 template <int E>
 using Swizzle128 = Swizzle<3, 4 - log2_of(E), 3>;
+
+// The copy engine has no 16-byte element type: 16-byte elements travel as two 8-byte ones,
+// so their inner extents, boxes and coordinates count twice.
+XPOSE_HD constexpr int tma_split(int64_t elem_bytes) { return elem_bytes == 16 ? 2 : 1; }
 
 // The ladder's tile (tma, tma_swizzle128, tma_batched): one box each way.
 template <int E>

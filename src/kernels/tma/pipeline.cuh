@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(C::threads)
     transpose_tma_pipeline(const __grid_constant__ CUtensorMap src, const __grid_constant__ CUtensorMap dst,
                            PipeWork w) {
   using T = PipeTile<E, C>;
-  constexpr int split = E == 16 ? 2 : 1;  // 16-byte elements are two TMA elements
+  constexpr int split = layout::tma_split(E);
   extern __shared__ uint8_t raw[];
   // Aligned by offsetting `raw` itself, not through an integer: the compiler then still
   // knows these are shared-memory pointers and emits LDS/STS rather than generic loads.

@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "layout/tma_tile.hpp"
+
 namespace xpose::kernels::tma {
 namespace {
 
@@ -47,7 +49,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encoder() {
 
 MapShape map_shape(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride, int64_t elem_bytes,
                    int box_inner, int box_outer, bool swizzle128) {
-  const int64_t split = elem_bytes == 16 ? 2 : 1;  // 16-byte elements: pairs of 8-byte ones
+  const int64_t split = layout::tma_split(elem_bytes);
   const int64_t e = elem_bytes / split;
   MapShape m;
   m.elem_bytes = int(e);
@@ -83,7 +85,7 @@ std::string unaddressable(const detail::Problem& p) {
   if (p.ld_src * e >= max_pitch || p.ld_dst * e >= max_pitch || p.stride_src * e >= max_pitch ||
       p.stride_dst * e >= max_pitch || p.rows * p.ld_src * e >= max_pitch || p.cols * p.ld_dst * e >= max_pitch)
     return "TMA needs row and batch pitches below 2^40 bytes";
-  const int64_t split = e == 16 ? 2 : 1;
+  const int64_t split = layout::tma_split(e);
   if (p.rows >= max_coord || p.cols * split >= max_coord || p.rows * split >= max_coord || p.batch >= max_coord)
     return "TMA addresses at most 2^31 - 1 elements along each dimension";
   return {};

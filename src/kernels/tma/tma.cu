@@ -21,7 +21,7 @@ struct TmaShape {
   static constexpr int edge = layout::TmaTile<E>::edge;
   static constexpr int runs = edge * edge / Run;  // runs of Run elements along src rows
   static constexpr int threads = runs < 256 ? runs : 256;
-  static constexpr int split = E == 16 ? 2 : 1;   // 16-byte elements are two TMA elements
+  static constexpr int split = layout::tma_split(E);
 };
 
 template <int E, class Tile, int Run>

@@ -53,13 +53,6 @@ detail::Problem problem_of(const Case& c) {
   return p;
 }
 
-int64_t src_span(const detail::Problem& p) {
-  return ((p.rows - 1) * p.ld_src + (p.batch - 1) * p.stride_src + p.cols) * p.elem_bytes;
-}
-int64_t dst_span(const detail::Problem& p) {
-  return ((p.cols - 1) * p.ld_dst + (p.batch - 1) * p.stride_dst + p.rows) * p.elem_bytes;
-}
-
 void print_rows(const std::vector<Record>& rows) {
   std::printf("  %-20s %11s %11s %11s %9s %7s %7s %s\n", "kernel", "ms(median)", "ms(min)", "ms(max)", "GB/s",
               "%copy", "%peak", "check");
@@ -153,7 +146,7 @@ class GpuBench {
     size_t free_bytes = 0, total = 0;
     cuda_ok(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     for (;;) {
-      const int64_t need = src_span(p) + dst_span(p);
+      const int64_t need = p.src_span_bytes() + p.dst_span_bytes();
       if (double(need) < 0.9 * double(free_bytes)) return true;
       const std::string why = c.label + " needs " + std::to_string(need >> 20) + " MiB of GPU memory; " +
                               std::to_string(free_bytes >> 20) + " MiB are free";
@@ -206,7 +199,7 @@ class GpuBench {
   }
 
   std::vector<uint8_t> expected(const detail::Problem& p) {
-    std::vector<uint8_t> src(size_t(src_span(p))), want(size_t(dst_span(p)), 0xA5);
+    std::vector<uint8_t> src(size_t(p.src_span_bytes())), want(size_t(p.dst_span_bytes()), 0xA5);
     cuda_ok(cudaMemcpy(src.data(), p.src, src.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
     detail::Problem host = p;
     host.src = src.data();
@@ -218,18 +211,18 @@ class GpuBench {
   void run_case(size_t index, Case c) {
     detail::Problem p = problem_of(c);
     if (!fits(c, p)) return;
-    DeviceBuffer src(src_span(p)), dst(dst_span(p));
-    cuda_ok(fill_random(src.ptr, src_span(p), p.elem_bytes, uint64_t(std::chrono::steady_clock::now()
+    DeviceBuffer src(p.src_span_bytes()), dst(p.dst_span_bytes());
+    cuda_ok(fill_random(src.ptr, p.src_span_bytes(), p.elem_bytes, uint64_t(std::chrono::steady_clock::now()
                                                                            .time_since_epoch()
                                                                            .count()),
                         stream_),
             "fill_random");
-    cuda_ok(cudaMemsetAsync(dst.ptr, 0xA5, size_t(dst_span(p)), stream_), "cudaMemsetAsync");
+    cuda_ok(cudaMemsetAsync(dst.ptr, 0xA5, size_t(p.dst_span_bytes()), stream_), "cudaMemsetAsync");
     cuda_ok(cudaStreamSynchronize(stream_), "fill");
     p.src = src.ptr;
     p.dst = dst.ptr;
 
-    const int64_t working_set = src_span(p) + dst_span(p);
+    const int64_t working_set = p.src_span_bytes() + p.dst_span_bytes();
     const bool graph = graph_timed(c, working_set, gpu_.l2_bytes);
     GpuTimer timer(stream_, o_.warmup, o_.reps);
     std::unique_ptr<DeviceBuffer> flush;
@@ -324,7 +317,7 @@ int run_cpu(const Options& o) {
   for (Case c : o.cases) {
     if (!o.shape_given) c = make_case(c.dtype, 8192, 8192);
     detail::Problem p = problem_of(c);
-    std::vector<uint8_t> src(size_t(src_span(p))), dst(size_t(dst_span(p)));
+    std::vector<uint8_t> src(size_t(p.src_span_bytes())), dst(size_t(p.dst_span_bytes()));
     for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 2654435761u >> 13);
     p.src = src.data();
     p.dst = dst.data();

@@ -38,6 +38,15 @@ struct Problem {
   bool empty() const { return rows == 0 || cols == 0 || batch == 0; }
   int64_t elements() const { return rows * cols * batch; }
   int64_t bytes() const { return elements() * elem_bytes; }
+  // Bytes from each side's first element to one past its last (resolve() has checked that
+  // they fit in int64); 0 for an empty problem.
+  int64_t src_span_bytes() const { return span_bytes(cols, rows, ld_src, stride_src); }
+  int64_t dst_span_bytes() const { return span_bytes(rows, cols, ld_dst, stride_dst); }
+
+ private:
+  int64_t span_bytes(int64_t inner, int64_t outer, int64_t ld, int64_t stride) const {
+    return empty() ? 0 : ((outer - 1) * ld + (batch - 1) * stride + inner) * elem_bytes;
+  }
 };
 
 // The checks that need no GPU: element size, signs, leading dimensions, strides,

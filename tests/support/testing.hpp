@@ -69,15 +69,11 @@ inline bool make_images(const detail::Args& args, int64_t src_offset_elems, int6
     return false;
   }
   const int64_t E = p.elem_bytes;
-  const auto span = [](int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t stride) {
-    return (outer - 1) * ld + (batch - 1) * stride + inner;
-  };
   out->problem = p;
   out->src_offset = size_t(src_offset_elems * E);
   out->dst_offset = guard_bytes + size_t(dst_offset_elems * E);
-  out->src.resize(out->src_offset + size_t(span(p.cols, p.rows, p.ld_src, p.batch, p.stride_src) * E));
-  out->dst.assign(out->dst_offset + size_t(span(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst) * E) + guard_bytes,
-                  poison);
+  out->src.resize(out->src_offset + size_t(p.src_span_bytes()));
+  out->dst.assign(out->dst_offset + size_t(p.dst_span_bytes()) + guard_bytes, poison);
   fill_random(out->src, seed);
   return true;
 }

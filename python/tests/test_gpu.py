@@ -1,5 +1,7 @@
 """xpose.transpose on PyTorch and CuPy arrays on a CUDA device, bit for bit against the
 library's own transpose; skipped, saying why, where there is no GPU or no such library."""
+import math
+
 import pytest
 
 import xpose
@@ -23,9 +25,14 @@ def random_tensor(shape, dtype):
     return raw.view(dtype).view(shape)
 
 
+def packed(a):
+    """a copy with row-major strides (contiguous() keeps a size-1 axis's odd stride, which view(dtype) refuses)"""
+    return torch.empty_like(a, memory_format=torch.contiguous_format).copy_(a)
+
+
 def same_bits(a, b):
     return a.shape == b.shape and a.dtype == b.dtype and torch.equal(
-        a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+        packed(a).view(torch.uint8), packed(b).view(torch.uint8))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -59,12 +66,84 @@ def test_torch_named_kernels():
         assert same_bits(y, x.t()), name
 
 
-def test_cupy_matches():
-    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
-    x = cupy.random.random((3, 77, 45)).astype(cupy.float32)
+def test_torch_padded_out_and_failures_leave_out_alone():
+    x = random_tensor((2, 50, 37), torch.float16)
+    frame = torch.full((2, 40, 64), 3.0, dtype=torch.float16, device="cuda")
+    out = frame[:, 1:38, 4:54]  # rows padded to 64, an inner window
+    assert xpose.transpose(x, out=out) is out
+    assert same_bits(out, x.transpose(-1, -2))
+    outside = torch.ones(frame.shape, dtype=torch.bool, device="cuda")
+    outside[:, 1:38, 4:54] = False
+    assert bool((frame[outside] == 3.0).all()), "wrote outside out"
+
+    poisoned = torch.full((2, 37, 50), 5.0, dtype=torch.float16, device="cuda")
+    before = poisoned.clone()
+    failures = [
+        (ValueError, dict(out=poisoned, kernel="tma"), x[:, :, 1:]),  # shape mismatch
+        (ValueError, dict(out=poisoned.to(torch.float32)), x),         # dtype
+        (ValueError, dict(out=poisoned.cpu()), x),                     # device
+        (ValueError, dict(out=poisoned, kernel="no_such"), x),
+        (ValueError, dict(out=poisoned.transpose(-1, -2).contiguous().transpose(-1, -2)), x),  # strided out
+    ]
+    for error, kwargs, arg in failures:
+        with pytest.raises(error):
+            xpose.transpose(arg, **kwargs)
+    # A named kernel that cannot serve the request (TMA needs 16-byte rows: 37 fp16 are not).
+    if "tma" in xpose.kernels():
+        with pytest.raises(ValueError, match="tma"):
+            xpose.transpose(x, out=poisoned, kernel="tma")
+    torch.cuda.synchronize()
+    assert same_bits(poisoned, before), "a failed call wrote to out"
+
+
+def cupy_or_skip():
+    return pytest.importorskip("cupy", reason="CuPy is not installed")
+
+
+def random_cupy(cp, shape, dtype):
+    dtype = cp.dtype(dtype)
+    raw = cp.random.randint(0, 256, size=math.prod(shape) * dtype.itemsize, dtype=cp.uint8)
+    if dtype == cp.bool_:
+        raw &= 1
+    return raw.view(dtype).reshape(shape)
+
+
+def cupy_same_bits(cp, a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and bool(
+        (cp.ascontiguousarray(a).view(cp.uint8) == cp.ascontiguousarray(b).view(cp.uint8)).all())
+
+
+CUPY_DTYPES = ["bool", "uint8", "int8", "float16", "float32", "int64", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dtype", CUPY_DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (1, 777), (777, 1), (33, 65), (1023, 2049), (3, 64, 96)], ids=str)
+def test_cupy_matches(shape, dtype):
+    cp = cupy_or_skip()
+    x = random_cupy(cp, shape, dtype)
     y = xpose.transpose(x)
-    assert isinstance(y, cupy.ndarray)
-    assert bool((y == x.swapaxes(-1, -2)).all())
+    assert isinstance(y, cp.ndarray) and y.flags.c_contiguous and y.device == x.device
+    assert cupy_same_bits(cp, y, x.swapaxes(-1, -2))
+
+
+def test_cupy_sliced_out_and_stream():
+    cp = cupy_or_skip()
+    base = random_cupy(cp, (4, 70, 96), "float32")
+    x = base[1:, 5:60, 3:93]
+    out = cp.full((3, 90, 55), 7.0, dtype=cp.float32)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        assert xpose.transpose(x, out=out) is out
+    stream.synchronize()
+    assert cupy_same_bits(cp, out, x.swapaxes(-1, -2))
+    before = out.copy()
+    with pytest.raises(ValueError, match="dtype"):
+        xpose.transpose(x, out=out.astype(cp.float64))
+    with pytest.raises(ValueError, match="overlaps"):
+        xpose.transpose(base[0, :50, :50], out=base[0, 10:60, :50])
+    with pytest.raises(TypeError, match="cupy"):
+        xpose.transpose(x, out=cp.asnumpy(out))
+    assert cupy_same_bits(cp, out, before)
 
 
 def test_torch_gradient():

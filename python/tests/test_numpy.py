@@ -62,6 +62,17 @@ def test_out_is_written_and_returned():
     assert same_bits(out, x.T)
 
 
+def test_out_with_padded_rows():
+    x = random_array((3, 70, 90), np.uint8)
+    frame = np.full((4, 95, 80), 0xA5, np.uint8)  # out is an inner window of frame: rows padded, batches apart
+    out = frame[::1, 2:92, 5:75][:3]
+    assert xpose.transpose(x, out=out) is out
+    assert same_bits(out, x.swapaxes(-1, -2))
+    outside = np.ones(frame.shape, bool)
+    outside[:3, 2:92, 5:75] = False
+    assert (frame[outside] == 0xA5).all(), "wrote outside out"
+
+
 def test_empty_arrays():
     for shape in [(0, 5), (5, 0), (0, 3, 4), (2, 0, 4)]:
         x = np.zeros(shape, np.float32)
@@ -103,7 +114,9 @@ def test_out_checks():
     x = random_array((6, 10), np.float32)
     refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32), match="shape")
     refuses(ValueError, x, out=np.full((10, 6), 1.5, np.float64), match="dtype")
-    refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32).T, match="contiguous")
+    refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32).T, match="out's last axis has stride 10")
+    rows_overlap = np.lib.stride_tricks.as_strided(np.full(64, 1.5, np.float32), (10, 6), (12, 4))
+    refuses(ValueError, x, out=rows_overlap, match="ld_dst")
     refuses(TypeError, x, out=[[0.0] * 6] * 10, match="NumPy array")
     square = random_array((8, 8), np.float32)
     refuses(ValueError, square, out=square, match="overlaps")

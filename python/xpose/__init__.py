@@ -7,7 +7,8 @@ PyTorch and CuPy arrays on a CUDA device run on that library's current stream an
 synchronize; NumPy arrays (and PyTorch CPU tensors) run on the CPU path. Any element of
 1, 2, 4, 8 or 16 bytes (bool, fp8, fp16, bf16, fp32, fp64, complex64, complex128, integers).
 Rows may be padded or sliced (the last axis contiguous): they are read in place through
-their strides. The result is an array of the caller's library, or `out`.
+their strides. The result is an array of the caller's library, or `out` (whose rows may
+be padded the same way).
 """
 
 from . import _xpose
@@ -71,6 +72,9 @@ class _Array:
         s_batch = self.strides[0] if len(self.shape) == 3 else 0
         s_row, s_col = self.strides[-2:]
         if cols > 1 and s_col != 1:
+            if what == "out":
+                raise ValueError(f"xpose.transpose: out's last axis has stride {s_col}; xpose writes rows whose "
+                                 "elements are adjacent (stride 1): pass an out whose last axis is contiguous")
             raise ValueError(f"xpose.transpose: {what}'s last axis has stride {s_col}; xpose reads rows whose "
                              "elements are adjacent (stride 1). Make a copy with a contiguous last axis first "
                              "(numpy.ascontiguousarray, tensor.contiguous(), cupy.ascontiguousarray)")
@@ -122,8 +126,9 @@ def _stream(src):
 def transpose(x, out=None, kernel="auto"):
     """Transposes the last two axes of `x` (2-D, or 3-D for a batch of matrices).
 
-    Returns `out` if given (it must have the result's shape and dtype, be contiguous, live
-    where `x` does and not overlap it), else a new array of x's library. `kernel` names one
+    Returns `out` if given (it must have the result's shape and dtype, a contiguous last
+    axis (its rows may be padded or sliced, like x's), live where `x` does and not overlap
+    it), else a new array of x's library. `kernel` names one
     of `xpose.kernels()` instead of the automatic choice (GPU arrays only). Raises
     TypeError for an array type or element size xpose does not serve, ValueError for a
     layout, `out` or kernel it cannot use, RuntimeError when CUDA fails; on any error
@@ -164,13 +169,12 @@ def _transpose(x, out=None, kernel="auto"):
         if dst.device != src.device:
             raise ValueError(f"xpose.transpose: out is on {dst.device or 'the host'}; x is on "
                              f"{src.device or 'the host'}")
-        if not dst.is_contiguous():
-            raise ValueError(f"xpose.transpose: out must be contiguous; its strides are {dst.strides}")
         (a0, a1), (b0, b1) = src.span(), dst.span()
         if a0 < b1 and b0 < a1:
             raise ValueError("xpose.transpose: out overlaps x; a transpose cannot run in place")
+    _, _, _, ld_dst, stride_dst = dst.matrix_layout("out")
 
-    args = (src.ptr, dst.ptr, src.itemsize, rows, cols, ld_src, 0, batch, stride_src, 0)
+    args = (src.ptr, dst.ptr, src.itemsize, rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst)
     if src.device is None:
         _xpose.transpose_host(*args)
     elif src.kind == "torch":

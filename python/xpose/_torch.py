@@ -7,12 +7,14 @@ from . import _transpose
 
 
 @torch.library.custom_op("xpose::transpose", mutates_args=())
-def transpose_op(x: torch.Tensor, kernel: str = "auto") -> torch.Tensor:
-    return _transpose(x, None, kernel)
+def transpose_op(x: torch.Tensor, kernel_name: str = "auto") -> torch.Tensor:
+    # Not `kernel`: Inductor passes its own `kernel` argument to the fallback it wraps
+    # custom ops in, so a parameter of that name breaks torch.compile.
+    return _transpose(x, None, kernel_name)
 
 
 @transpose_op.register_fake
-def _(x, kernel="auto"):
+def _(x, kernel_name="auto"):
     if x.dim() not in (2, 3):
         raise ValueError(f"xpose.transpose: x must be 2-D (rows, cols) or 3-D (batch, rows, cols); got {x.dim()}-D")
     return x.new_empty(x.shape[:-2] + (x.shape[-1], x.shape[-2]))

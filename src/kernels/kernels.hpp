@@ -11,6 +11,6 @@ extern const detail::Kernel tma_plain, tma_swizzle128, tma_batched;  // tma/tma.
 extern const detail::Kernel tma_pipeline;                          // tma/tma_pipeline.cu
 #ifdef XPOSE_HAVE_CUTE
 extern const detail::Kernel cute_naive_read, cute_naive_write, cute_smem_conflict_read,  // cute/cute_tile.cu
-    cute_smem_conflict_write, cute_padded, cute_swizzled;
+    cute_smem_conflict_write, cute_padded, cute_swizzled, cute_vectorized, cute_vectorized_swizzled;
 #endif
 }  // namespace xpose::kernels

@@ -38,6 +38,41 @@ struct CuteTile {
   }
 };
 
+// The vectorized CuTe tiles (cute_vectorized, cute_vectorized_swizzled): square, moved as
+// 16-byte vectors of V = 16/E elements on both sides (a src row piece in, a dst row piece
+// out), each element stored to and loaded from shared memory on its own. The edge and
+// swizzle per element size are the tiles whose both walks a single CuTe Swizzle makes
+// conflict-free (found by search in the bank model; tests/cpu/test_cute_layout.cu proves
+// it): 64 for bytes, 32 for 2-, 4- and 16-byte elements, 16 for 8-byte ones. A larger
+// edge (256-byte rows) would need two swizzles composed, as vec_swizzled's fp32 tile does.
+template <int E> struct CuteVecTraits;
+template <> struct CuteVecTraits<1>  { static constexpr int tile = 64; using Sw = cute::Swizzle<5, 2, 5>; };
+template <> struct CuteVecTraits<2>  { static constexpr int tile = 32; using Sw = cute::Swizzle<4, 1, 5>; };
+template <> struct CuteVecTraits<4>  { static constexpr int tile = 32; using Sw = cute::Swizzle<5, 0, 5>; };
+template <> struct CuteVecTraits<8>  { static constexpr int tile = 16; using Sw = cute::Swizzle<4, 0, 4>; };
+template <> struct CuteVecTraits<16> { static constexpr int tile = 32; using Sw = cute::Swizzle<3, 0, 5>; };
+
+template <int E>
+struct CuteVecTile {
+  static constexpr int tile = CuteVecTraits<E>::tile;
+  static constexpr int vec = 16 / E;
+  static constexpr int vecs_per_row = tile / vec;
+  static constexpr int threads = tile * vecs_per_row < 256 ? tile * vecs_per_row : 256;
+  using Shape = cute::Shape<cute::Int<tile>, cute::Int<tile>>;
+
+  static constexpr auto plain() { return cute::make_layout(Shape{}, cute::GenRowMajor{}); }
+  static constexpr auto swizzled() { return cute::composition(typename CuteVecTraits<E>::Sw{}, plain()); }
+
+  // Load side: consecutive threads take consecutive vectors of a src row (tile row).
+  using LoadThreads = cute::Layout<cute::Shape<cute::Int<threads / vecs_per_row>, cute::Int<vecs_per_row>>,
+                                   cute::Stride<cute::Int<vecs_per_row>, cute::_1>>;
+  using LoadVector = cute::Layout<cute::Shape<cute::_1, cute::Int<vec>>>;
+  // Store side: consecutive threads take consecutive vectors down a tile column (a dst row).
+  using StoreThreads = cute::Layout<cute::Shape<cute::Int<vecs_per_row>, cute::Int<threads / vecs_per_row>>,
+                                    cute::Stride<cute::_1, cute::Int<vecs_per_row>>>;
+  using StoreVector = cute::Layout<cute::Shape<cute::Int<vec>, cute::_1>>;
+};
+
 // The CuTe kernels' 256 threads: 8 x 32 walking src rows (the coalesced read side), and
 // 32 x 8 walking down the columns, which are the rows of dst (the coalesced write side).
 constexpr int cute_threads = 256;

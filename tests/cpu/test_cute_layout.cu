@@ -147,5 +147,93 @@ TEST(CuteTiles, ThreadPartitionsCoverTheTileOnceAndCoalesce) {
   check_partition<16, DownColumns>(false);
 }
 
+// The vectorized pair's walks, replayed with the kernels' own TiledCopy partitions: each
+// register-fragment index i is one warp instruction (element i of every thread's vectors
+// stored to, or gathered from, shared memory on its own).
+template <int E, bool StoreSide, class Smem>
+int vec_walk_ways(const Smem& smem) {
+  using T = CuteVecTile<E>;
+  using Atom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, cute::uint_byte_t<E>>;
+  const auto ids = cute::make_identity_tensor(typename T::Shape{});
+  const auto copy = [] {
+    if constexpr (StoreSide) return cute::make_tiled_copy(Atom{}, typename T::StoreThreads{}, typename T::StoreVector{});
+    else return cute::make_tiled_copy(Atom{}, typename T::LoadThreads{}, typename T::LoadVector{});
+  }();
+  const auto mine = [&](int thread) {
+    auto slice = copy.get_thread_slice(thread);
+    if constexpr (StoreSide) return slice.partition_S(ids);
+    else return slice.partition_D(ids);
+  };
+  int worst = 0;
+  for (int warp = 0; warp < T::threads / 32; ++warp)
+    for (int i = 0; i < int(cute::size(mine(0))); ++i) {
+      std::vector<int64_t> addresses;
+      for (int lane = 0; lane < 32; ++lane) {
+        const auto rc = mine(warp * 32 + lane)(i);
+        addresses.push_back(int64_t(smem(cute::get<0>(rc), cute::get<1>(rc))) * E);
+      }
+      worst = std::max(worst, conflict_ways(addresses, E));
+    }
+  return worst;
+}
+
+// Every tile element belongs to one thread's vector; a vector is `vec` adjacent elements
+// of a src row (load side) or of a tile column, a dst row (store side); a warp's lanes take
+// adjacent vectors, so each global access is a coalesced run of 16-byte pieces.
+template <int E, bool StoreSide>
+void check_vec_partition() {
+  using T = CuteVecTile<E>;
+  SCOPED_TRACE("element size " + std::to_string(E) + (StoreSide ? ", store side" : ", load side"));
+  using Atom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, cute::uint_byte_t<E>>;
+  const auto ids = cute::make_identity_tensor(typename T::Shape{});
+  const auto copy = [] {
+    if constexpr (StoreSide) return cute::make_tiled_copy(Atom{}, typename T::StoreThreads{}, typename T::StoreVector{});
+    else return cute::make_tiled_copy(Atom{}, typename T::LoadThreads{}, typename T::LoadVector{});
+  }();
+  std::set<std::pair<int, int>> seen;
+  for (int t = 0; t < T::threads; ++t) {
+    const auto part = copy.get_thread_slice(t).partition_S(ids);  // (vector, m, n)
+    ASSERT_EQ(T::vec, int(cute::size<0>(part)));
+    for (int i = 0; i < int(cute::size(part)); ++i)
+      EXPECT_TRUE(seen.emplace(int(cute::get<0>(part(i))), int(cute::get<1>(part(i)))).second);
+    for (int k = 0; k < T::vec; ++k) {  // the first vector: adjacent along the access direction
+      const auto a = part(k, 0, 0), first = part(0, 0, 0);
+      EXPECT_EQ(int(cute::get<0>(first)) + (StoreSide ? k : 0), int(cute::get<0>(a)));
+      EXPECT_EQ(int(cute::get<1>(first)) + (StoreSide ? 0 : k), int(cute::get<1>(a)));
+    }
+    if (t % 32 != 31 && (t + 1) % (T::tile / T::vec) != 0) {  // the next lane takes the next vector
+      const auto next = copy.get_thread_slice(t + 1).partition_S(ids)(0, 0, 0), first = part(0, 0, 0);
+      EXPECT_EQ(int(cute::get<0>(first)) + (StoreSide ? T::vec : 0), int(cute::get<0>(next)));
+      EXPECT_EQ(int(cute::get<1>(first)) + (StoreSide ? 0 : T::vec), int(cute::get<1>(next)));
+    }
+  }
+  EXPECT_EQ(size_t(T::tile * T::tile), seen.size());
+}
+
+template <int E>
+void check_vec_tile() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using T = CuteVecTile<E>;
+  const auto swizzled = T::swizzled();
+  std::set<int> offsets;
+  for (int r = 0; r < T::tile; ++r)
+    for (int c = 0; c < T::tile; ++c) offsets.insert(int(swizzled(r, c)));
+  EXPECT_EQ(size_t(T::tile * T::tile), offsets.size());
+  EXPECT_EQ(T::tile * T::tile - 1, *offsets.rbegin());
+  EXPECT_EQ(1, (vec_walk_ways<E, false>(swizzled)));  // cute_vectorized_swizzled: both walks conflict-free
+  EXPECT_EQ(1, (vec_walk_ways<E, true>(swizzled)));
+  if (E < 16) EXPECT_GT((vec_walk_ways<E, true>(T::plain())), 1);  // cute_vectorized: the column gather conflicts
+  check_vec_partition<E, false>();
+  check_vec_partition<E, true>();
+}
+
+TEST(CuteVecTiles, BothWalksOfTheSwizzledTileAreConflictFree) {
+  check_vec_tile<1>();
+  check_vec_tile<2>();
+  check_vec_tile<4>();
+  check_vec_tile<8>();
+  check_vec_tile<16>();
+}
+
 }  // namespace
 }  // namespace xpose::layout

@@ -10,6 +10,8 @@
 //   cute_smem_conflict_write  column-major tile: the column writes conflict
 //   cute_padded               row-major tile, rows padded by one bank
 //   cute_swizzled             row-major tile through seed 001's Swizzle (composition)
+//   cute_vectorized           16-byte copy atoms on both global sides, row-major tile
+//   cute_vectorized_swizzled  the same through a Swizzle that keeps both walks conflict-free
 #include <cute/tensor.hpp>
 
 #include "kernels/common.cuh"
@@ -86,6 +88,77 @@ __global__ void __launch_bounds__(cute_threads) transpose_cute_smem(Problem p, T
               v.t.rows, v.t.cols);
 }
 
+// The vectorized pair's global store: a 16-byte copy atom whose store is one st.global.v4
+// (__stwb, the default write-back policy). Through UniversalCopy<uint128_t> the compiler
+// split the store of a fragment filled element by element into two or four narrower
+// stores (st.global.v2.u32 for fp32, st.global.u64 for fp16: PTX), the mistake that cost
+// vec_swizzled 3 points of copy bandwidth.
+struct StoreWhole16 {
+  using SRegisters = cute::uint128_t[1];
+  using DRegisters = cute::uint128_t[1];
+  __device__ static void copy(const cute::uint128_t& src, cute::uint128_t& dst) {
+    __stwb(reinterpret_cast<uint4*>(&dst), reinterpret_cast<const uint4&>(src));
+  }
+};
+
+}  // namespace
+}  // namespace xpose::kernels
+
+template <>
+struct cute::Copy_Traits<xpose::kernels::StoreWhole16> : cute::Copy_Traits<cute::UniversalCopy<cute::uint128_t>> {};
+
+namespace xpose::kernels {
+namespace {
+
+// The vectorized pair: 16-byte copy atoms on both global sides (a TiledCopy each), the
+// tile's elements through shared memory one by one in the given layout. Tiles cut by the
+// matrix edge move element by element, predicated, in rolled loops through the same layout.
+template <int E, class SmemLayout>
+__global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cute_vectorized(Problem p, TileOrigin o) {
+  using T = layout::CuteVecTile<E>;
+  using LoadAtom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, Elem<E>>;
+  using StoreAtom = cute::Copy_Atom<StoreWhole16, Elem<E>>;
+  __shared__ alignas(16) Elem<E> buffer[cute::cosize_v<SmemLayout>];
+  const TileRef<Elem<E>> t = block_tile<Elem<E>>(p, o, T::tile, T::tile);
+  auto src = cute::make_tensor(cute::make_gmem_ptr(t.src),
+                               cute::make_layout(typename T::Shape{}, cute::make_stride(p.ld_src, cute::_1{})));
+  auto dst = cute::make_tensor(cute::make_gmem_ptr(t.dst),
+                               cute::make_layout(typename T::Shape{}, cute::make_stride(cute::_1{}, p.ld_dst)));
+  auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), SmemLayout{});
+
+  if (t.rows == T::tile && t.cols == T::tile) {
+    const auto load = cute::make_tiled_copy(LoadAtom{}, typename T::LoadThreads{}, typename T::LoadVector{});
+    const auto loader = load.get_thread_slice(threadIdx.x);
+    const auto from = loader.partition_S(src);
+    auto in = cute::make_fragment_like(from);
+    cute::copy(load, from, in);  // every load in flight before the first shared-memory store
+    auto staged = loader.partition_D(tile);
+    CUTE_UNROLL
+    for (int i = 0; i < cute::size(in); ++i) staged(i) = in(i);
+    __syncthreads();
+    const auto store = cute::make_tiled_copy(StoreAtom{}, typename T::StoreThreads{}, typename T::StoreVector{});
+    const auto storer = store.get_thread_slice(threadIdx.x);
+    auto to = storer.partition_D(dst);
+    const auto gathered = storer.partition_S(tile);
+    auto out = cute::make_fragment_like(to);
+    CUTE_UNROLL
+    for (int i = 0; i < cute::size(out); ++i) out(i) = gathered(i);
+    cute::copy(store, out, to);
+  } else {
+#pragma unroll 1
+    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
+      const int r = i / T::tile, c = i % T::tile;  // along a src row
+      if (r < t.rows && c < t.cols) tile(r, c) = src(r, c);
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
+      const int c = i / T::tile, r = i % T::tile;  // along a dst row
+      if (r < t.rows && c < t.cols) dst(r, c) = tile(r, c);
+    }
+  }
+}
+
 // The shared-memory layouts, each a type so that one kernel serves them all.
 template <int E> using RowMajorTile = decltype(CuteTile<E>::plain());
 template <int E>
@@ -115,6 +188,29 @@ cudaError_t launch_smem(const Problem& p, const detail::Launch& l, cudaStream_t 
   });
 }
 
+template <int E> using VecPlainTile = decltype(layout::CuteVecTile<E>::plain());
+template <int E> using VecSwizzledTile = decltype(layout::CuteVecTile<E>::swizzled());
+
+std::string vectorized_unsupported(const Problem& p, const detail::Device& d) {
+  if (auto why = detail::unsupported_device(d); !why.empty()) return why;
+  return detail::unaligned_16(p, "a CuTe 16-byte copy atom");
+}
+
+detail::Launch cute_vec_shape(const Problem& p, const detail::Device&) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    using T = layout::CuteVecTile<decltype(e)::value>;
+    return tile_launch(p, T::tile, T::tile, {uint32_t(T::threads), 1, 1});
+  });
+}
+
+template <template <int> class SmemLayoutOf>
+cudaError_t launch_vectorized(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    return launch_tiles(transpose_cute_vectorized<E, SmemLayoutOf<E>>, p, l, 0, s, p);
+  });
+}
+
 }  // namespace
 
 const detail::Kernel cute_naive_read = {"cute_naive_read", "CuTe: threads along src rows, strided dst writes",
@@ -131,5 +227,12 @@ const detail::Kernel cute_padded = {"cute_padded", "CuTe: shared tile rows padde
                                     cute_shape, launch_smem<PaddedTile>};
 const detail::Kernel cute_swizzled = {"cute_swizzled", "CuTe: shared tile through a composed Swizzle",
                                       always_supported, cute_shape, launch_smem<SwizzledTile>};
+
+const detail::Kernel cute_vectorized = {"cute_vectorized",
+                                        "CuTe: 16-byte copy atoms both sides, row-major shared tile (column reads conflict)",
+                                        vectorized_unsupported, cute_vec_shape, launch_vectorized<VecPlainTile>};
+const detail::Kernel cute_vectorized_swizzled = {
+    "cute_vectorized_swizzled", "CuTe: 16-byte copy atoms both sides, shared tile through a composed Swizzle",
+    vectorized_unsupported, cute_vec_shape, launch_vectorized<VecSwizzledTile>};
 
 }  // namespace xpose::kernels

@@ -16,7 +16,7 @@ const std::vector<const Kernel*>& transpose_kernels() {
 #ifdef XPOSE_HAVE_CUTE
       &kernels::cute_naive_read, &kernels::cute_naive_write, &kernels::cute_smem_conflict_read,
       &kernels::cute_smem_conflict_write, &kernels::cute_padded, &kernels::cute_swizzled,
-      &kernels::cute_vectorized, &kernels::cute_vectorized_swizzled,
+      &kernels::cute_vectorized, &kernels::cute_vectorized_swizzled, &kernels::cute_tma,
 #endif
   };
   return all;

@@ -12,5 +12,6 @@ extern const detail::Kernel tma_pipeline;                          // tma/tma_pi
 #ifdef XPOSE_HAVE_CUTE
 extern const detail::Kernel cute_naive_read, cute_naive_write, cute_smem_conflict_read,  // cute/cute_tile.cu
     cute_smem_conflict_write, cute_padded, cute_swizzled, cute_vectorized, cute_vectorized_swizzled;
+extern const detail::Kernel cute_tma;  // cute/cute_tma.cu
 #endif
 }  // namespace xpose::kernels

@@ -79,7 +79,7 @@ TEST(Registry, ListsTheLadderInOrder) {
                                    "vec_swizzled", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
   for (const char* name : {"cute_naive_read", "cute_naive_write", "cute_smem_conflict_read", "cute_smem_conflict_write",
-                           "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled"})
+                           "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled", "cute_tma"})
     want.push_back(name);
 #endif
   EXPECT_EQ(want, names);

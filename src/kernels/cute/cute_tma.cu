@@ -1,0 +1,139 @@
+// cute_tma: the TMA transpose written with CuTe's SM90 copy atoms. The host builds two
+// TMA TiledCopies with make_tma_copy (CUTLASS encodes the tensor maps through
+// cudaGetDriverEntryPointByVersion, nothing links libcuda): a load over src as a stack of
+// (rows, cols) matrices and a store over dst as a stack of (cols, rows) matrices, each
+// into a square shared-memory tile built from the 128-byte-swizzle atom
+// (GMMA::Layout_K_SW128_Atom). A tile wider than one 128-byte swizzle row is a row of such
+// slabs, and CuTe issues one TMA box per slab, so the fp32 and fp64 tiles move 256-byte
+// row pieces on both sides (what the tile-shape experiment found pays; docs/performance.md).
+// One block per tile: one thread issues the load on an mbarrier, all threads turn the tile
+// from the src layout into the dst layout, one thread issues the store. Loads fill what lies
+// outside the matrix with zeros and stores clip it, so edge tiles run the same code.
+#include <cute/tensor.hpp>
+// (after tensor.hpp, which they assume)
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+
+#include "kernels/common.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/launch.cuh"
+#include "kernels/tma/tensor_map.hpp"
+
+namespace xpose::kernels {
+namespace {
+
+// The square tile per element size: 256-byte rows where two tiles fit the 48 KiB of static
+// shared memory (fp32, fp64), else 128-byte rows (bytes: 128x128, fp16: 64x64).
+template <int E>
+struct CuteTmaTile {
+  using T = cute::uint_byte_t<E>;
+  static constexpr int edge = E == 1 ? 128 : E == 2 ? 64 : 256 / E;
+  static constexpr int threads = 256;
+  using Shape = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
+  using Smem = decltype(cute::tile_to_shape(cute::SM90::GMMA::Layout_K_SW128_Atom<T>{}, Shape{}));
+  static constexpr int bytes = edge * edge * E;
+};
+
+// The turn, in blocks of 8 tile rows x 4 tile columns per warp: with the 128-byte swizzle a
+// warp reading such a block of the src tile meets each bank once for 4-byte elements.
+template <int Edge, class In, class Out>
+__device__ __forceinline__ void turn(const In& in, Out& out) {
+  constexpr int row_blocks = Edge / 8;
+#pragma unroll 4
+  for (int i = threadIdx.x; i < Edge * Edge; i += blockDim.x) {
+    const int block = i / 32, lane = i % 32;
+    const int r = block % row_blocks * 8 + lane % 8, c = block / row_blocks * 4 + lane / 8;
+    out(c, r) = in(r, c);
+  }
+}
+
+template <int E, class LoadCopy, class StoreCopy>
+__global__ void __launch_bounds__(CuteTmaTile<E>::threads)
+    transpose_cute_tma(const __grid_constant__ LoadCopy load, const __grid_constant__ StoreCopy store,
+                       int64_t rows, int64_t cols, int64_t batch, TileOrigin o) {
+  using Tile = CuteTmaTile<E>;
+  using T = typename Tile::T;
+  __shared__ alignas(1024) T in_buffer[Tile::edge * Tile::edge];  // 1024: the swizzle's period
+  __shared__ alignas(1024) T out_buffer[Tile::edge * Tile::edge];
+  __shared__ uint64_t loaded;
+  auto in = cute::make_tensor(cute::make_smem_ptr(in_buffer), typename Tile::Smem{});
+  auto out = cute::make_tensor(cute::make_smem_ptr(out_buffer), typename Tile::Smem{});
+
+  const int64_t b = o.batch + blockIdx.z, tr = o.row_tile + blockIdx.y, tc = o.col_tile + blockIdx.x;
+  const auto src = cute::local_tile(load.get_tma_tensor(cute::make_shape(rows, cols, batch))(cute::_, cute::_, b),
+                                    typename Tile::Shape{}, cute::make_coord(tr, tc));
+  const auto dst = cute::local_tile(store.get_tma_tensor(cute::make_shape(cols, rows, batch))(cute::_, cute::_, b),
+                                    typename Tile::Shape{}, cute::make_coord(tc, tr));
+  if (threadIdx.x == 0) {
+    cute::initialize_barrier(loaded, 1);
+    cutlass::arch::fence_barrier_init();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cute::set_barrier_transaction_bytes(loaded, Tile::bytes);
+    const auto slice = load.get_slice(0);
+    cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(in));
+  }
+  cute::wait_barrier(loaded, 0);
+  turn<Tile::edge>(in, out);
+  cute::tma_store_fence();  // the threads' shared-memory writes, visible to the copy engine
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const auto slice = store.get_slice(0);
+    cute::copy(store, slice.partition_S(out), slice.partition_D(dst));
+    cute::tma_store_arrive();
+    cute::tma_store_wait<0>();  // shared memory must outlive the store's reads
+  }
+}
+
+std::string unserved(const Problem& p, const detail::Device& d) {
+  if (p.elem_bytes == 16)
+    return "cute_tma moves elements of 1, 2, 4 or 8 bytes (TMA's widest element); tma and tma_pipeline serve 16";
+  return tma::unserved(p, d);
+}
+
+detail::Launch shape(const Problem& p, const detail::Device&) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    using Tile = CuteTmaTile<decltype(e)::value == 16 ? 8 : decltype(e)::value>;
+    return tile_launch(p, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
+  });
+}
+
+template <int E>
+cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  using Tile = CuteTmaTile<E>;
+  using T = typename Tile::T;
+  // Batch strides of a single matrix are never used; any pitch past the matrix keeps the
+  // tensor map's strides valid.
+  const int64_t stride_src = p.batch > 1 ? p.stride_src : p.rows * p.ld_src;
+  const int64_t stride_dst = p.batch > 1 ? p.stride_dst : p.cols * p.ld_dst;
+  const auto src = cute::make_tensor(cute::make_gmem_ptr(static_cast<const T*>(p.src)),
+                                     cute::make_shape(p.rows, p.cols, p.batch),
+                                     cute::make_stride(p.ld_src, cute::_1{}, stride_src));
+  const auto dst = cute::make_tensor(cute::make_gmem_ptr(static_cast<T*>(p.dst)),
+                                     cute::make_shape(p.cols, p.rows, p.batch),
+                                     cute::make_stride(p.ld_dst, cute::_1{}, stride_dst));
+  const auto load = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, src, typename Tile::Smem{});
+  const auto store = cute::make_tma_copy(cute::SM90_TMA_STORE{}, dst, typename Tile::Smem{});
+  return launch_tiles(transpose_cute_tma<E, std::decay_t<decltype(load)>, std::decay_t<decltype(store)>>, p, l, 0,
+                      s, load, store, p.rows, p.cols, p.batch);
+}
+
+cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  switch (p.elem_bytes) {
+    case 1: return launch_for<1>(p, l, s);
+    case 2: return launch_for<2>(p, l, s);
+    case 4: return launch_for<4>(p, l, s);
+    case 8: return launch_for<8>(p, l, s);
+    default: return cudaErrorNotSupported;  // refused by unserved
+  }
+}
+
+}  // namespace
+
+const detail::Kernel cute_tma = {"cute_tma",
+                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles, 256-byte rows for fp32/fp64",
+                                 unserved, shape, launch};
+
+}  // namespace xpose::kernels

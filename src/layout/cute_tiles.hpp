@@ -12,7 +12,10 @@
 #include <cute/layout.hpp>
 #include <cute/swizzle.hpp>
 #include <cute/swizzle_layout.hpp>
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>  // (after tensor.hpp, which it assumes)
 
+#include "layout/hd.hpp"
 #include "layout/smem_layout.hpp"
 #include "layout/tma_tile.hpp"
 
@@ -72,6 +75,33 @@ struct CuteVecTile {
                                     cute::Stride<cute::_1, cute::Int<vecs_per_row>>>;
   using StoreVector = cute::Layout<cute::Shape<cute::Int<vec>, cute::_1>>;
 };
+
+// cute_tma's square tile per element size, row-major under the 128-byte swizzle (CuTe's
+// GMMA K-major SW128 atom, 8 rows of 128 bytes, tiled: a tile wider than 128 bytes is a row
+// of 128-byte-wide slabs, one TMA box each). 256-byte rows where the two tiles fit the
+// 48 KiB of static shared memory (fp32, fp64), else 128-byte rows (bytes 128x128, fp16 64x64).
+template <int E>
+struct CuteTmaTile {
+  using T = cute::uint_byte_t<E>;
+  static constexpr int edge = E == 1 ? 128 : E == 2 ? 64 : 256 / E;
+  static constexpr int threads = 256;
+  static constexpr int bytes = edge * edge * E;
+  using Shape = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
+  using Smem = decltype(cute::tile_to_shape(cute::SM90::GMMA::Layout_K_SW128_Atom<T>{}, Shape{}));
+};
+
+// cute_tma's turn: the tile (edge x edge elements, edge/m micro-blocks a side, m =
+// MicroTraits<E>::m) is handed out in 8x8 super-blocks of micro-blocks, each walked in 8
+// diagonals: step t takes micro-block (8 SR + (j + d) % 8, 8 SC + j) with j = t % 8 and
+// d = t / 8 % 8. Under the 128-byte swizzle eight lanes in a row then meet eight distinct
+// 16-byte chunks both reading src-tile rows and writing dst-tile rows (the bank model in
+// tests/cpu/test_cute_layout.cu proves it: conflict-free for 2-, 4- and 8-byte elements,
+// 2-way for bytes, whose 4-byte words are served 32 lanes at a time).
+struct MicroBlock { int row, col; };  // in micro-blocks
+XPOSE_HD constexpr MicroBlock diagonal_micro_block(int t, int blocks_per_side) {
+  const int j = t % 8, d = t / 8 % 8, super = t / 64, per_row = blocks_per_side / 8;
+  return {8 * (super / per_row) + (j + d) % 8, 8 * (super % per_row) + j};
+}
 
 // The CuTe kernels' 256 threads: 8 x 32 walking src rows (the coalesced read side), and
 // 32 x 8 walking down the columns, which are the rows of dst (the coalesced write side).

@@ -235,5 +235,60 @@ TEST(CuteVecTiles, BothWalksOfTheSwizzledTileAreConflictFree) {
   check_vec_tile<16>();
 }
 
+// cute_tma's turn, replayed on CuTe's own swizzled tile: every micro-block once, each
+// word whole inside one 16-byte chunk, and the worst conflict of its shared-memory reads
+// and writes (m words per micro-block, one warp instruction per word index).
+// An element's offset in cute_tma's tile, found as the kernel finds it: through a tensor
+// over a shared-memory pointer (here a 1024-byte-aligned host array). The GMMA atoms carry
+// their swizzle on the pointer (smem_ptr_flag), so the layout alone gives the unswizzled
+// offset.
+template <int E>
+int swizzled_offset(int r, int c) {
+  using T = typename CuteTmaTile<E>::T;
+  alignas(1024) static T tile[CuteTmaTile<E>::edge * CuteTmaTile<E>::edge];
+  const auto t = cute::make_tensor(cute::make_smem_ptr(tile), typename CuteTmaTile<E>::Smem{});
+  return int(&t(r, c) - tile);
+}
+
+template <int E>
+std::pair<int, int> tma_turn_ways() {
+  using Tile = CuteTmaTile<E>;
+  constexpr int m = MicroTraits<E>::m, side = Tile::edge / m, word = m * E;
+  std::set<std::pair<int, int>> blocks;
+  int reads = 0, writes = 0;
+  for (int first = 0; first < side * side; first += 32)
+    for (int k = 0; k < m; ++k) {
+      std::vector<int64_t> rd, wr;
+      for (int t = first; t < first + 32; ++t) {
+        const auto b = diagonal_micro_block(t, side);
+        if (k == 0) EXPECT_TRUE(blocks.emplace(b.row, b.col).second) << "micro-block twice";
+        const int r = b.row * m, c = b.col * m;
+        const int64_t in = int64_t(swizzled_offset<E>(r + k, c)) * E;
+        const int64_t out = int64_t(swizzled_offset<E>(c + k, r)) * E;
+        EXPECT_EQ(in / 16, (in + word - 1) / 16);  // a word never straddles a chunk
+        for (int i = 1; i < m; ++i) EXPECT_EQ(int64_t(swizzled_offset<E>(r + k, c + i)) * E, in + i * E);
+        rd.push_back(in);
+        wr.push_back(out);
+      }
+      reads = std::max(reads, conflict_ways(rd, word));
+      writes = std::max(writes, conflict_ways(wr, word));
+    }
+  EXPECT_EQ(size_t(side * side), blocks.size());
+  return {reads, writes};
+}
+
+TEST(CuteTmaTile, TheTurnIsConflictFreeExceptTwoWayForBytes) {
+  EXPECT_EQ(std::make_pair(2, 2), tma_turn_ways<1>());
+  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<2>());
+  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<4>());
+  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<8>());
+  // The tile is CuTe's 128-byte swizzle: 16-byte chunk q of row r lands at q ^ (r % 8).
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 64; ++c) {
+      const int slab = c / 32, chunk = (c % 32) / 4;
+      EXPECT_EQ(slab * 64 * 32 + r * 32 + ((chunk ^ (r % 8)) * 4) + c % 4, swizzled_offset<4>(r, c));
+    }
+}
+
 }  // namespace
 }  // namespace xpose::layout

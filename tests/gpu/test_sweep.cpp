@@ -104,6 +104,10 @@ bool run_case(const Param& param, const Case& c, uint64_t seed) {
   return true;
 }
 
+// Element sizes a kernel declines by design (each says why); every other pair must serve
+// at least one case of the sweep.
+bool declined_by_design(const Param& p) { return p.kernel == "cute_tma" && p.elem_bytes == 16; }
+
 TEST_P(Sweep, MatchesReferenceBitForBit) {
   XPOSE_REQUIRE_GPU();
   const Param& param = GetParam();
@@ -114,7 +118,10 @@ TEST_P(Sweep, MatchesReferenceBitForBit) {
     served += run_case(param, c, seed);
     if (::testing::Test::HasFailure()) break;  // one clear failure beats a hundred echoes
   }
-  EXPECT_GT(served, 0) << "the kernel declined every case";
+  if (declined_by_design(param))
+    EXPECT_EQ(0, served) << "declined by design, yet served";
+  else
+    EXPECT_GT(served, 0) << "the kernel declined every case";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, Sweep, ::testing::ValuesIn(params()),

@@ -7,7 +7,8 @@
 // slabs, and CuTe issues one TMA box per slab, so the fp32 and fp64 tiles move 256-byte
 // row pieces on both sides (what the tile-shape experiment found pays; docs/performance.md).
 // One block per tile: one thread issues the load on an mbarrier, all threads turn the tile
-// from the src layout into the dst layout, one thread issues the store. Loads fill what lies
+// from the src layout into the dst layout in register micro-blocks, one thread issues the
+// store. Loads fill what lies
 // outside the matrix with zeros and stores clip it, so edge tiles run the same code.
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
@@ -19,32 +20,33 @@
 #include "kernels/kernels.hpp"
 #include "kernels/launch.cuh"
 #include "kernels/tma/tensor_map.hpp"
+#include "layout/cute_tiles.hpp"
+#include "layout/micro_block.hpp"
+#include "layout/tma_tile.hpp"
 
 namespace xpose::kernels {
 namespace {
 
-// The square tile per element size: 256-byte rows where two tiles fit the 48 KiB of static
-// shared memory (fp32, fp64), else 128-byte rows (bytes: 128x128, fp16: 64x64).
-template <int E>
-struct CuteTmaTile {
-  using T = cute::uint_byte_t<E>;
-  static constexpr int edge = E == 1 ? 128 : E == 2 ? 64 : 256 / E;
-  static constexpr int threads = 256;
-  using Shape = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
-  using Smem = decltype(cute::tile_to_shape(cute::SM90::GMMA::Layout_K_SW128_Atom<T>{}, Shape{}));
-  static constexpr int bytes = edge * edge * E;
-};
+using layout::CuteTmaTile;
 
-// The turn, in blocks of 8 tile rows x 4 tile columns per warp: with the 128-byte swizzle a
-// warp reading such a block of the src tile meets each bank once for 4-byte elements.
-template <int Edge, class In, class Out>
+// The turn, micro-block by micro-block (m x m elements, m words of m x E bytes, which the
+// swizzle keeps whole): m words read from m src-tile rows, transposed in registers
+// (layout::transpose_micro), m words written to m dst-tile rows; micro-blocks in the
+// diagonal order that keeps both sides' shared-memory accesses conflict-free.
+template <int E, class In, class Out>
 __device__ __forceinline__ void turn(const In& in, Out& out) {
-  constexpr int row_blocks = Edge / 8;
-#pragma unroll 4
-  for (int i = threadIdx.x; i < Edge * Edge; i += blockDim.x) {
-    const int block = i / 32, lane = i % 32;
-    const int r = block % row_blocks * 8 + lane % 8, c = block / row_blocks * 4 + lane / 8;
-    out(c, r) = in(r, c);
+  constexpr int edge = CuteTmaTile<E>::edge, m = layout::MicroTraits<E>::m, side = edge / m;
+  using Word = typename layout::WordOf<m * E>::type;
+#pragma unroll
+  for (int t = threadIdx.x; t < side * side; t += CuteTmaTile<E>::threads) {
+    const auto b = layout::diagonal_micro_block(t, side);
+    const int r = b.row * m, c = b.col * m;
+    Word a[m], w[m];
+#pragma unroll
+    for (int k = 0; k < m; ++k) a[k] = *reinterpret_cast<const Word*>(&in(r + k, c));
+    layout::transpose_micro(a, w);
+#pragma unroll
+    for (int k = 0; k < m; ++k) *reinterpret_cast<Word*>(&out(c + k, r)) = w[k];
   }
 }
 
@@ -76,7 +78,7 @@ __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
     cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(in));
   }
   cute::wait_barrier(loaded, 0);
-  turn<Tile::edge>(in, out);
+  turn<E>(in, out);
   cute::tma_store_fence();  // the threads' shared-memory writes, visible to the copy engine
   __syncthreads();
   if (threadIdx.x == 0) {

@@ -78,12 +78,13 @@ struct CuteVecTile {
 
 // cute_tma's square tile per element size, row-major under the 128-byte swizzle (CuTe's
 // GMMA K-major SW128 atom, 8 rows of 128 bytes, tiled: a tile wider than 128 bytes is a row
-// of 128-byte-wide slabs, one TMA box each). 256-byte rows where the two tiles fit the
-// 48 KiB of static shared memory (fp32, fp64), else 128-byte rows (bytes 128x128, fp16 64x64).
+// of 128-byte-wide slabs, one TMA box each). The tile is turned in place, so one buffer:
+// rows of 256 bytes (fp16 128x128, fp32 64x64, fp64 32x32), 128 for bytes (128x128: 256
+// would need 64 KiB, past static shared memory).
 template <int E>
 struct CuteTmaTile {
   using T = cute::uint_byte_t<E>;
-  static constexpr int edge = E == 1 ? 128 : E == 2 ? 64 : 256 / E;
+  static constexpr int edge = E == 1 ? 128 : 256 / E;
   static constexpr int threads = 256;
   static constexpr int bytes = edge * edge * E;
   using Shape = cute::Shape<cute::Int<edge>, cute::Int<edge>>;

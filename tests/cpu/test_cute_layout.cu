@@ -13,6 +13,7 @@
 
 #include "layout/bank_model.hpp"
 #include "layout/cute_tiles.hpp"
+#include "layout/micro_block.hpp"
 
 namespace xpose::layout {
 namespace {
@@ -250,38 +251,85 @@ int swizzled_offset(int r, int c) {
   return int(&t(r, c) - tile);
 }
 
+// cute_tma's in-place turn, replayed on the host: the owners of the diagonal walk (blocks
+// on or above the diagonal) read and write their block and its mirror; returns the worst
+// conflict of the two access sets (each warp instruction: word k of every active lane's
+// block, or of its mirror), and checks each word lies whole inside one 16-byte chunk.
 template <int E>
 std::pair<int, int> tma_turn_ways() {
   using Tile = CuteTmaTile<E>;
   constexpr int m = MicroTraits<E>::m, side = Tile::edge / m, word = m * E;
-  std::set<std::pair<int, int>> blocks;
-  int reads = 0, writes = 0;
-  for (int first = 0; first < side * side; first += 32)
+  // A warp's accesses of `word` bytes are served in phases of lanes (all 32 up to 4 bytes,
+  // 128 / word lanes above), by lane number: idle lanes leave gaps, not shifts.
+  constexpr int phase = word <= 4 ? 32 : 128 / word;
+  int upper_ways = 0, lower_ways = 0, owners = 0;
+  for (int first = 0; first < side * side; first += phase)
     for (int k = 0; k < m; ++k) {
-      std::vector<int64_t> rd, wr;
-      for (int t = first; t < first + 32; ++t) {
+      std::vector<int64_t> upper, lower;
+      for (int t = first; t < first + phase; ++t) {
         const auto b = diagonal_micro_block(t, side);
-        if (k == 0) EXPECT_TRUE(blocks.emplace(b.row, b.col).second) << "micro-block twice";
+        if (b.row > b.col) continue;
+        if (k == 0) ++owners;
         const int r = b.row * m, c = b.col * m;
-        const int64_t in = int64_t(swizzled_offset<E>(r + k, c)) * E;
-        const int64_t out = int64_t(swizzled_offset<E>(c + k, r)) * E;
-        EXPECT_EQ(in / 16, (in + word - 1) / 16);  // a word never straddles a chunk
-        for (int i = 1; i < m; ++i) EXPECT_EQ(int64_t(swizzled_offset<E>(r + k, c + i)) * E, in + i * E);
-        rd.push_back(in);
-        wr.push_back(out);
+        const int64_t up = int64_t(swizzled_offset<E>(r + k, c)) * E;
+        const int64_t low = int64_t(swizzled_offset<E>(c + k, r)) * E;
+        EXPECT_EQ(up / 16, (up + word - 1) / 16);  // a word never straddles a chunk
+        for (int i = 1; i < m; ++i) EXPECT_EQ(int64_t(swizzled_offset<E>(r + k, c + i)) * E, up + i * E);
+        upper.push_back(up);
+        lower.push_back(low);
       }
-      reads = std::max(reads, conflict_ways(rd, word));
-      writes = std::max(writes, conflict_ways(wr, word));
+      if (upper.empty()) continue;
+      upper_ways = std::max(upper_ways, conflict_ways(upper, word));
+      lower_ways = std::max(lower_ways, conflict_ways(lower, word));
     }
-  EXPECT_EQ(size_t(side * side), blocks.size());
-  return {reads, writes};
+  EXPECT_EQ(side * (side + 1) / 2, owners);  // every pair (and diagonal block) has one owner
+  return {upper_ways, lower_ways};
 }
 
-TEST(CuteTmaTile, TheTurnIsConflictFreeExceptTwoWayForBytes) {
+// The in-place turn itself, run on the host over a tile of distinct values laid out through
+// the swizzle: afterwards element (c, r) holds what (r, c) held.
+template <int E>
+void check_turn_in_place() {
+  SCOPED_TRACE("element size " + std::to_string(E));
+  using Tile = CuteTmaTile<E>;
+  using Word = typename WordOf<MicroTraits<E>::m * E>::type;
+  constexpr int n = Tile::edge, m = MicroTraits<E>::m, side = n / m;
+  std::vector<uint8_t> bytes(size_t(n) * n * E);
+  const auto value = [](int r, int c, int byte) { return uint8_t((r * 131 + c * 7 + byte * 59) % 251); };
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c)
+      for (int i = 0; i < E; ++i) bytes[size_t(swizzled_offset<E>(r, c)) * E + i] = value(r, c, i);
+  const auto word = [&](int r, int c) -> Word& {
+    return *reinterpret_cast<Word*>(bytes.data() + size_t(swizzled_offset<E>(r, c)) * E);
+  };
+  for (int t = 0; t < side * side; ++t) {
+    const auto b = diagonal_micro_block(t, side);
+    if (b.row > b.col) continue;
+    const int r = b.row * m, c = b.col * m;
+    Word upper[m], lower[m], upper_t[m], lower_t[m];
+    for (int k = 0; k < m; ++k) upper[k] = word(r + k, c), lower[k] = word(c + k, r);
+    transpose_micro(upper, upper_t);
+    transpose_micro(lower, lower_t);
+    for (int k = 0; k < m; ++k) word(c + k, r) = upper_t[k];
+    if (b.row != b.col)
+      for (int k = 0; k < m; ++k) word(r + k, c) = lower_t[k];
+  }
+  int wrong = 0;
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c)
+      for (int i = 0; i < E; ++i) wrong += bytes[size_t(swizzled_offset<E>(c, r)) * E + i] != value(r, c, i);
+  EXPECT_EQ(0, wrong);
+}
+
+TEST(CuteTmaTile, TheInPlaceTurnIsConflictFreeExceptTwoWayForBytes) {
   EXPECT_EQ(std::make_pair(2, 2), tma_turn_ways<1>());
   EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<2>());
   EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<4>());
   EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<8>());
+  check_turn_in_place<1>();
+  check_turn_in_place<2>();
+  check_turn_in_place<4>();
+  check_turn_in_place<8>();
   // The tile is CuTe's 128-byte swizzle: 16-byte chunk q of row r lands at q ^ (r % 8).
   for (int r = 0; r < 64; ++r)
     for (int c = 0; c < 64; ++c) {

@@ -7,8 +7,7 @@
 // slabs, and CuTe issues one TMA box per slab, so the fp32 and fp64 tiles move 256-byte
 // row pieces on both sides (what the tile-shape experiment found pays; docs/performance.md).
 // One block per tile: one thread issues the load on an mbarrier, all threads turn the tile
-// from the src layout into the dst layout in register micro-blocks, one thread issues the
-// store. Loads fill what lies
+// in place in register micro-blocks, one thread issues the store. Loads fill what lies
 // outside the matrix with zeros and stores clip it, so edge tiles run the same code.
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
@@ -29,24 +28,36 @@ namespace {
 
 using layout::CuteTmaTile;
 
-// The turn, micro-block by micro-block (m x m elements, m words of m x E bytes, which the
-// swizzle keeps whole): m words read from m src-tile rows, transposed in registers
-// (layout::transpose_micro), m words written to m dst-tile rows; micro-blocks in the
-// diagonal order that keeps both sides' shared-memory accesses conflict-free.
-template <int E, class In, class Out>
-__device__ __forceinline__ void turn(const In& in, Out& out) {
+// The turn, in place, micro-block by micro-block (m x m elements, m words of m x E bytes,
+// which the swizzle keeps whole). The tile is square and the dst tile has the src tile's
+// layout, so micro-block (I, J) of the result is micro-block (J, I) of the source turned
+// around: the thread that owns a pair above the diagonal reads both blocks' words, turns
+// them in registers (layout::transpose_micro) and writes each to the other's place; one on
+// the diagonal turns in its own place; one below the diagonal has nothing to do. The owners
+// follow the diagonal walk, so every warp access is one of the walk's conflict-free ones.
+template <int E, class Tile>
+__device__ __forceinline__ void turn_in_place(Tile& tile) {
   constexpr int edge = CuteTmaTile<E>::edge, m = layout::MicroTraits<E>::m, side = edge / m;
   using Word = typename layout::WordOf<m * E>::type;
+  const auto word = [&](int r, int c) -> Word& { return *reinterpret_cast<Word*>(&tile(r, c)); };
 #pragma unroll
   for (int t = threadIdx.x; t < side * side; t += CuteTmaTile<E>::threads) {
     const auto b = layout::diagonal_micro_block(t, side);
+    if (b.row > b.col) continue;  // the mirror's owner moves this block
     const int r = b.row * m, c = b.col * m;
-    Word a[m], w[m];
+    Word upper[m], lower[m], upper_t[m], lower_t[m];
 #pragma unroll
-    for (int k = 0; k < m; ++k) a[k] = *reinterpret_cast<const Word*>(&in(r + k, c));
-    layout::transpose_micro(a, w);
+    for (int k = 0; k < m; ++k) upper[k] = word(r + k, c);
 #pragma unroll
-    for (int k = 0; k < m; ++k) *reinterpret_cast<Word*>(&out(c + k, r)) = w[k];
+    for (int k = 0; k < m; ++k) lower[k] = word(c + k, r);
+    layout::transpose_micro(upper, upper_t);
+    layout::transpose_micro(lower, lower_t);
+#pragma unroll
+    for (int k = 0; k < m; ++k) word(c + k, r) = upper_t[k];
+    if (b.row != b.col) {
+#pragma unroll
+      for (int k = 0; k < m; ++k) word(r + k, c) = lower_t[k];
+    }
   }
 }
 
@@ -56,11 +67,9 @@ __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
                        int64_t rows, int64_t cols, int64_t batch, TileOrigin o) {
   using Tile = CuteTmaTile<E>;
   using T = typename Tile::T;
-  __shared__ alignas(1024) T in_buffer[Tile::edge * Tile::edge];  // 1024: the swizzle's period
-  __shared__ alignas(1024) T out_buffer[Tile::edge * Tile::edge];
+  __shared__ alignas(1024) T buffer[Tile::edge * Tile::edge];  // 1024: the swizzle's period
   __shared__ uint64_t loaded;
-  auto in = cute::make_tensor(cute::make_smem_ptr(in_buffer), typename Tile::Smem{});
-  auto out = cute::make_tensor(cute::make_smem_ptr(out_buffer), typename Tile::Smem{});
+  auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), typename Tile::Smem{});
 
   const int64_t b = o.batch + blockIdx.z, tr = o.row_tile + blockIdx.y, tc = o.col_tile + blockIdx.x;
   const auto src = cute::local_tile(load.get_tma_tensor(cute::make_shape(rows, cols, batch))(cute::_, cute::_, b),
@@ -75,15 +84,15 @@ __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
   if (threadIdx.x == 0) {
     cute::set_barrier_transaction_bytes(loaded, Tile::bytes);
     const auto slice = load.get_slice(0);
-    cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(in));
+    cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(tile));
   }
   cute::wait_barrier(loaded, 0);
-  turn<E>(in, out);
+  turn_in_place<E>(tile);
   cute::tma_store_fence();  // the threads' shared-memory writes, visible to the copy engine
   __syncthreads();
   if (threadIdx.x == 0) {
     const auto slice = store.get_slice(0);
-    cute::copy(store, slice.partition_S(out), slice.partition_D(dst));
+    cute::copy(store, slice.partition_S(tile), slice.partition_D(dst));
     cute::tma_store_arrive();
     cute::tma_store_wait<0>();  // shared memory must outlive the store's reads
   }

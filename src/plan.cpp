@@ -15,12 +15,20 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
   return ok();
 }
 
-// Measured order on the H100 (docs/performance.md): for 1- and 2-byte elements the copy
+// Measured order on the H100 (docs/performance.md): a short side of at most 8 elements
+// stored dense (2 x N, N x 3, ...) goes to the skinny kernel, whatever the element size;
+// then for 1- and 2-byte elements the copy
 // engine's tile with the 128-byte swizzle where TMA can address the problem (fp16
 // 32768^2: 92% of copy against 61% for vec_swizzled; uint8 90% against 87%); otherwise
 // 16-byte vectors on both sides; where rows or bases are not 16-byte aligned, the
 // element-wise swizzled tile.
 Error plan_auto(const Problem& p, const Device& d, Plan* out) {
+  const Kernel* skinny = find_kernel("skinny");
+  if (skinny->unsupported(p, d).empty()) {
+    *out = Plan{skinny, skinny->shape(p, d),
+                "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"};
+    return ok();
+  }
   if (p.elem_bytes <= 2) {
     const Kernel* tma = find_kernel("tma_swizzle128");
     if (tma->unsupported(p, d).empty()) {

@@ -4,9 +4,11 @@
 
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "layout/bank_model.hpp"
 #include "layout/grid.hpp"
+#include "layout/skinny.hpp"
 
 namespace xpose::layout {
 namespace {
@@ -113,6 +115,36 @@ TEST(TileGrid, CapsYAndZAtTheirLimits) {
   EXPECT_EQ(3u, small.x);
   EXPECT_EQ(2u, small.y);
   EXPECT_EQ(1u, small.z);
+}
+
+// The skinny maps: element k of line i lands at dense position k * S + i of the span, every
+// slot of the S dense vectors is filled once, and line_of undoes dense_slot.
+template <int S, int V>
+void check_skinny_span() {
+  using Span = SkinnySpan<S, V>;
+  std::vector<int> filled(S * V, 0);
+  for (int i = 0; i < S; ++i)
+    for (int k = 0; k < V; ++k) {
+      const auto slot = Span::dense_slot(i, k);
+      ASSERT_LT(slot.vector, S);
+      EXPECT_EQ(k * S + i, slot.vector * V + slot.element);
+      ++filled[slot.vector * V + slot.element];
+      const auto back = Span::line_of(slot.vector, slot.element);
+      EXPECT_EQ(i, back.line);
+      EXPECT_EQ(k, back.k);
+    }
+  for (int f : filled) EXPECT_EQ(1, f);
+}
+
+TEST(Skinny, SpansMapLinesOntoTheDenseRunOnce) {
+  check_skinny_span<1, 16>();
+  check_skinny_span<2, 4>();
+  check_skinny_span<3, 4>();
+  check_skinny_span<3, 16>();
+  check_skinny_span<5, 8>();
+  check_skinny_span<7, 2>();
+  check_skinny_span<8, 1>();
+  check_skinny_span<8, 16>();
 }
 
 }  // namespace

@@ -31,6 +31,38 @@ TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
   EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2), a100));        // 96- and 192-byte rows
 }
 
+Problem with_ld(int64_t rows, int64_t cols, int64_t e, int64_t ld_src, int64_t ld_dst, int64_t batch = 1) {
+  Problem p;
+  const Error err = resolve(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44),
+                                 rows, cols, e, ld_src, ld_dst, batch, 0, 0},
+                            &p);
+  EXPECT_FALSE(err.failed()) << err.message;
+  return p;
+}
+
+TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
+  EXPECT_EQ("skinny", chosen(problem(2, 268435456, 4)));   // interleave
+  EXPECT_EQ("skinny", chosen(problem(268435456, 2, 4)));   // de-interleave
+  EXPECT_EQ("skinny", chosen(problem(3, 100000000, 4)));
+  EXPECT_EQ("skinny", chosen(problem(8, 1000, 1)));
+  EXPECT_EQ("skinny", chosen(problem(1001, 8, 16)));
+  EXPECT_EQ("skinny", chosen(problem(2, 777, 2)));         // unaligned rows: the element path of the same kernel
+  EXPECT_EQ("skinny", chosen(problem(2, 3, 4)));            // both short: the shorter side's lines
+  EXPECT_EQ("skinny", chosen(with_ld(2, 4096, 4, 0, 2, 7)));  // batches of them
+  // Where the boundary lies: 9 rows is a tile's job, and so is a short side that is not dense.
+  EXPECT_NE("skinny", chosen(problem(9, 4096, 4)));
+  EXPECT_NE("skinny", chosen(problem(4096, 9, 4)));
+  EXPECT_NE("skinny", chosen(with_ld(2, 4096, 4, 0, 4)));  // dst rows of 2 in a pitch of 4
+  EXPECT_NE("skinny", chosen(with_ld(4096, 2, 4, 4, 0)));  // src rows of 2 in a pitch of 4
+  Plan plan;
+  ASSERT_FALSE(plan_auto(problem(3, 100000000, 4), h100, &plan).failed());
+  EXPECT_EQ(3, plan.launch.tile_rows);
+  EXPECT_EQ(1024, plan.launch.tile_cols);  // 256 threads x one 16-byte vector of fp32 each
+  ASSERT_FALSE(plan_auto(problem(100000, 2, 1), h100, &plan).failed());
+  EXPECT_EQ(4096, plan.launch.tile_rows);
+  EXPECT_EQ(2, plan.launch.tile_cols);
+}
+
 TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 2)));
@@ -76,7 +108,7 @@ TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
-                                   "vec_swizzled", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
+                                   "vec_swizzled", "skinny", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
   for (const char* name : {"cute_naive_read", "cute_naive_write", "cute_smem_conflict_read", "cute_smem_conflict_write",
                            "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled", "cute_tma"})

@@ -45,6 +45,17 @@ const std::vector<Case> cases = {
     {"odd extents batched, 16-element pitches", 77, 45, 3, 3, 3},
     {"offset pointers", 129, 257, 1, 0, 0, 0, 0, 1, 3},
     {"offset pointers batched", 40, 50, 2, 1, 2, 3, 4, 5, 7},
+    {"2xN whole skinny spans and a tail", 2, 4112 * 4 + 48, 1},  // 16-byte rows for every element size
+    {"Nx2 whole skinny spans and a tail", 4112 * 4 + 48, 2, 1},
+    {"3xN planar to packed", 3, 8224, 1},
+    {"Nx3 packed to planar", 8224, 3, 1},
+    {"8xN", 8, 4160, 1},
+    {"Nx8", 4160, 8, 1},
+    {"5x9 both short", 5, 9, 1},
+    {"2xN batched, skinny", 2, 4096, 3},
+    {"Nx7 batched, skinny, src pitch gaps", 4096, 7, 2, 0, 0, 5, 0},
+    {"2xN offset pointers, skinny element path", 2, 4112, 1, 0, 0, 0, 0, 1, 3},
+    {"9xN just past skinny", 9, 4112, 1},
     {"rows past grid y limit", 2100000, 3, 1},
     {"batch past grid z limit", 2, 3, 70000},
 };

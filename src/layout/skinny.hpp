@@ -1,0 +1,28 @@
+// The skinny transpose's index math: a matrix with a short side of S elements (S <= 8)
+// and a long side. Its two sides are a set of S "lines" (rows of the long side, ld apart)
+// and a "dense" run where the S elements of each long-side index lie next to each other:
+//   interleave    (S x N -> N x S): src rows are the lines, dst is the dense run
+//   de-interleave (N x S -> S x N): src is the dense run, dst rows are the lines
+// Element k of line i sits at dense position k * S + i. A thread moves a span of V = 16/E
+// long-side indices: one 16-byte vector from each line, and S 16-byte vectors of the dense
+// run, turned into each other in registers by these maps.
+#pragma once
+
+#include "layout/hd.hpp"
+
+namespace xpose::layout {
+
+constexpr int skinny_max = 8;  // the longest short side the skinny kernel serves
+
+template <int S, int V>
+struct SkinnySpan {
+  static constexpr int lines = S, per_vector = V, dense_vectors = S;
+  struct Slot { int vector, element; };
+  // Where element k of line i of the span goes in the span's S dense vectors.
+  XPOSE_HD static constexpr Slot dense_slot(int i, int k) { return {(k * S + i) / V, (k * S + i) % V}; }
+  // Which line and element dense slot (vector q, element u) holds.
+  struct LineElem { int line, k; };
+  XPOSE_HD static constexpr LineElem line_of(int q, int u) { return {(q * V + u) % S, (q * V + u) / S}; }
+};
+
+}  // namespace xpose::layout

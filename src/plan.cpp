@@ -1,5 +1,7 @@
 #include "plan.hpp"
 
+#include <algorithm>
+
 namespace xpose::detail {
 namespace {
 
@@ -17,7 +19,10 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 
 // Measured order on the H100 (docs/performance.md): a short side of at most 8 elements
 // stored dense (2 x N, N x 3, ...) goes to the skinny kernel, whatever the element size;
-// then for 1- and 2-byte elements the copy
+// bytes with a side of at most 128 (batched 4096x128 heads: 115% against 110% of copy)
+// and fp32 too small to give every SM 4 of vec_swizzled's 64x64 tiles (1024^2: 91% against
+// 77%) take 16-byte vectors (vec_swizzled; cute_vectorized_swizzled's 32x32 tiles where
+// the CuTe family is built); then for 1- and 2-byte elements the copy
 // engine's tile with the 128-byte swizzle where TMA can address the problem (fp16
 // 32768^2: 92% of copy against 61% for vec_swizzled; uint8 90% against 87%); otherwise
 // 16-byte vectors on both sides; where rows or bases are not 16-byte aligned, the
@@ -29,15 +34,27 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
                 "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"};
     return ok();
   }
-  if (p.elem_bytes <= 2) {
+  const Kernel* vec = find_kernel("vec_swizzled");
+  std::string why_not_vec = vec->unsupported(p, d);
+  const bool short_bytes = p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128;
+  if (p.elem_bytes <= 2 && !(short_bytes && why_not_vec.empty())) {
     const Kernel* tma = find_kernel("tma_swizzle128");
     if (tma->unsupported(p, d).empty()) {
       *out = Plan{tma, tma->shape(p, d), "1- and 2-byte elements on Hopper: TMA tiles with the 128-byte swizzle"};
       return ok();
     }
   }
-  const Kernel* vec = find_kernel("vec_swizzled");
-  std::string why_not_vec = vec->unsupported(p, d);
+  if (const Kernel* small = find_kernel("cute_vectorized_swizzled");
+      small && p.elem_bytes == 4 && why_not_vec.empty() && small->unsupported(p, d).empty()) {
+    const Launch big = vec->shape(p, d);
+    const int64_t tiles = int64_t(big.grid.x) * big.grid.y * big.grid.z;
+    if (tiles < 4 * int64_t(d.sm_count)) {
+      *out = Plan{small, small->shape(p, d),
+                  "fp32 with fewer than 4 of vec_swizzled's 64x64 tiles per SM (" + std::to_string(tiles) +
+                      "): 16-byte vectors through 32x32 tiles, 4x the blocks"};
+      return ok();
+    }
+  }
   if (why_not_vec.empty()) {
     *out = Plan{vec, vec->shape(p, d), "16-byte aligned rows and bases: 16-byte vectors on both sides"};
     return ok();

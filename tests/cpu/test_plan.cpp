@@ -63,6 +63,23 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_EQ(2, plan.launch.tile_cols);
 }
 
+TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(4096, 128, 1, 0, 0, 256)));  // attention heads of bytes
+  EXPECT_EQ("vec_swizzled", chosen(problem(128, 8192, 1)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(144, 8192, 1)));            // past 128: the TMA tile again
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 128, 2, 0, 0, 256)));  // halves keep the TMA tile
+#ifdef XPOSE_HAVE_CUTE
+  const std::string small_fp32 = "cute_vectorized_swizzled";
+#else
+  const std::string small_fp32 = "vec_swizzled";
+#endif
+  EXPECT_EQ(small_fp32, chosen(problem(1024, 1024, 4)));  // 256 tiles of 64x64 for 132 SMs
+  EXPECT_EQ(small_fp32, chosen(problem(1024, 2048, 4)));  // 512 < 4 x 132
+  EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048, 4)));  // 1024 tiles: enough
+  EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
+}
+
 TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 2)));

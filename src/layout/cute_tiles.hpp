@@ -74,6 +74,11 @@ struct CuteVecTile {
   using StoreThreads = cute::Layout<cute::Shape<cute::Int<vecs_per_row>, cute::Int<threads / vecs_per_row>>,
                                     cute::Stride<cute::_1, cute::Int<vecs_per_row>>>;
   using StoreVector = cute::Layout<cute::Shape<cute::Int<vec>, cute::_1>>;
+
+  // The two sides' TiledCopy over a 16-byte copy atom (the kernel's own, or any other of the
+  // same width for a host replay of the partitions).
+  template <class Atom> static constexpr auto load_copy() { return cute::make_tiled_copy(Atom{}, LoadThreads{}, LoadVector{}); }
+  template <class Atom> static constexpr auto store_copy() { return cute::make_tiled_copy(Atom{}, StoreThreads{}, StoreVector{}); }
 };
 
 // cute_tma's square tile per element size, row-major under the 128-byte swizzle (CuTe's

@@ -148,18 +148,23 @@ TEST(CuteTiles, ThreadPartitionsCoverTheTileOnceAndCoalesce) {
   check_partition<16, DownColumns>(false);
 }
 
+// One side's TiledCopy of the vectorized pair, as the kernels build it (the atom's
+// operation does not change the partitions).
+template <int E, bool StoreSide>
+auto vec_side_copy() {
+  using Atom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, cute::uint_byte_t<E>>;
+  if constexpr (StoreSide) return CuteVecTile<E>::template store_copy<Atom>();
+  else return CuteVecTile<E>::template load_copy<Atom>();
+}
+
 // The vectorized pair's walks, replayed with the kernels' own TiledCopy partitions: each
 // register-fragment index i is one warp instruction (element i of every thread's vectors
 // stored to, or gathered from, shared memory on its own).
 template <int E, bool StoreSide, class Smem>
 int vec_walk_ways(const Smem& smem) {
   using T = CuteVecTile<E>;
-  using Atom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, cute::uint_byte_t<E>>;
   const auto ids = cute::make_identity_tensor(typename T::Shape{});
-  const auto copy = [] {
-    if constexpr (StoreSide) return cute::make_tiled_copy(Atom{}, typename T::StoreThreads{}, typename T::StoreVector{});
-    else return cute::make_tiled_copy(Atom{}, typename T::LoadThreads{}, typename T::LoadVector{});
-  }();
+  const auto copy = vec_side_copy<E, StoreSide>();
   const auto mine = [&](int thread) {
     auto slice = copy.get_thread_slice(thread);
     if constexpr (StoreSide) return slice.partition_S(ids);
@@ -185,12 +190,8 @@ template <int E, bool StoreSide>
 void check_vec_partition() {
   using T = CuteVecTile<E>;
   SCOPED_TRACE("element size " + std::to_string(E) + (StoreSide ? ", store side" : ", load side"));
-  using Atom = cute::Copy_Atom<cute::UniversalCopy<cute::uint128_t>, cute::uint_byte_t<E>>;
   const auto ids = cute::make_identity_tensor(typename T::Shape{});
-  const auto copy = [] {
-    if constexpr (StoreSide) return cute::make_tiled_copy(Atom{}, typename T::StoreThreads{}, typename T::StoreVector{});
-    else return cute::make_tiled_copy(Atom{}, typename T::LoadThreads{}, typename T::LoadVector{});
-  }();
+  const auto copy = vec_side_copy<E, StoreSide>();
   std::set<std::pair<int, int>> seen;
   for (int t = 0; t < T::threads; ++t) {
     const auto part = copy.get_thread_slice(t).partition_S(ids);  // (vector, m, n)

@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cut
   auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), SmemLayout{});
 
   if (t.rows == T::tile && t.cols == T::tile) {
-    const auto load = cute::make_tiled_copy(LoadAtom{}, typename T::LoadThreads{}, typename T::LoadVector{});
+    const auto load = T::template load_copy<LoadAtom>();
     const auto loader = load.get_thread_slice(threadIdx.x);
     const auto from = loader.partition_S(src);
     auto in = cute::make_fragment_like(from);
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cut
     CUTE_UNROLL
     for (int i = 0; i < cute::size(in); ++i) staged(i) = in(i);
     __syncthreads();
-    const auto store = cute::make_tiled_copy(StoreAtom{}, typename T::StoreThreads{}, typename T::StoreVector{});
+    const auto store = T::template store_copy<StoreAtom>();
     const auto storer = store.get_thread_slice(threadIdx.x);
     auto to = storer.partition_D(dst);
     const auto gathered = storer.partition_S(tile);

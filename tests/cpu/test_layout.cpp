@@ -8,6 +8,7 @@
 
 #include "layout/bank_model.hpp"
 #include "layout/grid.hpp"
+#include "layout/aligned_dst.hpp"
 #include "layout/skinny.hpp"
 
 namespace xpose::layout {
@@ -145,6 +146,41 @@ TEST(Skinny, SpansMapLinesOntoTheDenseRunOnce) {
   check_skinny_span<7, 2>();
   check_skinny_span<8, 1>();
   check_skinny_span<8, 16>();
+}
+
+// aligned_stores: for any start of a dst row (E-aligned) and any row length, the blocks'
+// shifted pieces cover the row once, each starts on a 32-byte sector (the first is cut at
+// row 0), every vector is 16-byte aligned, and the staged rows hold every element a piece needs.
+template <int E>
+void check_aligned_pieces() {
+  using A = AlignedDstTile<E>;
+  for (uintptr_t start = 4096; start < 4096 + 32; start += E)
+    for (int64_t n : {1, 7, 31, A::piece - 1, A::piece, A::piece + 1, 1000, 4099}) {
+      SCOPED_TRACE("E " + std::to_string(E) + ", row start " + std::to_string(start % 32) + ", length " + std::to_string(n));
+      std::vector<int> covered(size_t(n), 0);
+      for (int64_t block = 0; block < A::row_blocks(n); ++block) {
+        const int64_t first_staged = block * A::piece - A::max_shift, unshifted = block * A::piece;
+        const int s = A::shift(start + uintptr_t(unshifted) * E);
+        ASSERT_LE(s, A::max_shift);
+        EXPECT_EQ(0u, (start + uintptr_t(unshifted - s) * E) % 32);
+        for (int v = 0; v < A::vecs_per_piece; ++v)
+          for (int k = 0; k < A::vec; ++k) {
+            const int64_t r = unshifted - s + v * A::vec + k;
+            EXPECT_EQ(r, first_staged + A::tile_row(s, v, k));
+            EXPECT_GE(A::tile_row(s, v, k), 0);
+            EXPECT_LT(A::tile_row(s, v, k), A::rows);
+            if (r >= 0 && r < n) ++covered[size_t(r)];
+          }
+      }
+      for (int64_t r = 0; r < n; ++r) ASSERT_EQ(1, covered[size_t(r)]) << "row element " << r;
+    }
+}
+
+TEST(AlignedDst, ShiftedPiecesCoverEachDstRowOnceOnWholeSectors) {
+  check_aligned_pieces<1>();
+  check_aligned_pieces<2>();
+  check_aligned_pieces<4>();
+  check_aligned_pieces<8>();
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
-                                   "vec_swizzled", "skinny", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
+                                   "vec_swizzled", "skinny", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
   for (const char* name : {"cute_naive_read", "cute_naive_write", "cute_smem_conflict_read", "cute_smem_conflict_write",
                            "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled", "cute_tma"})

@@ -22,11 +22,14 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 // bytes with a side of at most 128 (batched 4096x128 heads: 115% against 110% of copy)
 // and fp32 too small to give every SM 4 of vec_swizzled's 64x64 tiles (1024^2: 91% against
 // 77%) take 16-byte vectors (vec_swizzled; cute_vectorized_swizzled's 32x32 tiles where
-// the CuTe family is built); then for 1- and 2-byte elements the copy
+// the CuTe family is built); fp32 whose dst pitch is 16 mod 32 bytes (every other dst row
+// starting mid-sector) takes aligned_stores (30011x29989 in pitches 29992/30012: 87% against
+// 74%), as do 2-, 4- and 8-byte elements whose rows are not 16-byte aligned (8191x12289:
+// 68/89/91% against 51/58/72%); then for 1- and 2-byte elements the copy
 // engine's tile with the 128-byte swizzle where TMA can address the problem (fp16
 // 32768^2: 92% of copy against 61% for vec_swizzled; uint8 90% against 87%); otherwise
-// 16-byte vectors on both sides; where rows or bases are not 16-byte aligned, the
-// element-wise swizzled tile.
+// 16-byte vectors on both sides; bytes and 16-byte elements whose rows or bases are not
+// 16-byte aligned, the element-wise swizzled tile.
 Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const Kernel* skinny = find_kernel("skinny");
   if (skinny->unsupported(p, d).empty()) {
@@ -44,6 +47,12 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
       return ok();
     }
   }
+  const Kernel* aligned = find_kernel("aligned_stores");
+  if (p.elem_bytes == 4 && (p.ld_dst * 4) % 32 == 16 && aligned->unsupported(p, d).empty()) {
+    *out = Plan{aligned, aligned->shape(p, d),
+                "dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"};
+    return ok();
+  }
   if (const Kernel* small = find_kernel("cute_vectorized_swizzled");
       small && p.elem_bytes == 4 && why_not_vec.empty() && small->unsupported(p, d).empty()) {
     const Launch big = vec->shape(p, d);
@@ -57,6 +66,11 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   }
   if (why_not_vec.empty()) {
     *out = Plan{vec, vec->shape(p, d), "16-byte aligned rows and bases: 16-byte vectors on both sides"};
+    return ok();
+  }
+  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && aligned->unsupported(p, d).empty()) {
+    *out = Plan{aligned, aligned->shape(p, d),
+                "rows not 16-byte aligned: element loads, 16-byte stores shifted onto 32-byte sectors; " + why_not_vec};
     return ok();
   }
   const Kernel* swz = find_kernel("smem_swizzled");

@@ -90,21 +90,31 @@ TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
                        &padded)
                    .failed());
   EXPECT_EQ("vec_swizzled", chosen(padded));
-  EXPECT_EQ("smem_swizzled", chosen(problem(33, 31, 2)));   // rows not 16-byte aligned at all
+  EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
   Plan plan;
   ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
   EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 64x64x1, block 256x1x1, tile 64x64"))
       << describe(plan);
 }
 
-TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
-  EXPECT_EQ("smem_swizzled", chosen(problem(30011, 29989, 4)));      // odd rows
-  EXPECT_EQ("smem_swizzled", chosen(problem(64, 64, 4, (1 << 20) + 4)));  // misaligned src
+TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
+  EXPECT_EQ("aligned_stores", chosen(problem(30011, 29989, 4)));  // odd rows
+  EXPECT_EQ("aligned_stores", chosen(problem(8191, 12289, 2)));
+  EXPECT_EQ("aligned_stores", chosen(problem(8191, 12289, 8)));
+  EXPECT_EQ("aligned_stores", chosen(problem(64, 64, 4, (1 << 20) + 4)));  // misaligned src
+  EXPECT_EQ("aligned_stores", chosen(with_ld(30011, 29989, 4, 29992, 30012)));  // dst pitch 120048 = 16 mod 32
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(30011, 29989, 4, 29992, 30016)));    // 32-byte pitch: vectors
   Plan plan;
   ASSERT_FALSE(plan_auto(problem(30011, 29989, 4), h100, &plan).failed());
   EXPECT_NE(std::string::npos, plan.reason.find("multiples of 16 bytes")) << plan.reason;
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel smem_swizzled, grid 938x938x1, block 32x8x1, tile 32x32"))
+  // one block row more than 30011 / 64 rounds to: the last pieces start up to 7 rows early
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel aligned_stores, grid 469x470x1, block 256x1x1, tile 64x64"))
       << describe(plan);
+}
+
+TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
+  EXPECT_EQ("smem_swizzled", chosen(problem(30011, 29989, 1)));  // bytes: element loads are no faster there
+  EXPECT_EQ("smem_swizzled", chosen(problem(64, 64, 1, (1 << 20) + 1)));  // bytes, misaligned base
 }
 
 TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {

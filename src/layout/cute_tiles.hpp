@@ -16,6 +16,7 @@
 #include <cute/atom/mma_traits_sm90_gmma.hpp>  // (after tensor.hpp, which it assumes)
 
 #include "layout/hd.hpp"
+#include "layout/micro_block.hpp"
 #include "layout/smem_layout.hpp"
 #include "layout/tma_tile.hpp"
 
@@ -107,6 +108,39 @@ struct MicroBlock { int row, col; };  // in micro-blocks
 XPOSE_HD constexpr MicroBlock diagonal_micro_block(int t, int blocks_per_side) {
   const int j = t % 8, d = t / 8 % 8, super = t / 64, per_row = blocks_per_side / 8;
   return {8 * (super / per_row) + (j + d) % 8, 8 * (super % per_row) + j};
+}
+
+// cute_tma's turn, in place, micro-block by micro-block (m x m elements, m words of m x E
+// bytes, which the swizzle keeps whole). The tile is square and the dst tile has the src
+// tile's layout, so micro-block (I, J) of the result is micro-block (J, I) of the source
+// turned around: the owner of a pair above the diagonal reads both blocks' words, turns them
+// in registers (transpose_micro) and writes each to the other's place; one on the diagonal
+// turns in its own place; one below the diagonal has nothing to do. Owners follow the
+// diagonal walk. `word(r, c)` is the m x E-byte word at tile element (r, c); thread
+// `thread` of `threads` (the kernel's threadIdx.x; the host test walks them all).
+template <int E, int Edge, class WordAt>
+XPOSE_HD void turn_in_place(const WordAt& word, int thread, int threads) {
+  constexpr int m = MicroTraits<E>::m, side = Edge / m;
+  using Word = typename WordOf<m * E>::type;
+  XPOSE_UNROLL
+  for (int t = thread; t < side * side; t += threads) {
+    const auto b = diagonal_micro_block(t, side);
+    if (b.row > b.col) continue;  // the mirror's owner moves this block
+    const int r = b.row * m, c = b.col * m;
+    Word upper[m], lower[m], upper_t[m], lower_t[m];
+    XPOSE_UNROLL
+    for (int k = 0; k < m; ++k) upper[k] = word(r + k, c);
+    XPOSE_UNROLL
+    for (int k = 0; k < m; ++k) lower[k] = word(c + k, r);
+    transpose_micro(upper, upper_t);
+    transpose_micro(lower, lower_t);
+    XPOSE_UNROLL
+    for (int k = 0; k < m; ++k) word(c + k, r) = upper_t[k];
+    if (b.row != b.col) {
+      XPOSE_UNROLL
+      for (int k = 0; k < m; ++k) word(r + k, c) = lower_t[k];
+    }
+  }
 }
 
 // The CuTe kernels' 256 threads: 8 x 32 walking src rows (the coalesced read side), and

@@ -5,3 +5,10 @@
 #else
 #define XPOSE_HD
 #endif
+
+// Unrolls the next loop in device code (host compilers would warn about the pragma).
+#if defined(__CUDA_ARCH__)
+#define XPOSE_UNROLL _Pragma("unroll")
+#else
+#define XPOSE_UNROLL
+#endif

@@ -287,14 +287,14 @@ std::pair<int, int> tma_turn_ways() {
   return {upper_ways, lower_ways};
 }
 
-// The in-place turn itself, run on the host over a tile of distinct values laid out through
-// the swizzle: afterwards element (c, r) holds what (r, c) held.
+// The kernel's in-place turn itself, run on the host over a tile of distinct values laid out
+// through the swizzle: afterwards element (c, r) holds what (r, c) held.
 template <int E>
 void check_turn_in_place() {
   SCOPED_TRACE("element size " + std::to_string(E));
   using Tile = CuteTmaTile<E>;
   using Word = typename WordOf<MicroTraits<E>::m * E>::type;
-  constexpr int n = Tile::edge, m = MicroTraits<E>::m, side = n / m;
+  constexpr int n = Tile::edge;
   std::vector<uint8_t> bytes(size_t(n) * n * E);
   const auto value = [](int r, int c, int byte) { return uint8_t((r * 131 + c * 7 + byte * 59) % 251); };
   for (int r = 0; r < n; ++r)
@@ -303,18 +303,7 @@ void check_turn_in_place() {
   const auto word = [&](int r, int c) -> Word& {
     return *reinterpret_cast<Word*>(bytes.data() + size_t(swizzled_offset<E>(r, c)) * E);
   };
-  for (int t = 0; t < side * side; ++t) {
-    const auto b = diagonal_micro_block(t, side);
-    if (b.row > b.col) continue;
-    const int r = b.row * m, c = b.col * m;
-    Word upper[m], lower[m], upper_t[m], lower_t[m];
-    for (int k = 0; k < m; ++k) upper[k] = word(r + k, c), lower[k] = word(c + k, r);
-    transpose_micro(upper, upper_t);
-    transpose_micro(lower, lower_t);
-    for (int k = 0; k < m; ++k) word(c + k, r) = upper_t[k];
-    if (b.row != b.col)
-      for (int k = 0; k < m; ++k) word(r + k, c) = lower_t[k];
-  }
+  turn_in_place<E, n>(word, 0, 1);  // the kernel's turn, one thread doing every owner's part
   int wrong = 0;
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c)

@@ -20,46 +20,12 @@
 #include "kernels/launch.cuh"
 #include "kernels/tma/tensor_map.hpp"
 #include "layout/cute_tiles.hpp"
-#include "layout/micro_block.hpp"
 #include "layout/tma_tile.hpp"
 
 namespace xpose::kernels {
 namespace {
 
 using layout::CuteTmaTile;
-
-// The turn, in place, micro-block by micro-block (m x m elements, m words of m x E bytes,
-// which the swizzle keeps whole). The tile is square and the dst tile has the src tile's
-// layout, so micro-block (I, J) of the result is micro-block (J, I) of the source turned
-// around: the thread that owns a pair above the diagonal reads both blocks' words, turns
-// them in registers (layout::transpose_micro) and writes each to the other's place; one on
-// the diagonal turns in its own place; one below the diagonal has nothing to do. The owners
-// follow the diagonal walk, so every warp access is one of the walk's conflict-free ones.
-template <int E, class Tile>
-__device__ __forceinline__ void turn_in_place(Tile& tile) {
-  constexpr int edge = CuteTmaTile<E>::edge, m = layout::MicroTraits<E>::m, side = edge / m;
-  using Word = typename layout::WordOf<m * E>::type;
-  const auto word = [&](int r, int c) -> Word& { return *reinterpret_cast<Word*>(&tile(r, c)); };
-#pragma unroll
-  for (int t = threadIdx.x; t < side * side; t += CuteTmaTile<E>::threads) {
-    const auto b = layout::diagonal_micro_block(t, side);
-    if (b.row > b.col) continue;  // the mirror's owner moves this block
-    const int r = b.row * m, c = b.col * m;
-    Word upper[m], lower[m], upper_t[m], lower_t[m];
-#pragma unroll
-    for (int k = 0; k < m; ++k) upper[k] = word(r + k, c);
-#pragma unroll
-    for (int k = 0; k < m; ++k) lower[k] = word(c + k, r);
-    layout::transpose_micro(upper, upper_t);
-    layout::transpose_micro(lower, lower_t);
-#pragma unroll
-    for (int k = 0; k < m; ++k) word(c + k, r) = upper_t[k];
-    if (b.row != b.col) {
-#pragma unroll
-      for (int k = 0; k < m; ++k) word(r + k, c) = lower_t[k];
-    }
-  }
-}
 
 template <int E, class LoadCopy, class StoreCopy>
 __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
@@ -87,7 +53,9 @@ __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
     cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(tile));
   }
   cute::wait_barrier(loaded, 0);
-  turn_in_place<E>(tile);
+  using Word = typename layout::WordOf<layout::MicroTraits<E>::m * E>::type;
+  layout::turn_in_place<E, Tile::edge>([&](int r, int c) -> Word& { return *reinterpret_cast<Word*>(&tile(r, c)); },
+                                       threadIdx.x, Tile::threads);
   cute::tma_store_fence();  // the threads' shared-memory writes, visible to the copy engine
   __syncthreads();
   if (threadIdx.x == 0) {

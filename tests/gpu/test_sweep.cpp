@@ -144,34 +144,48 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, Sweep, ::testing::ValuesIn(params()),
                          });
 
 // More than 2^31 elements: 64-bit index math under real load, on the vector path, the
-// element-wise one, and the automatic choice (the TMA tile for bytes on Hopper).
+// element-wise ones, the shifted stores, the CuTe TMA tile and the automatic choice (the TMA
+// tile for bytes on Hopper); and a 2 x N byte matrix past 2^31 through the skinny kernel.
+struct HugeCase {
+  int64_t rows, cols;
+  std::vector<const char*> kernels;
+};
+
 TEST(Huge, MoreThan2To31Elements) {
   XPOSE_REQUIRE_GPU();
-  const int64_t rows = 32768, cols = 65552;  // 2148007936 > 2^31, rows 16-byte aligned both ways
-  size_t free_bytes = 0, total = 0;
-  ASSERT_EQ(cudaSuccess, cudaMemGetInfo(&free_bytes, &total));
-  if (free_bytes < size_t(3) * rows * cols) GTEST_SKIP() << "needs 3 x 2.1 GB of free GPU memory";
-  detail::Args args;
-  args.rows = rows;
-  args.cols = cols;
-  args.elem_bytes = 1;
-  Images im;
-  std::string why;
-  ASSERT_TRUE(make_images(args, 0, 0, fresh_seed(), &im, &why)) << why;
-  const std::vector<uint8_t> want = im.expected();
-  DeviceImage src(im.src), dst(im.dst);
-  ASSERT_TRUE(src.ok() && dst.ok());
-  for (const char* kernel : {"vec_swizzled", "smem_swizzled", "auto"}) {
-    SCOPED_TRACE(kernel);
-    ASSERT_EQ(cudaSuccess, cudaMemcpy(dst.data(), im.dst.data(), im.dst.size(), cudaMemcpyHostToDevice));
-    uint8_t* d = dst.data() + im.dst_offset;
-    const xpose_status_t status = std::string(kernel) == "auto"
-                                      ? xpose_transpose(src.data(), d, rows, cols, 1, 0, 0, 1, 0, 0, nullptr)
-                                      : xpose_transpose_with(kernel, src.data(), d, rows, cols, 1, 0, 0, 1, 0, 0, nullptr);
-    ASSERT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
-    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-    const int64_t diff = first_difference(dst.read(), want);
-    EXPECT_EQ(-1, diff) << (diff >= 0 ? locate(im, diff) : "");
+  const std::vector<HugeCase> huge = {
+      {32768, 65552, {"vec_swizzled", "smem_swizzled", "aligned_stores", "cute_tma", "auto"}},  // rows 16-byte aligned
+      {2, 1073741840, {"skinny", "auto"}},
+  };
+  for (const HugeCase& h : huge) {
+    SCOPED_TRACE(std::to_string(h.rows) + "x" + std::to_string(h.cols));
+    size_t free_bytes = 0, total = 0;
+    ASSERT_EQ(cudaSuccess, cudaMemGetInfo(&free_bytes, &total));
+    if (free_bytes < size_t(3) * h.rows * h.cols) GTEST_SKIP() << "needs 3 x 2.1 GB of free GPU memory";
+    detail::Args args;
+    args.rows = h.rows;
+    args.cols = h.cols;
+    args.elem_bytes = 1;
+    Images im;
+    std::string why;
+    ASSERT_TRUE(make_images(args, 0, 0, fresh_seed(), &im, &why)) << why;
+    const std::vector<uint8_t> want = im.expected();
+    DeviceImage src(im.src), dst(im.dst);
+    ASSERT_TRUE(src.ok() && dst.ok());
+    for (const char* kernel : h.kernels) {
+      if (detail::find_kernel(kernel) == nullptr && std::string(kernel) != "auto") continue;  // a build without CuTe
+      SCOPED_TRACE(kernel);
+      ASSERT_EQ(cudaSuccess, cudaMemcpy(dst.data(), im.dst.data(), im.dst.size(), cudaMemcpyHostToDevice));
+      uint8_t* d = dst.data() + im.dst_offset;
+      const xpose_status_t status =
+          std::string(kernel) == "auto"
+              ? xpose_transpose(src.data(), d, h.rows, h.cols, 1, 0, 0, 1, 0, 0, nullptr)
+              : xpose_transpose_with(kernel, src.data(), d, h.rows, h.cols, 1, 0, 0, 1, 0, 0, nullptr);
+      ASSERT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
+      ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+      const int64_t diff = first_difference(dst.read(), want);
+      EXPECT_EQ(-1, diff) << (diff >= 0 ? locate(im, diff) : "");
+    }
   }
 }
 

@@ -129,6 +129,28 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   EXPECT_EQ("vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
   EXPECT_FALSE(plan_named(*find_kernel("smem"), problem(31, 33, 4), h100, &plan).failed());
   EXPECT_STREQ("smem", plan.kernel->name);
+  const auto refusal = [&](const char* kernel, const Problem& p) {
+    const Error err = plan_named(*find_kernel(kernel), p, h100, &plan);
+    EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, err.status) << kernel;
+    return err.message;
+  };
+  EXPECT_EQ("skinny needs a short side of at most 8 elements stored dense (rows <= 8 with ld_dst == rows, or cols <= 8 "
+            "with ld_src == cols)",
+            refusal("skinny", problem(9, 4096, 4)));
+  EXPECT_EQ("aligned_stores moves elements of 1, 2, 4 or 8 bytes (16-byte elements are always whole vectors)",
+            refusal("aligned_stores", problem(64, 64, 16)));
+#ifdef XPOSE_HAVE_CUTE
+  EXPECT_EQ("cute_tma moves elements of 1, 2, 4 or 8 bytes (TMA's widest element); tma and tma_pipeline serve 16",
+            refusal("cute_tma", problem(64, 64, 16)));
+  EXPECT_EQ("a CuTe 16-byte copy atom needs ld_src and ld_dst to be multiples of 16 bytes",
+            refusal("cute_vectorized_swizzled", problem(31, 33, 4)));
+#endif
+  for (const char* kernel : {"skinny", "aligned_stores"})  // both serve what their names say
+    EXPECT_FALSE(plan_named(*find_kernel(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)
+                                                                                 : problem(31, 33, 4),
+                            h100, &plan)
+                     .failed())
+        << kernel;
 }
 
 TEST(Registry, ListsTheLadderInOrder) {

@@ -1,6 +1,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace xpose::detail {
 namespace {
@@ -17,66 +18,55 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
   return ok();
 }
 
-// Measured order on the H100 (docs/performance.md): a short side of at most 8 elements
-// stored dense (2 x N, N x 3, ...) goes to the skinny kernel, whatever the element size;
-// bytes with a side of at most 128 (batched 4096x128 heads: 115% against 110% of copy)
-// and fp32 too small to give every SM 4 of vec_swizzled's 64x64 tiles (1024^2: 91% against
-// 77%) take 16-byte vectors (vec_swizzled; cute_vectorized_swizzled's 32x32 tiles where
-// the CuTe family is built); fp32 whose dst pitch is 16 mod 32 bytes (every other dst row
-// starting mid-sector) takes aligned_stores (30011x29989 in pitches 29992/30012: 87% against
-// 74%), as do 2-, 4- and 8-byte elements whose rows are not 16-byte aligned (8191x12289:
-// 68/89/91% against 51/58/72%); then for 1- and 2-byte elements the copy
-// engine's tile with the 128-byte swizzle where TMA can address the problem (fp16
-// 32768^2: 92% of copy against 61% for vec_swizzled; uint8 90% against 87%); otherwise
-// 16-byte vectors on both sides; bytes and 16-byte elements whose rows or bases are not
-// 16-byte aligned, the element-wise swizzled tile.
+// The automatic choice: the first rule that applies, each measured on the H100
+// (docs/performance.md; the README has the same table).
+//   1 a short side of at most 8 elements stored dense          skinny (2xN: 9% -> 99% of copy)
+//   2 bytes with a side of at most 128, 16-byte aligned rows   vec_swizzled (batched 4096x128:
+//                                                             115% against TMA's 110%)
+//   3 1- and 2-byte elements TMA can address (Hopper)          tma_swizzle128 (fp16 32768^2:
+//                                                             92% against vec_swizzled's 61-89%)
+//   4 fp32 with a dst pitch of 16 mod 32 bytes                 aligned_stores (87% against 74%)
+//   5 fp32 with fewer than 4 of vec_swizzled's tiles per SM    cute_vectorized_swizzled, where
+//                                                             built (1024^2: 90% against 77%)
+//   6 16-byte aligned rows and bases                           vec_swizzled
+//   7 2-, 4- and 8-byte elements, rows not 16-byte aligned     aligned_stores (8191x12289:
+//                                                             68/89/91% against 51/58/72%)
+//   8 anything else                                            smem_swizzled
 Error plan_auto(const Problem& p, const Device& d, Plan* out) {
+  const auto serves = [&](const Kernel* k) { return k && k->unsupported(p, d).empty(); };
+  const auto choose = [&](const Kernel* k, std::string reason) {
+    *out = Plan{k, k->shape(p, d), std::move(reason)};
+    return ok();
+  };
   const Kernel* skinny = find_kernel("skinny");
-  if (skinny->unsupported(p, d).empty()) {
-    *out = Plan{skinny, skinny->shape(p, d),
-                "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"};
-    return ok();
-  }
   const Kernel* vec = find_kernel("vec_swizzled");
-  std::string why_not_vec = vec->unsupported(p, d);
-  const bool short_bytes = p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128;
-  if (p.elem_bytes <= 2 && !(short_bytes && why_not_vec.empty())) {
-    const Kernel* tma = find_kernel("tma_swizzle128");
-    if (tma->unsupported(p, d).empty()) {
-      *out = Plan{tma, tma->shape(p, d), "1- and 2-byte elements on Hopper: TMA tiles with the 128-byte swizzle"};
-      return ok();
-    }
-  }
+  const Kernel* tma = find_kernel("tma_swizzle128");
   const Kernel* aligned = find_kernel("aligned_stores");
-  if (p.elem_bytes == 4 && (p.ld_dst * 4) % 32 == 16 && aligned->unsupported(p, d).empty()) {
-    *out = Plan{aligned, aligned->shape(p, d),
-                "dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"};
-    return ok();
-  }
-  if (const Kernel* small = find_kernel("cute_vectorized_swizzled");
-      small && p.elem_bytes == 4 && why_not_vec.empty() && small->unsupported(p, d).empty()) {
+  const Kernel* small = find_kernel("cute_vectorized_swizzled");  // nullptr without the CuTe family
+  const std::string why_not_vec = vec->unsupported(p, d);
+
+  if (serves(skinny))
+    return choose(skinny, "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile");
+  if (p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128 && why_not_vec.empty())
+    return choose(vec, "bytes with a side of at most 128: 16-byte vectors on both sides");
+  if (p.elem_bytes <= 2 && serves(tma))
+    return choose(tma, "1- and 2-byte elements on Hopper: TMA tiles with the 128-byte swizzle");
+  if (p.elem_bytes == 4 && (p.ld_dst * 4) % 32 == 16 && serves(aligned))
+    return choose(aligned, "dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors");
+  if (p.elem_bytes == 4 && why_not_vec.empty() && serves(small)) {
     const Launch big = vec->shape(p, d);
     const int64_t tiles = int64_t(big.grid.x) * big.grid.y * big.grid.z;
-    if (tiles < 4 * int64_t(d.sm_count)) {
-      *out = Plan{small, small->shape(p, d),
-                  "fp32 with fewer than 4 of vec_swizzled's 64x64 tiles per SM (" + std::to_string(tiles) +
-                      "): 16-byte vectors through 32x32 tiles, 4x the blocks"};
-      return ok();
-    }
+    if (tiles < 4 * int64_t(d.sm_count))
+      return choose(small, "fp32 with fewer than 4 of vec_swizzled's 64x64 tiles per SM (" + std::to_string(tiles) +
+                               "): 16-byte vectors through 32x32 tiles, 4x the blocks");
   }
-  if (why_not_vec.empty()) {
-    *out = Plan{vec, vec->shape(p, d), "16-byte aligned rows and bases: 16-byte vectors on both sides"};
-    return ok();
-  }
-  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && aligned->unsupported(p, d).empty()) {
-    *out = Plan{aligned, aligned->shape(p, d),
-                "rows not 16-byte aligned: element loads, 16-byte stores shifted onto 32-byte sectors; " + why_not_vec};
-    return ok();
-  }
+  if (why_not_vec.empty()) return choose(vec, "16-byte aligned rows and bases: 16-byte vectors on both sides");
+  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && serves(aligned))
+    return choose(aligned, "rows not 16-byte aligned: element loads, 16-byte stores shifted onto 32-byte sectors; " +
+                               why_not_vec);
   const Kernel* swz = find_kernel("smem_swizzled");
   if (std::string why = swz->unsupported(p, d); !why.empty()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why);
-  *out = Plan{swz, swz->shape(p, d), "element-wise swizzled tile; " + why_not_vec};
-  return ok();
+  return choose(swz, "element-wise swizzled tile; " + why_not_vec);
 }
 
 std::string describe(const Plan& plan) {

@@ -78,6 +78,13 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048, 4)));  // 1024 tiles: enough
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
+  Plan plan;
+  ASSERT_FALSE(plan_auto(with_ld(4096, 128, 1, 0, 0, 256), h100, &plan).failed());
+  EXPECT_EQ("bytes with a side of at most 128: 16-byte vectors on both sides", plan.reason);
+  ASSERT_FALSE(plan_auto(problem(1024, 1024, 4), h100, &plan).failed());
+#ifdef XPOSE_HAVE_CUTE
+  EXPECT_NE(std::string::npos, plan.reason.find("tiles per SM (256)")) << plan.reason;
+#endif
 }
 
 TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {

@@ -58,7 +58,7 @@ std::string unsupported(const Problem& p, const detail::Device& d) {
 }
 
 detail::Launch shape(const Problem& p, const detail::Device&) {
-  return with_elem_bytes(p.elem_bytes == 16 ? 8 : p.elem_bytes, [&](auto e) {
+  return with_elem_bytes_up_to_8(p.elem_bytes, detail::Launch{}, [&](auto e) {
     using A = layout::AlignedDstTile<decltype(e)::value>;
     detail::Launch l = tile_launch(p, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
     l.grid = layout::grid_of_tiles(layout::ceil_div(p.cols, A::cols), A::row_blocks(p.rows), p.batch);
@@ -66,22 +66,14 @@ detail::Launch shape(const Problem& p, const detail::Device&) {
   });
 }
 
-template <int E>
-cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  // launch_tiles counts row tiles from the problem's rows: give it the shifted extent.
-  Problem grid = p;
-  grid.rows = layout::AlignedDstTile<E>::row_blocks(p.rows) * layout::AlignedDstTile<E>::piece;
-  return launch_tiles(transpose_aligned_stores<E>, grid, l, 0, s, p);
-}
-
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  switch (p.elem_bytes) {
-    case 1: return launch_for<1>(p, l, s);
-    case 2: return launch_for<2>(p, l, s);
-    case 4: return launch_for<4>(p, l, s);
-    case 8: return launch_for<8>(p, l, s);
-    default: return cudaErrorNotSupported;  // refused by unsupported
-  }
+  return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported, [&](auto e) {
+    using A = layout::AlignedDstTile<decltype(e)::value>;
+    // launch_tiles counts row tiles from the problem's rows: give it the shifted extent.
+    Problem grid = p;
+    grid.rows = A::row_blocks(p.rows) * A::piece;
+    return launch_tiles(transpose_aligned_stores<decltype(e)::value>, grid, l, 0, s, p);
+  });
 }
 
 }  // namespace

@@ -35,6 +35,20 @@ auto with_elem_bytes(int64_t elem_bytes, F&& f) {
   }
 }
 
+// with_elem_bytes for the kernels that move elements of at most 8 bytes (TMA's widest
+// element, 16-byte vectors of at least two): `refused` for 16-byte elements, which their
+// unsupported() turns away before any shape or launch.
+template <class R, class F>
+R with_elem_bytes_up_to_8(int64_t elem_bytes, R refused, F&& f) {
+  switch (elem_bytes) {
+    case 1: return f(SizeTag<1>{});
+    case 2: return f(SizeTag<2>{});
+    case 4: return f(SizeTag<4>{});
+    case 8: return f(SizeTag<8>{});
+    default: return refused;
+  }
+}
+
 // One tile: its first src element, its first dst element, and how much of it lies
 // inside the matrix (whole tiles take the unpredicated path).
 template <class T>

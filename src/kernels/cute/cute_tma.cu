@@ -73,8 +73,8 @@ std::string unserved(const Problem& p, const detail::Device& d) {
 }
 
 detail::Launch shape(const Problem& p, const detail::Device&) {
-  return with_elem_bytes(p.elem_bytes, [&](auto e) {
-    using Tile = CuteTmaTile<decltype(e)::value == 16 ? 8 : decltype(e)::value>;
+  return with_elem_bytes_up_to_8(p.elem_bytes, detail::Launch{}, [&](auto e) {
+    using Tile = CuteTmaTile<decltype(e)::value>;
     return tile_launch(p, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
   });
 }
@@ -100,13 +100,8 @@ cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s
 }
 
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  switch (p.elem_bytes) {
-    case 1: return launch_for<1>(p, l, s);
-    case 2: return launch_for<2>(p, l, s);
-    case 4: return launch_for<4>(p, l, s);
-    case 8: return launch_for<8>(p, l, s);
-    default: return cudaErrorNotSupported;  // refused by unserved
-  }
+  return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported,
+                                 [&](auto e) { return launch_for<decltype(e)::value>(p, l, s); });
 }
 
 }  // namespace

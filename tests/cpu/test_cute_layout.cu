@@ -38,16 +38,23 @@ int walk_ways(const Smem& smem) {
   return worst;
 }
 
+// A swizzled layout of a rows x cols tile maps its elements onto 0 .. rows x cols - 1 once
+// each: a permutation of the plain tile, no space lost.
+template <class Layout>
+void expect_permutation(const Layout& layout, int rows, int cols) {
+  std::set<int> offsets;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) offsets.insert(int(layout(r, c)));
+  EXPECT_EQ(size_t(rows * cols), offsets.size());
+  EXPECT_EQ(rows * cols - 1, *offsets.rbegin());
+}
+
 template <int E>
 void check_element_size() {
   SCOPED_TRACE("element size " + std::to_string(E));
   using T = CuteTile<E>;
   const auto swizzled = T::swizzled();
-  std::set<int> offsets;
-  for (int r = 0; r < T::rows; ++r)
-    for (int c = 0; c < T::cols; ++c) offsets.insert(int(swizzled(r, c)));
-  EXPECT_EQ(size_t(T::rows * T::cols), offsets.size());  // a permutation of the plain tile
-  EXPECT_EQ(T::rows * T::cols - 1, *offsets.rbegin());
+  expect_permutation(swizzled, T::rows, T::cols);
 
   // DownColumns reads the tile's columns (32 rows of one column per warp), AlongRows
   // writes its rows (32 consecutive elements per warp): the kernels' own walks.
@@ -217,11 +224,7 @@ void check_vec_tile() {
   SCOPED_TRACE("element size " + std::to_string(E));
   using T = CuteVecTile<E>;
   const auto swizzled = T::swizzled();
-  std::set<int> offsets;
-  for (int r = 0; r < T::tile; ++r)
-    for (int c = 0; c < T::tile; ++c) offsets.insert(int(swizzled(r, c)));
-  EXPECT_EQ(size_t(T::tile * T::tile), offsets.size());
-  EXPECT_EQ(T::tile * T::tile - 1, *offsets.rbegin());
+  expect_permutation(swizzled, T::tile, T::tile);
   EXPECT_EQ(1, (vec_walk_ways<E, false>(swizzled)));  // cute_vectorized_swizzled: both walks conflict-free
   EXPECT_EQ(1, (vec_walk_ways<E, true>(swizzled)));
   if (E < 16) EXPECT_GT((vec_walk_ways<E, true>(T::plain())), 1);  // cute_vectorized: the column gather conflicts

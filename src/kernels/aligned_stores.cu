@@ -1,9 +1,11 @@
 // aligned_stores: for rows that are not 16-byte aligned, or dst pitches that put every
 // other dst row in the middle of a 32-byte sector (each costs vec_swizzled and the TMA
-// kernels 20-40% of their speed: docs/performance.md). Elements come in one by one along
-// src rows (coalesced) into a padded shared tile; each dst row's piece goes out as 16-byte
-// vectors shifted to start on a 32-byte sector (layout::AlignedDstTile), so the L2 sees
-// whole sectors. Vectors that reach past the matrix store their elements one by one.
+// kernels 20-40% of their speed: docs/performance.md). Src rows come in along their length
+// (coalesced) into a padded shared tile: as 16-byte vectors where src rows are 16-byte
+// aligned (a padded src), else element by element, 8 loads in flight per thread. Each dst
+// row's piece goes out as 16-byte vectors shifted to start on a 32-byte sector
+// (layout::AlignedDstTile), so the L2 sees whole sectors. Vectors that reach past the
+// matrix load or store their elements one by one.
 #include "kernels/common.cuh"
 #include "kernels/kernels.hpp"
 #include "kernels/launch.cuh"
@@ -15,9 +17,74 @@ namespace xpose::kernels {
 namespace {
 
 template <int E>
+using StagedTile = layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>;
+
+// Src rows r0.. of columns c0.. into the tile, element by element: a thread walks one
+// column (threads/cols lanes a row, so a warp reads along src rows) with `in_flight` loads
+// issued before their results are stored (one at a time the kernel stalled on load
+// latency, 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy).
+template <int E>
+__device__ __forceinline__ void stage_elements(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
+                                               int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  static_assert(A::threads % A::cols == 0);
+  constexpr int lanes = A::threads / A::cols, steps = (A::rows + lanes - 1) / lanes, in_flight = 8;
+  const int c = threadIdx.x % A::cols, lane = threadIdx.x / A::cols;
+  const auto inside = [&](int step, int j) {
+    return step < steps && j < A::rows && r0 + j >= 0 && r0 + j < p.rows && c0 + c < p.cols;
+  };
+#pragma unroll
+  for (int first = 0; first < steps; first += in_flight) {
+    Elem<E> v[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const int j = (first + k) * lanes + lane;
+      if (inside(first + k, j)) v[k] = src[(r0 + j) * p.ld_src + c0 + c];
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const int j = (first + k) * lanes + lane;
+      if (inside(first + k, j)) tile[StagedTile<E>::at(j, c)] = v[k];
+    }
+  }
+}
+
+// The same from 16-byte aligned src rows, a 16-byte vector per load (fp16 with a padded
+// src: 92% of copy against 71% element by element). A separate kernel, not a branch: the
+// vectors' registers in the element path's kernel cost it 10-25 points of occupancy.
+template <int E>
+__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
+                                              int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
+  const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
+  const int64_t c = c0 + v * A::vec;
+  const auto inside = [&](int j) { return j < A::rows && r0 + j >= 0 && r0 + j < p.rows; };
+  Vector<E> in[steps];
+#pragma unroll
+  for (int k = 0; k < steps; ++k) {
+    const int j = k * lanes + lane;
+    if (!inside(j)) continue;
+    const Elem<E>* at = src + (r0 + j) * p.ld_src + c;
+    if (c + A::vec <= p.cols) in[k].bits = *reinterpret_cast<const uint4*>(at);
+    else
+      for (int e = 0; e < A::vec; ++e)
+        if (c + e < p.cols) in[k].e[e] = at[e];
+  }
+#pragma unroll
+  for (int k = 0; k < steps; ++k) {
+    const int j = k * lanes + lane;
+    if (!inside(j)) continue;
+#pragma unroll
+    for (int e = 0; e < A::vec; ++e)
+      if (c + e < p.cols) tile[StagedTile<E>::at(j, v * A::vec + e)] = in[k].e[e];
+  }
+}
+
+template <int E, bool SrcVectors>
 __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
   using A = layout::AlignedDstTile<E>;
-  using Tile = layout::PaddedTile<A::rows, A::cols, layout::pad_for(E)>;
+  using Tile = StagedTile<E>;
   __shared__ Elem<E> tile[Tile::size];
   const int64_t b = o.batch + blockIdx.z;
   const int64_t r0 = (o.row_tile + blockIdx.y) * A::piece - A::max_shift;  // first staged src row
@@ -25,12 +92,8 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
   const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + b * p.stride_src;
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + b * p.stride_dst;
 
-#pragma unroll 4
-  for (int i = threadIdx.x; i < A::rows * A::cols; i += A::threads) {
-    const int j = i / A::cols, c = i % A::cols;  // along a src row
-    const int64_t r = r0 + j;
-    if (r >= 0 && r < p.rows && c0 + c < p.cols) tile[Tile::at(j, c)] = src[r * p.ld_src + c0 + c];
-  }
+  if constexpr (SrcVectors) stage_vectors<E>(tile, src, p, r0, c0);
+  else stage_elements<E>(tile, src, p, r0, c0);
   __syncthreads();
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
@@ -66,20 +129,28 @@ detail::Launch shape(const Problem& p, const detail::Device&) {
   });
 }
 
+// Src rows of every matrix start on 16-byte boundaries.
+bool src_rows_aligned(const Problem& p) {
+  const auto bytes = [&](int64_t n) { return uint64_t(n) * uint64_t(p.elem_bytes); };
+  return (reinterpret_cast<uintptr_t>(p.src) | bytes(p.ld_src) | bytes(p.batch > 1 ? p.stride_src : 0)) % 16 == 0;
+}
+
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported, [&](auto e) {
-    using A = layout::AlignedDstTile<decltype(e)::value>;
+    constexpr int E = decltype(e)::value;
+    using A = layout::AlignedDstTile<E>;
     // launch_tiles counts row tiles from the problem's rows: give it the shifted extent.
     Problem grid = p;
     grid.rows = A::row_blocks(p.rows) * A::piece;
-    return launch_tiles(transpose_aligned_stores<decltype(e)::value>, grid, l, 0, s, p);
+    return src_rows_aligned(p) ? launch_tiles(transpose_aligned_stores<E, true>, grid, l, 0, s, p)
+                               : launch_tiles(transpose_aligned_stores<E, false>, grid, l, 0, s, p);
   });
 }
 
 }  // namespace
 
 const detail::Kernel aligned_stores = {
-    "aligned_stores", "element loads; 16-byte dst stores shifted to start on 32-byte sectors (unaligned rows or pitches)",
+    "aligned_stores", "16-byte loads where src rows allow, else 8 element loads in flight; 16-byte dst stores shifted to start on 32-byte sectors",
     unsupported, shape, launch};
 
 }  // namespace xpose::kernels

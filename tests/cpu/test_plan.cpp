@@ -66,7 +66,7 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
 TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ("vec_swizzled", chosen(with_ld(4096, 128, 1, 0, 0, 256)));  // attention heads of bytes
   EXPECT_EQ("vec_swizzled", chosen(problem(128, 8192, 1)));
-  EXPECT_EQ("tma_swizzle128", chosen(problem(144, 8192, 1)));            // past 128: the TMA tile again
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 144, 1, 0, 0, 256)));  // past 128: the TMA tile again
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 128, 2, 0, 0, 256)));  // halves keep the TMA tile
 #ifdef XPOSE_HAVE_CUTE
   const std::string small_fp32 = "cute_vectorized_swizzled";
@@ -87,10 +87,18 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 #endif
 }
 
-TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
+TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 2)));
-  EXPECT_EQ("tma_swizzle128", chosen(problem(96, 48, 2)));
+  // one side's bytes: at most 2 MiB -> vectors, at most 64 MiB -> the persistent pipeline
+  EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 2)));       // 2 MiB
+  EXPECT_EQ("tma_pipeline", chosen(problem(1024, 1032, 2)));       // 2 MiB + 16 KiB
+  EXPECT_EQ("tma_pipeline", chosen(problem(1000, 3000, 2)));
+  EXPECT_EQ("tma_pipeline", chosen(problem(8192, 8192, 1)));       // 64 MiB
+  EXPECT_EQ("tma_swizzle128", chosen(problem(8192, 8208, 1)));     // 64 MiB + 128 KiB
+  EXPECT_EQ("tma_pipeline", chosen(with_ld(1024, 1024, 1, 0, 0, 64)));  // the batch counts
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(1024, 1024, 1, 0, 0, 65)));
   Problem padded;  // dst rows of 100 bytes in a 112-byte pitch: a TMA store would spill into the gap
   ASSERT_FALSE(resolve(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44), 100,
                             48, 1, 0, 112, 1, 0, 0},
@@ -99,9 +107,13 @@ TEST(PlanAuto, PicksTheTmaTileForBytesAndHalvesOnHopper) {
   EXPECT_EQ("vec_swizzled", chosen(padded));
   EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
   Plan plan;
-  ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 64x64x1, block 256x1x1, tile 64x64"))
+  ASSERT_FALSE(plan_auto(problem(32768, 32768, 2), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 512x512x1, block 256x1x1, tile 64x64"))
       << describe(plan);
+  ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
+  EXPECT_EQ("1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline", plan.reason);
+  ASSERT_FALSE(plan_auto(problem(1024, 1024, 1), h100, &plan).failed());
+  EXPECT_EQ("1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch", plan.reason);
 }
 
 TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {

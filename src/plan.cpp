@@ -23,14 +23,16 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 //   1 a short side of at most 8 elements stored dense          skinny (2xN: 9% -> 99% of copy)
 //   2 bytes with a side of at most 128, 16-byte aligned rows   vec_swizzled (batched 4096x128:
 //                                                             115% against TMA's 110%)
-//   3 1- and 2-byte elements TMA can address (Hopper), by the bytes of one side (src or dst):
+//   3 2-, 4- and 8-byte elements with a dst pitch of 16 mod   aligned_stores (fp32 88% against
+//     32 bytes, more than 16 MiB a side                        74%, fp16 93/68%, fp64 92/81%;
+//                                                             at 4-6 MiB the later rules win)
+//   4 1- and 2-byte elements TMA can address (Hopper), by the bytes of one side (src or dst):
 //     a at most 2 MiB and 16-byte aligned rows                 vec_swizzled (latency first: u8
 //                                                             1024^2 1.84 us, the TMA tiles 2.4-3.5)
 //     b at most 64 MiB                                         tma_pipeline (persistent grid: u8
 //                                                             4096^2 7.3 us against 13.9)
 //     c more                                                   tma_swizzle128 (fp16 32768^2:
 //                                                             92% against vec_swizzled's 61-89%)
-//   4 fp32 with a dst pitch of 16 mod 32 bytes                 aligned_stores (87% against 74%)
 //   5 fp32 with fewer than 4 of vec_swizzled's tiles per SM    cute_vectorized_swizzled, where
 //                                                             built (1024^2: 90% against 77%)
 //   6 16-byte aligned rows and bases                           vec_swizzled
@@ -47,7 +49,8 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const Kernel* vec = find_kernel("vec_swizzled");
   const Kernel* tma = find_kernel("tma_swizzle128");
   const Kernel* pipeline = find_kernel("tma_pipeline");
-  constexpr int64_t small_side = int64_t(2) << 20, mid_side = int64_t(64) << 20;  // rule 3's bounds
+  constexpr int64_t pitch_side = int64_t(16) << 20;                                 // rule 3's bound
+  constexpr int64_t small_side = int64_t(2) << 20, mid_side = int64_t(64) << 20;  // rule 4's bounds
   const Kernel* aligned = find_kernel("aligned_stores");
   const Kernel* small = find_kernel("cute_vectorized_swizzled");  // nullptr without the CuTe family
   const std::string why_not_vec = vec->unsupported(p, d);
@@ -56,16 +59,18 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
     return choose(skinny, "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile");
   if (p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128 && why_not_vec.empty())
     return choose(vec, "bytes with a side of at most 128: 16-byte vectors on both sides");
+  const int64_t side = p.rows * p.cols * p.batch * p.elem_bytes;  // bytes of src or dst
+  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && (p.ld_dst * p.elem_bytes) % 32 == 16 && side > pitch_side &&
+      serves(aligned))
+    return choose(aligned, "dst pitch of 16 mod 32 bytes, more than 16 MiB a side: dst row pieces shifted to start on "
+                           "32-byte sectors");
   if (p.elem_bytes <= 2 && serves(tma)) {
-    const int64_t side = p.rows * p.cols * p.batch * p.elem_bytes;
     if (side <= small_side && why_not_vec.empty())
       return choose(vec, "1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch");
     if (side <= mid_side && serves(pipeline))
       return choose(pipeline, "1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline");
     return choose(tma, "1- and 2-byte elements on Hopper, more than 64 MiB a side: TMA tiles with the 128-byte swizzle");
   }
-  if (p.elem_bytes == 4 && (p.ld_dst * 4) % 32 == 16 && serves(aligned))
-    return choose(aligned, "dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors");
   if (p.elem_bytes == 4 && why_not_vec.empty() && serves(small)) {
     const Launch big = vec->shape(p, d);
     const int64_t tiles = int64_t(big.grid.x) * big.grid.y * big.grid.z;

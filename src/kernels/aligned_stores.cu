@@ -22,7 +22,9 @@ using StagedTile = layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::A
 // Src rows r0.. of columns c0.. into the tile, element by element: a thread walks one
 // column (threads/cols lanes a row, so a warp reads along src rows) with `in_flight` loads
 // issued before their results are stored (one at a time the kernel stalled on load
-// latency, 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy).
+// latency, 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy). The
+// bounds are combined with & so that the loads stay predicated: written with && and a
+// helper the compiler branched around each load (fp16 8191x12289: 55% of copy, not 72%).
 template <int E>
 __device__ __forceinline__ void stage_elements(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
                                                int64_t c0) {
@@ -30,28 +32,28 @@ __device__ __forceinline__ void stage_elements(Elem<E>* tile, const Elem<E>* src
   static_assert(A::threads % A::cols == 0);
   constexpr int lanes = A::threads / A::cols, steps = (A::rows + lanes - 1) / lanes, in_flight = 8;
   const int c = threadIdx.x % A::cols, lane = threadIdx.x / A::cols;
-  const auto inside = [&](int step, int j) {
-    return step < steps && j < A::rows && r0 + j >= 0 && r0 + j < p.rows && c0 + c < p.cols;
-  };
+  const bool col_inside = c0 + c < p.cols;
+  const Elem<E>* col = src + c0 + c;
 #pragma unroll
   for (int first = 0; first < steps; first += in_flight) {
     Elem<E> v[in_flight];
+    bool in[in_flight];
 #pragma unroll
     for (int k = 0; k < in_flight; ++k) {
       const int j = (first + k) * lanes + lane;
-      if (inside(first + k, j)) v[k] = src[(r0 + j) * p.ld_src + c0 + c];
+      const int64_t r = r0 + j;
+      in[k] = (first + k < steps) & (j < A::rows) & (r >= 0) & (r < p.rows) & col_inside;
+      if (in[k]) v[k] = col[r * p.ld_src];
     }
 #pragma unroll
-    for (int k = 0; k < in_flight; ++k) {
-      const int j = (first + k) * lanes + lane;
-      if (inside(first + k, j)) tile[StagedTile<E>::at(j, c)] = v[k];
-    }
+    for (int k = 0; k < in_flight; ++k)
+      if (in[k]) tile[StagedTile<E>::at((first + k) * lanes + lane, c)] = v[k];
   }
 }
 
 // The same from 16-byte aligned src rows, a 16-byte vector per load (fp16 with a padded
-// src: 92% of copy against 71% element by element). A separate kernel, not a branch: the
-// vectors' registers in the element path's kernel cost it 10-25 points of occupancy.
+// src: 92% of copy against 71% element by element). A separate kernel, not a branch: with
+// both paths in one kernel the element path lost 10 points on fp32 30011x29989.
 template <int E>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
                                               int64_t c0) {
@@ -59,26 +61,26 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
   const int64_t c = c0 + v * A::vec;
-  const auto inside = [&](int j) { return j < A::rows && r0 + j >= 0 && r0 + j < p.rows; };
+  const bool whole = c + A::vec <= p.cols;  // else the matrix's last columns: element by element
+  const Elem<E>* col = src + c;
   Vector<E> in[steps];
+  bool inside[steps];
 #pragma unroll
   for (int k = 0; k < steps; ++k) {
     const int j = k * lanes + lane;
-    if (!inside(j)) continue;
-    const Elem<E>* at = src + (r0 + j) * p.ld_src + c;
-    if (c + A::vec <= p.cols) in[k].bits = *reinterpret_cast<const uint4*>(at);
-    else
-      for (int e = 0; e < A::vec; ++e)
-        if (c + e < p.cols) in[k].e[e] = at[e];
+    const int64_t r = r0 + j;
+    inside[k] = (j < A::rows) & (r >= 0) & (r < p.rows);
+    if (inside[k] & whole) in[k].bits = *reinterpret_cast<const uint4*>(col + r * p.ld_src);
   }
+  if (!whole)
+    for (int k = 0; k < steps; ++k)
+      for (int e = 0; e < A::vec; ++e)
+        if (inside[k] & (c + e < p.cols)) in[k].e[e] = col[(r0 + k * lanes + lane) * p.ld_src + e];
 #pragma unroll
-  for (int k = 0; k < steps; ++k) {
-    const int j = k * lanes + lane;
-    if (!inside(j)) continue;
+  for (int k = 0; k < steps; ++k)
 #pragma unroll
     for (int e = 0; e < A::vec; ++e)
-      if (c + e < p.cols) tile[StagedTile<E>::at(j, v * A::vec + e)] = in[k].e[e];
-  }
+      if (inside[k] & (c + e < p.cols)) tile[StagedTile<E>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
 }
 
 template <int E, bool SrcVectors>

@@ -123,6 +123,17 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("aligned_stores", chosen(problem(64, 64, 4, (1 << 20) + 4)));  // misaligned src
   EXPECT_EQ("aligned_stores", chosen(with_ld(30011, 29989, 4, 29992, 30012)));  // dst pitch 120048 = 16 mod 32
   EXPECT_EQ("vec_swizzled", chosen(with_ld(30011, 29989, 4, 29992, 30016)));    // 32-byte pitch: vectors
+  EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 2, 0, 8200)));  // halves: before the TMA rule
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(8192, 12288, 2, 0, 8208)));  // a 32-byte pitch: the TMA tile
+  EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 8, 0, 8194)));
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(8192, 12288, 1, 0, 8208)));  // bytes: measured slower there
+  // at most 16 MiB a side the later rules win even with that pitch
+  EXPECT_EQ("tma_pipeline", chosen(problem(1000, 3000, 2)));  // dst pitch 2000 bytes
+  EXPECT_EQ("aligned_stores", chosen(problem(4104, 4096, 2)));  // 32 MiB
+  EXPECT_EQ("tma_pipeline", chosen(problem(2056, 4080, 2)));  // just under 16 MiB, pitch 4112 bytes
+  EXPECT_EQ("aligned_stores", chosen(problem(2056, 4088, 2)));  // just over
+  EXPECT_NE("aligned_stores", chosen(problem(1028, 1024, 4)));  // fp32, 4 MiB: the small-fp32 rule
+  EXPECT_EQ("aligned_stores", chosen(problem(1028, 4096, 4)));  // just over 16 MiB
   Plan plan;
   ASSERT_FALSE(plan_auto(problem(30011, 29989, 4), h100, &plan).failed());
   EXPECT_NE(std::string::npos, plan.reason.find("multiples of 16 bytes")) << plan.reason;

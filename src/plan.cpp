@@ -31,7 +31,11 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 //                                                             1024^2 1.84 us, the TMA tiles 2.4-3.5)
 //     b at most 64 MiB                                         tma_pipeline (persistent grid: u8
 //                                                             4096^2 7.3 us against 13.9)
-//     c more                                                   tma_swizzle128 (fp16 32768^2:
+//     c more, 2-byte, at least 8192 rows and 4096 columns      aligned_stores (its 256-byte dst
+//                                                             pieces: fp16 32768^2 93.8% against
+//                                                             92.2%, ahead on all 7 such shapes
+//                                                             measured, behind on 9 others)
+//     d more                                                   tma_swizzle128 (fp16 32768^2:
 //                                                             92% against vec_swizzled's 61-89%)
 //   5 fp32 with fewer than 4 of vec_swizzled's tiles per SM    cute_vectorized_swizzled, where
 //                                                             built (1024^2: 90% against 77%)
@@ -69,6 +73,9 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
       return choose(vec, "1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch");
     if (side <= mid_side && serves(pipeline))
       return choose(pipeline, "1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline");
+    if (p.elem_bytes == 2 && p.rows >= 8192 && p.cols >= 4096 && serves(aligned))
+      return choose(aligned, "2-byte elements, more than 64 MiB a side, at least 8192 rows and 4096 columns: "
+                             "16-byte loads, 256-byte dst pieces on 32-byte sectors");
     return choose(tma, "1- and 2-byte elements on Hopper, more than 64 MiB a side: TMA tiles with the 128-byte swizzle");
   }
   if (p.elem_bytes == 4 && why_not_vec.empty() && serves(small)) {

@@ -89,7 +89,13 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
-  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 2)));
+  // halves past 64 MiB: the shifted 256-byte dst pieces from 8192 rows and 4096 columns on
+  EXPECT_EQ("aligned_stores", chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ("aligned_stores", chosen(problem(8192, 4104, 2)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(8176, 32768, 2)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 4088, 2)));
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(256, 4096, 2, 0, 0, 256)));  // a batch of short matrices
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));          // not for bytes
   // one side's bytes: at most 2 MiB -> vectors, at most 64 MiB -> the persistent pipeline
   EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 2)));       // 2 MiB
@@ -107,8 +113,8 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("vec_swizzled", chosen(padded));
   EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
   Plan plan;
-  ASSERT_FALSE(plan_auto(problem(32768, 32768, 2), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 512x512x1, block 256x1x1, tile 64x64"))
+  ASSERT_FALSE(plan_auto(problem(16384, 32768, 1), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 256x128x1, block 256x1x1, tile 128x128"))
       << describe(plan);
   ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
   EXPECT_EQ("1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline", plan.reason);
@@ -124,7 +130,7 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("aligned_stores", chosen(with_ld(30011, 29989, 4, 29992, 30012)));  // dst pitch 120048 = 16 mod 32
   EXPECT_EQ("vec_swizzled", chosen(with_ld(30011, 29989, 4, 29992, 30016)));    // 32-byte pitch: vectors
   EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 2, 0, 8200)));  // halves: before the TMA rule
-  EXPECT_EQ("tma_swizzle128", chosen(with_ld(8192, 12288, 2, 0, 8208)));  // a 32-byte pitch: the TMA tile
+  EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 12288, 2, 0, 4112)));  // a 32-byte pitch: the TMA tile
   EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 8, 0, 8194)));
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(8192, 12288, 1, 0, 8208)));  // bytes: measured slower there
   // at most 16 MiB a side the later rules win even with that pitch

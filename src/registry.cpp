@@ -11,7 +11,7 @@ namespace xpose::detail {
 const std::vector<const Kernel*>& transpose_kernels() {
   static const std::vector<const Kernel*> all = {
       &kernels::naive_read,  &kernels::naive_write,   &kernels::smem,
-      &kernels::smem_padded, &kernels::smem_swizzled, &kernels::vec_swizzled, &kernels::skinny, &kernels::aligned_stores,
+      &kernels::smem_padded, &kernels::smem_swizzled, &kernels::vec_swizzled, &kernels::skinny, &kernels::tiny_batched, &kernels::aligned_stores,
       &kernels::tma_plain,   &kernels::tma_swizzle128, &kernels::tma_batched,   &kernels::tma_pipeline,
 #ifdef XPOSE_HAVE_CUTE
       &kernels::cute_naive_read, &kernels::cute_naive_write, &kernels::cute_smem_conflict_read,

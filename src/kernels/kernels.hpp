@@ -8,6 +8,7 @@ extern const detail::Kernel naive_read, naive_write;       // naive.cu
 extern const detail::Kernel smem, smem_padded, smem_swizzled;  // smem.cu
 extern const detail::Kernel vec_swizzled;                  // vec_swizzled.cu
 extern const detail::Kernel skinny;                        // skinny.cu
+extern const detail::Kernel tiny_batched;                  // tiny_batched.cu
 extern const detail::Kernel aligned_stores;                // aligned_stores.cu
 extern const detail::Kernel tma_plain, tma_swizzle128, tma_batched;  // tma/tma.cu
 extern const detail::Kernel tma_pipeline;                          // tma/tma_pipeline.cu

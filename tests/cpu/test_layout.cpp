@@ -10,6 +10,7 @@
 #include "layout/grid.hpp"
 #include "layout/aligned_dst.hpp"
 #include "layout/skinny.hpp"
+#include "layout/tiny_batch.hpp"
 
 namespace xpose::layout {
 namespace {
@@ -173,6 +174,35 @@ void check_aligned_pieces() {
           }
       }
       for (int64_t r = 0; r < n; ++r) ASSERT_EQ(1, covered[size_t(r)]) << "row element " << r;
+    }
+}
+
+TEST(TinyBatch, GathersEachDstElementFromItsTransposedSrcElement) {
+  for (auto [rows, cols] : {std::pair{1, 1}, {3, 5}, {13, 11}, {32, 32}, {1, 40}, {40, 1}}) {
+    const int n = rows * cols, matrices = 3;
+    std::vector<int> seen(n * matrices, 0);
+    for (int t = 0; t < n * matrices; ++t) {
+      const int q = t / n, i = t % n / rows, j = t % n % rows;  // dst element (i, j) of matrix q
+      const int s = TinyBatch::src_of_dst(t, rows, cols);
+      ASSERT_EQ(q * n + j * cols + i, s) << rows << "x" << cols << " t " << t;  // src element (j, i)
+      ++seen[s];
+    }
+    for (int c : seen) EXPECT_EQ(1, c);
+  }
+}
+
+TEST(TinyBatch, ChunksHoldWholeMatricesAndWholeVectorsWherePossible) {
+  EXPECT_EQ(4, TinyBatch::matrices_per_chunk(1024, 4));       // 32x32 fp32: 4 KiB each
+  EXPECT_EQ(112, TinyBatch::matrices_per_chunk(143, 1));      // 13x11 bytes: 114 fit, a multiple of 16
+  EXPECT_EQ(7, TinyBatch::matrices_per_chunk(143, 16));       // 16-byte elements: any count
+  EXPECT_EQ(4, TinyBatch::matrices_per_chunk(4095, 1));       // fewer than 16 fit: keep them
+  for (int64_t n : {1, 2, 3, 7, 143, 1000, 1024})
+    for (int e : {1, 2, 4, 8, 16}) {
+      if (n * e > TinyBatch::max_bytes) continue;
+      const int64_t m = TinyBatch::matrices_per_chunk(n, e);
+      EXPECT_GE(m, 1);
+      EXPECT_LE(m * n * e, TinyBatch::chunk_bytes);
+      if (m * n * e >= 16 * 16) EXPECT_EQ(0, m * n * e % 16) << n << " " << e;  // whole vectors
     }
 }
 

@@ -63,6 +63,24 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_EQ(2, plan.launch.tile_cols);
 }
 
+TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 100000)));  // 4 KiB each
+  EXPECT_EQ("tiny_batched", chosen(with_ld(13, 11, 16, 0, 0, 100000)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(24, 170, 1, 0, 0, 10000)));  // 4080 bytes
+  EXPECT_NE("tiny_batched", chosen(with_ld(64, 64, 1, 0, 0, 65536)));  // whole 64x64 byte tiles
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));  // whole 32x32 half tiles
+  EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 8, 0, 0, 65536)));
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 4096)));  // 16 MiB: not more
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 4097)));
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 33, 4, 0, 0, 100000)));  // 4224 bytes
+  EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
+  EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix
+  EXPECT_EQ("skinny", chosen(with_ld(4, 100, 4, 0, 0, 1000)));  // a short side first
+  Plan plan;
+  ASSERT_FALSE(plan_auto(with_ld(32, 32, 4, 0, 0, 100000), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1")) << describe(plan);
+}
+
 TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ("vec_swizzled", chosen(with_ld(4096, 128, 1, 0, 0, 256)));  // attention heads of bytes
   EXPECT_EQ("vec_swizzled", chosen(problem(128, 8192, 1)));
@@ -181,6 +199,10 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   EXPECT_EQ("a CuTe 16-byte copy atom needs ld_src and ld_dst to be multiples of 16 bytes",
             refusal("cute_vectorized_swizzled", problem(31, 33, 4)));
 #endif
+  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 4096 bytes",
+            refusal("tiny_batched", problem(64, 64, 4)));
+  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 4096 bytes",
+            refusal("tiny_batched", with_ld(16, 16, 4, 20, 0, 100)));
   for (const char* kernel : {"skinny", "aligned_stores"})  // both serve what their names say
     EXPECT_FALSE(plan_named(*find_kernel(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)
                                                                                  : problem(31, 33, 4),
@@ -193,7 +215,7 @@ TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
-                                   "vec_swizzled", "skinny", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
+                                   "vec_swizzled", "skinny", "tiny_batched", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
   for (const char* name : {"cute_naive_read", "cute_naive_write", "cute_smem_conflict_read", "cute_smem_conflict_write",
                            "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled", "cute_tma"})

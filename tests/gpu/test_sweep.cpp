@@ -57,6 +57,10 @@ const std::vector<Case> cases = {
     {"Nx7 batched, skinny, src pitch gaps", 4096, 7, 2, 0, 0, 5, 0},
     {"2xN offset pointers, skinny element path", 2, 4112, 1, 0, 0, 0, 0, 1, 3},
     {"9xN just past skinny", 9, 4112, 1},
+    {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
+    {"tiny batch 32x32", 32, 32, 300},
+    {"tiny batch 17x60, last chunk short", 17, 60, 77},
+    {"tiny batch 9x9, batch stride gaps", 9, 9, 50, 0, 0, 3, 0},  // not dense: the tile kernels
     {"rows past grid y limit", 2100000, 3, 1},
     {"batch past grid z limit", 2, 3, 70000},
 };

@@ -21,9 +21,9 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 // The automatic choice: the first rule that applies, each measured on the H100
 // (docs/performance.md; the README has the same table).
 //   1 a short side of at most 8 elements stored dense          skinny (2xN: 9% -> 99% of copy)
-//   1b a batch of dense matrices of at most 4 KiB each, a     tiny_batched (whole matrices per
-//      side shorter than vec_swizzled's tile, more than 16     block: fp32 16x16 x 262144 99.6%
-//      MiB a side                                              against 44%, u8 13x11 47% against 6%)
+//   1b a batch of dense matrices of at most 4 KiB each, but    tiny_batched (whole matrices per
+//      not bytes in whole 64x64 tiles (vec_swizzled: 98%       block: fp32 16x16 x 262144 99.6%
+//      against 55%)                                            against 44%, u8 13x11 47% against 6%)
 //   2 bytes with a side of at most 128, 16-byte aligned rows   vec_swizzled (batched 4096x128:
 //                                                             115% against TMA's 110%)
 //   3 2-, 4- and 8-byte elements with a dst pitch of 16 mod   aligned_stores (fp32 88% against
@@ -57,7 +57,7 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const Kernel* vec = find_kernel("vec_swizzled");
   const Kernel* tma = find_kernel("tma_swizzle128");
   const Kernel* pipeline = find_kernel("tma_pipeline");
-  constexpr int64_t big_side = int64_t(16) << 20;                                   // rules 1b and 3
+  constexpr int64_t big_side = int64_t(16) << 20;                                   // rule 3's bound
   constexpr int64_t small_side = int64_t(2) << 20, mid_side = int64_t(64) << 20;  // rule 4's bounds
   const Kernel* aligned = find_kernel("aligned_stores");
   const Kernel* small = find_kernel("cute_vectorized_swizzled");  // nullptr without the CuTe family
@@ -65,13 +65,9 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
 
   if (serves(skinny))
     return choose(skinny, "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile");
+  if (p.batch > 1 && serves(tiny) && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < 64))
+    return choose(tiny, "a batch of dense matrices of at most 4 KiB each: whole matrices per block");
   const int64_t side = p.rows * p.cols * p.batch * p.elem_bytes;  // bytes of src or dst
-  if (p.batch > 1 && side > big_side && serves(tiny)) {
-    const Launch tile = vec->shape(p, d);
-    if (std::min(p.rows, p.cols) < std::min(tile.tile_rows, tile.tile_cols))
-      return choose(tiny, "a batch of dense matrices of at most 4 KiB each, a side shorter than a tile: whole "
-                          "matrices per block");
-  }
   if (p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128 && why_not_vec.empty())
     return choose(vec, "bytes with a side of at most 128: 16-byte vectors on both sides");
   if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && (p.ld_dst * p.elem_bytes) % 32 == 16 && side > big_side &&

@@ -67,11 +67,11 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 100000)));  // 4 KiB each
   EXPECT_EQ("tiny_batched", chosen(with_ld(13, 11, 16, 0, 0, 100000)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(24, 170, 1, 0, 0, 10000)));  // 4080 bytes
-  EXPECT_NE("tiny_batched", chosen(with_ld(64, 64, 1, 0, 0, 65536)));  // whole 64x64 byte tiles
-  EXPECT_NE("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));  // whole 32x32 half tiles
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(64, 64, 1, 0, 0, 65536)));  // bytes in whole 64x64 tiles
+  EXPECT_EQ("tiny_batched", chosen(with_ld(63, 64, 1, 0, 0, 65536)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 8, 0, 0, 65536)));
-  EXPECT_NE("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 4096)));  // 16 MiB: not more
-  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 4097)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 2)));  // any batch
   EXPECT_NE("tiny_batched", chosen(with_ld(32, 33, 4, 0, 0, 100000)));  // 4224 bytes
   EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
   EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix

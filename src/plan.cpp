@@ -36,8 +36,8 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 //                                                             4096^2 7.3 us against 13.9)
 //     c more, 2-byte, at least 8192 rows and 4096 columns      aligned_stores (its 256-byte dst
 //                                                             pieces: fp16 32768^2 93.8% against
-//                                                             92.2%, ahead on all 7 such shapes
-//                                                             measured, behind on 9 others)
+//                                                             92.2%; ahead on all 7 such shapes
+//                                                             measured, none of 9 others qualify)
 //     d more                                                   tma_swizzle128 (fp16 32768^2:
 //                                                             92% against vec_swizzled's 61-89%)
 //   5 fp32 with fewer than 4 of vec_swizzled's tiles per SM    cute_vectorized_swizzled, where
@@ -57,7 +57,7 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const Kernel* vec = find_kernel("vec_swizzled");
   const Kernel* tma = find_kernel("tma_swizzle128");
   const Kernel* pipeline = find_kernel("tma_pipeline");
-  constexpr int64_t big_side = int64_t(16) << 20;                                   // rule 3's bound
+  constexpr int64_t pitch_side = int64_t(16) << 20;                                   // rule 3's bound
   constexpr int64_t small_side = int64_t(2) << 20, mid_side = int64_t(64) << 20;  // rule 4's bounds
   const Kernel* aligned = find_kernel("aligned_stores");
   const Kernel* small = find_kernel("cute_vectorized_swizzled");  // nullptr without the CuTe family
@@ -70,7 +70,7 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const int64_t side = p.rows * p.cols * p.batch * p.elem_bytes;  // bytes of src or dst
   if (p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128 && why_not_vec.empty())
     return choose(vec, "bytes with a side of at most 128: 16-byte vectors on both sides");
-  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && (p.ld_dst * p.elem_bytes) % 32 == 16 && side > big_side &&
+  if (p.elem_bytes >= 2 && p.elem_bytes <= 8 && (p.ld_dst * p.elem_bytes) % 32 == 16 && side > pitch_side &&
       serves(aligned))
     return choose(aligned, "dst pitch of 16 mod 32 bytes, more than 16 MiB a side: dst row pieces shifted to start on "
                            "32-byte sectors");

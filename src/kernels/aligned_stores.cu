@@ -21,8 +21,8 @@ using StagedTile = layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::A
 
 // Src rows r0.. of columns c0.. into the tile, element by element: a thread walks one
 // column (threads/cols lanes a row, so a warp reads along src rows) with `in_flight` loads
-// issued before their results are stored (one at a time the kernel stalled on load
-// latency, 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy). The
+// issued before their results are stored (a loop of loads and stores, unrolled 4, stalled
+// on load latency 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy). The
 // bounds are combined with & so that the loads stay predicated: written with && and a
 // helper the compiler branched around each load (fp16 8191x12289: 55% of copy, not 72%).
 template <int E>
@@ -61,7 +61,7 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
   const int64_t c = c0 + v * A::vec;
-  const bool whole = c + A::vec <= p.cols;  // else the matrix's last columns: element by element
+  const bool full = c + A::vec <= p.cols;  // else the matrix's last columns: element by element
   const Elem<E>* col = src + c;
   Vector<E> in[steps];
   bool inside[steps];
@@ -70,9 +70,9 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
     const int j = k * lanes + lane;
     const int64_t r = r0 + j;
     inside[k] = (j < A::rows) & (r >= 0) & (r < p.rows);
-    if (inside[k] & whole) in[k].bits = *reinterpret_cast<const uint4*>(col + r * p.ld_src);
+    if (inside[k] & full) in[k].bits = *reinterpret_cast<const uint4*>(col + r * p.ld_src);
   }
-  if (!whole)
+  if (!full)
     for (int k = 0; k < steps; ++k)
       for (int e = 0; e < A::vec; ++e)
         if (inside[k] & (c + e < p.cols)) in[k].e[e] = col[(r0 + k * lanes + lane) * p.ld_src + e];

@@ -61,6 +61,10 @@ const std::vector<Case> cases = {
     {"tiny batch 32x32", 32, 32, 300},
     {"tiny batch 17x60, last chunk short", 17, 60, 77},
     {"tiny batch 9x9, batch stride gaps", 9, 9, 50, 0, 0, 3, 0},  // not dense: the tile kernels
+    {"tiny batch just past 4 KiB of fp32", 33, 32, 20},  // the choice's boundaries: tiny_batched or a tile
+    {"tiny batch of whole 64x64 byte tiles", 64, 64, 6},
+    {"2 MiB of halves", 1024, 1024, 1},         // halves on Hopper: vec_swizzled ...
+    {"just past 2 MiB of halves", 1024, 1032, 1},  // ... then tma_pipeline
     {"rows past grid y limit", 2100000, 3, 1},
     {"batch past grid z limit", 2, 3, 70000},
 };

@@ -65,7 +65,8 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
 
   if (serves(skinny))
     return choose(skinny, "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile");
-  if (p.batch > 1 && serves(tiny) && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < 64))
+  if (p.batch > 1 && serves(tiny) &&
+      (p.elem_bytes > 1 || std::min(p.rows, p.cols) < vec->shape(p, d).tile_rows))  // bytes: not whole tiles
     return choose(tiny, "a batch of dense matrices of at most 4 KiB each: whole matrices per block");
   const int64_t side = p.rows * p.cols * p.batch * p.elem_bytes;  // bytes of src or dst
   if (p.elem_bytes == 1 && std::min(p.rows, p.cols) <= 128 && why_not_vec.empty())

@@ -30,6 +30,30 @@ cudaError_t launch_tiles(Kernel kernel, const detail::Problem& p, const detail::
   return cudaSuccess;
 }
 
+// Dynamic shared memory for `kernel` that it does not use, so that at most `blocks` of its
+// blocks share an SM of the current device (0 bytes when `blocks` is 0, or when no more
+// fit anyway); allows the kernel that much. Each block then takes a 1 KiB-aligned share
+// of the SM's shared memory: `blocks` shares fit, one more does not.
+template <class Kernel>
+cudaError_t smem_limiting_blocks(Kernel kernel, int blocks, size_t* bytes) {
+  *bytes = 0;
+  if (blocks <= 0) return cudaSuccess;
+  int device = 0, per_sm = 0, reserved = 0;
+  cudaFuncAttributes a{};
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      e != cudaSuccess)
+    return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+      e != cudaSuccess)
+    return e;
+  if (cudaError_t e = cudaFuncGetAttributes(&a, kernel); e != cudaSuccess) return e;
+  const size_t share = size_t(per_sm) / blocks / 1024 * 1024, used = a.sharedSizeBytes + size_t(reserved);
+  if (share <= used) return cudaSuccess;
+  *bytes = share - used;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(*bytes));
+}
+
 inline std::string always_supported(const detail::Problem&, const detail::Device& d) {
   return detail::unsupported_device(d);
 }

@@ -9,6 +9,8 @@
 // not be enough: with M = 0, 2-byte elements of rows r and r^1 meet in one bank).
 #pragma once
 
+#include <type_traits>
+
 #include <cute/layout.hpp>
 #include <cute/swizzle.hpp>
 #include <cute/swizzle_layout.hpp>
@@ -82,32 +84,82 @@ struct CuteVecTile {
   template <class Atom> static constexpr auto store_copy() { return cute::make_tiled_copy(Atom{}, StoreThreads{}, StoreVector{}); }
 };
 
-// cute_tma's square tile per element size, row-major under the 128-byte swizzle (CuTe's
-// GMMA K-major SW128 atom, 8 rows of 128 bytes, tiled: a tile wider than 128 bytes is a row
-// of 128-byte-wide slabs, one TMA box each). The tile is turned in place, so one buffer:
-// rows of 256 bytes (fp16 128x128, fp32 64x64, fp64 32x32), 128 for bytes (128x128: 256
-// would need 64 KiB, past static shared memory).
-template <int E>
+// cute_tma's square tile per element size, under the 128-byte swizzle, turned in place
+// (one buffer): rows of 256 bytes (fp16 128x128, fp32 64x64, fp64 32x32), 128 for bytes
+// (128x128: 256 would need 64 KiB, past static shared memory). Two layouts of it:
+//  - slabs (WholeRows = false): CuTe's GMMA K-major SW128 atom (8 rows of 128 bytes)
+//    tiled, so a tile wider than 128 bytes is a row of 128-byte-wide slabs, and
+//    make_tma_copy issues one 2-D box per slab: a 256-byte row piece moves as two halves,
+//    far apart in time. Serves any shape.
+//  - whole rows (WholeRows = true): the tile row-major, each row's columns a (128-byte
+//    segment, segments) mode under the same swizzle (a TMA box row may not exceed the
+//    swizzle's 128 bytes). The global matrix is viewed the same way, with the segment stride
+//    a runtime value so that make_tma_copy cannot merge the two modes back into one: it
+//    issues one 3-D box (segment, segments, rows), and each row's 256 bytes come and go
+//    together. fp32 32768^2: 96.9% of copy against 95.6% for slabs (experiments/cute_tma.cu,
+//    docs/performance.md). The view needs whole segments: cols (src) and rows (dst)
+//    multiples of 128 / E (cute_tma_whole_rows); bytes have one segment per row anyway.
+// blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):
+// more tiles in flight than 48-64 KiB per SM cost fp16 and fp32 1-3 points; 0 leaves the
+// limit to the registers (fp64: 6, bytes: 8, both best so).
+template <int E, bool WholeRows>
 struct CuteTmaTile {
+  static_assert(!WholeRows || E > 1, "a byte tile's row is one segment already");
   using T = cute::uint_byte_t<E>;
   static constexpr int edge = E == 1 ? 128 : 256 / E;
+  static constexpr int seg = 128 / E;  // elements per 128-byte swizzle row
   static constexpr int threads = 256;
   static constexpr int bytes = edge * edge * E;
-  using Shape = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
-  using Smem = decltype(cute::tile_to_shape(cute::SM90::GMMA::Layout_K_SW128_Atom<T>{}, Shape{}));
+  static constexpr int blocks_per_sm = E == 2 ? 2 : E == 4 ? 3 : 0;
+  using Square = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
+  using Split = cute::Shape<cute::Int<edge>, cute::Shape<cute::Int<seg>, cute::Int<edge / seg>>>;
+  // The tile's shape as the global view is tiled: (rows, cols) or (rows, (segment, segments)).
+  using Shape = std::conditional_t<WholeRows, Split, Square>;
+  using Smem = std::conditional_t<
+      WholeRows,
+      cute::ComposedLayout<cute::Swizzle<3, 4, 3>, cute::smem_ptr_flag_bits<8 * E>,
+                           cute::Layout<Split, cute::Stride<cute::Int<edge>, cute::Stride<cute::_1, cute::Int<seg>>>>>,
+      decltype(cute::tile_to_shape(cute::SM90::GMMA::Layout_K_SW128_Atom<T>{}, Square{}))>;
+
+  // A stack of `batch` row-major (rows, cols) matrices, pitch ld, `stride` apart, as the
+  // TMA copies see it: (rows, cols, batch) or (rows, (segment, cols / segment), batch).
+  XPOSE_HD static auto shape(int64_t rows, int64_t cols, int64_t batch) {
+    if constexpr (WholeRows)
+      return cute::make_shape(rows, cute::make_shape(cute::Int<seg>{}, cols / seg), batch);
+    else
+      return cute::make_shape(rows, cols, batch);
+  }
+  template <class P>
+  static auto matrices(P* p, int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch) {
+    if constexpr (WholeRows)
+      return cute::make_tensor(cute::make_gmem_ptr(p), shape(rows, cols, batch),
+                               cute::make_stride(ld, cute::make_stride(cute::_1{}, int64_t(seg)), stride));
+    else
+      return cute::make_tensor(cute::make_gmem_ptr(p), shape(rows, cols, batch), cute::make_stride(ld, cute::_1{}, stride));
+  }
 };
 
+// Whether cute_tma can move an E-byte rows x cols problem in whole-row boxes: both sides'
+// rows (src cols, dst cols = src rows) must be whole 128-byte segments.
+constexpr bool cute_tma_whole_rows(int E, int64_t rows, int64_t cols) {
+  return E > 1 && E <= 8 && cols % (128 / E) == 0 && rows % (128 / E) == 0;
+}
+
 // cute_tma's turn: the tile (edge x edge elements, edge/m micro-blocks a side, m =
-// MicroTraits<E>::m) is handed out in 8x8 super-blocks of micro-blocks, each walked in 8
-// diagonals: step t takes micro-block (8 SR + (j + d) % 8, 8 SC + j) with j = t % 8 and
-// d = t / 8 % 8. Under the 128-byte swizzle eight lanes in a row then meet eight distinct
-// 16-byte chunks both reading src-tile rows and writing dst-tile rows (the bank model in
-// tests/cpu/test_cute_layout.cu proves it: conflict-free for 2-, 4- and 8-byte elements,
-// 2-way for bytes, whose 4-byte words are served 32 lanes at a time).
+// MicroTraits<E>::m, words of m x E bytes) is handed out in W x W super-blocks of
+// micro-blocks, each walked in W diagonals: step t takes micro-block (W SR + (j + d) % W,
+// W SC + j) with j = t % W and d = t / W % W. W is the number of lanes shared memory
+// serves at once for that word (walk_width: 8 for 16-byte words, 16 for 8-byte ones, 32 for
+// 4-byte ones), so those lanes meet W distinct columns of micro-blocks both reading src-
+// tile rows and writing dst-tile rows; under the 128-byte swizzle, in either of CuteTmaTile's
+// layouts, that is W distinct bank slots (the bank model in tests/cpu/test_cute_layout.cu
+// proves it for every element size: conflict-free).
 struct MicroBlock { int row, col; };  // in micro-blocks
+XPOSE_HD constexpr int walk_width(int word_bytes) { return word_bytes <= 4 ? 32 : 128 / word_bytes; }
+template <int W>
 XPOSE_HD constexpr MicroBlock diagonal_micro_block(int t, int blocks_per_side) {
-  const int j = t % 8, d = t / 8 % 8, super = t / 64, per_row = blocks_per_side / 8;
-  return {8 * (super / per_row) + (j + d) % 8, 8 * (super % per_row) + j};
+  const int j = t % W, d = t / W % W, super = t / (W * W), per_row = blocks_per_side / W;
+  return {W * (super / per_row) + (j + d) % W, W * (super % per_row) + j};
 }
 
 // cute_tma's turn, in place, micro-block by micro-block (m x m elements, m words of m x E
@@ -120,11 +172,12 @@ XPOSE_HD constexpr MicroBlock diagonal_micro_block(int t, int blocks_per_side) {
 // `thread` of `threads` (the kernel's threadIdx.x; the host test walks them all).
 template <int E, int Edge, class WordAt>
 XPOSE_HD void turn_in_place(const WordAt& word, int thread, int threads) {
-  constexpr int m = MicroTraits<E>::m, side = Edge / m;
+  constexpr int m = MicroTraits<E>::m, side = Edge / m, W = walk_width(m * E);
+  static_assert(side % W == 0, "the walk's super-blocks tile the tile");
   using Word = typename WordOf<m * E>::type;
   XPOSE_UNROLL
   for (int t = thread; t < side * side; t += threads) {
-    const auto b = diagonal_micro_block(t, side);
+    const auto b = diagonal_micro_block<W>(t, side);
     if (b.row > b.col) continue;  // the mirror's owner moves this block
     const int r = b.row * m, c = b.col * m;
     Word upper[m], lower[m], upper_t[m], lower_t[m];

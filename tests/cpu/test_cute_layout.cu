@@ -240,18 +240,18 @@ TEST(CuteVecTiles, BothWalksOfTheSwizzledTileAreConflictFree) {
   check_vec_tile<16>();
 }
 
-// cute_tma's turn, replayed on CuTe's own swizzled tile: every micro-block once, each
-// word whole inside one 16-byte chunk, and the worst conflict of its shared-memory reads
-// and writes (m words per micro-block, one warp instruction per word index).
+// cute_tma's turn, replayed on CuTe's own swizzled tiles (both layouts): every micro-block
+// once, each word whole inside one 16-byte chunk, and the worst conflict of its shared-
+// memory reads and writes (m words per micro-block, one warp instruction per word index).
 // An element's offset in cute_tma's tile, found as the kernel finds it: through a tensor
-// over a shared-memory pointer (here a 1024-byte-aligned host array). The GMMA atoms carry
+// over a shared-memory pointer (here a 1024-byte-aligned host array). The layouts carry
 // their swizzle on the pointer (smem_ptr_flag), so the layout alone gives the unswizzled
 // offset.
-template <int E>
+template <class Tile>
 int swizzled_offset(int r, int c) {
-  using T = typename CuteTmaTile<E>::T;
-  alignas(1024) static T tile[CuteTmaTile<E>::edge * CuteTmaTile<E>::edge];
-  const auto t = cute::make_tensor(cute::make_smem_ptr(tile), typename CuteTmaTile<E>::Smem{});
+  using T = typename Tile::T;
+  alignas(1024) static T tile[Tile::edge * Tile::edge];
+  const auto t = cute::make_tensor(cute::make_smem_ptr(tile), typename Tile::Smem{});
   return int(&t(r, c) - tile);
 }
 
@@ -259,26 +259,26 @@ int swizzled_offset(int r, int c) {
 // on or above the diagonal) read and write their block and its mirror; returns the worst
 // conflict of the two access sets (each warp instruction: word k of every active lane's
 // block, or of its mirror), and checks each word lies whole inside one 16-byte chunk.
-template <int E>
+template <class Tile>
 std::pair<int, int> tma_turn_ways() {
-  using Tile = CuteTmaTile<E>;
-  constexpr int m = MicroTraits<E>::m, side = Tile::edge / m, word = m * E;
+  constexpr int E = sizeof(typename Tile::T), m = MicroTraits<E>::m, side = Tile::edge / m, word = m * E;
   // A warp's accesses of `word` bytes are served in phases of lanes (all 32 up to 4 bytes,
   // 128 / word lanes above), by lane number: idle lanes leave gaps, not shifts.
   constexpr int phase = word <= 4 ? 32 : 128 / word;
+  static_assert(walk_width(word) == phase, "the walk's width is the phase");
   int upper_ways = 0, lower_ways = 0, owners = 0;
   for (int first = 0; first < side * side; first += phase)
     for (int k = 0; k < m; ++k) {
       std::vector<int64_t> upper, lower;
       for (int t = first; t < first + phase; ++t) {
-        const auto b = diagonal_micro_block(t, side);
+        const auto b = diagonal_micro_block<phase>(t, side);
         if (b.row > b.col) continue;
         if (k == 0) ++owners;
         const int r = b.row * m, c = b.col * m;
-        const int64_t up = int64_t(swizzled_offset<E>(r + k, c)) * E;
-        const int64_t low = int64_t(swizzled_offset<E>(c + k, r)) * E;
+        const int64_t up = int64_t(swizzled_offset<Tile>(r + k, c)) * E;
+        const int64_t low = int64_t(swizzled_offset<Tile>(c + k, r)) * E;
         EXPECT_EQ(up / 16, (up + word - 1) / 16);  // a word never straddles a chunk
-        for (int i = 1; i < m; ++i) EXPECT_EQ(int64_t(swizzled_offset<E>(r + k, c + i)) * E, up + i * E);
+        for (int i = 1; i < m; ++i) EXPECT_EQ(int64_t(swizzled_offset<Tile>(r + k, c + i)) * E, up + i * E);
         upper.push_back(up);
         lower.push_back(low);
       }
@@ -292,43 +292,76 @@ std::pair<int, int> tma_turn_ways() {
 
 // The kernel's in-place turn itself, run on the host over a tile of distinct values laid out
 // through the swizzle: afterwards element (c, r) holds what (r, c) held.
-template <int E>
+template <class Tile>
 void check_turn_in_place() {
+  constexpr int E = sizeof(typename Tile::T), n = Tile::edge;
   SCOPED_TRACE("element size " + std::to_string(E));
-  using Tile = CuteTmaTile<E>;
   using Word = typename WordOf<MicroTraits<E>::m * E>::type;
-  constexpr int n = Tile::edge;
   std::vector<uint8_t> bytes(size_t(n) * n * E);
   const auto value = [](int r, int c, int byte) { return uint8_t((r * 131 + c * 7 + byte * 59) % 251); };
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c)
-      for (int i = 0; i < E; ++i) bytes[size_t(swizzled_offset<E>(r, c)) * E + i] = value(r, c, i);
+      for (int i = 0; i < E; ++i) bytes[size_t(swizzled_offset<Tile>(r, c)) * E + i] = value(r, c, i);
   const auto word = [&](int r, int c) -> Word& {
-    return *reinterpret_cast<Word*>(bytes.data() + size_t(swizzled_offset<E>(r, c)) * E);
+    return *reinterpret_cast<Word*>(bytes.data() + size_t(swizzled_offset<Tile>(r, c)) * E);
   };
   turn_in_place<E, n>(word, 0, 1);  // the kernel's turn, one thread doing every owner's part
   int wrong = 0;
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c)
-      for (int i = 0; i < E; ++i) wrong += bytes[size_t(swizzled_offset<E>(c, r)) * E + i] != value(r, c, i);
+      for (int i = 0; i < E; ++i) wrong += bytes[size_t(swizzled_offset<Tile>(c, r)) * E + i] != value(r, c, i);
   EXPECT_EQ(0, wrong);
 }
 
-TEST(CuteTmaTile, TheInPlaceTurnIsConflictFreeExceptTwoWayForBytes) {
-  EXPECT_EQ(std::make_pair(2, 2), tma_turn_ways<1>());
-  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<2>());
-  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<4>());
-  EXPECT_EQ(std::make_pair(1, 1), tma_turn_ways<8>());
-  check_turn_in_place<1>();
-  check_turn_in_place<2>();
-  check_turn_in_place<4>();
-  check_turn_in_place<8>();
-  // The tile is CuTe's 128-byte swizzle: 16-byte chunk q of row r lands at q ^ (r % 8).
+template <int E, bool WholeRows>
+void check_tma_tile() {
+  using Tile = CuteTmaTile<E, WholeRows>;
+  SCOPED_TRACE(std::string(WholeRows ? "whole rows" : "slabs") + ", element size " + std::to_string(E));
+  // A tile's offsets are a permutation of the buffer (the swizzle loses nothing).
+  std::vector<int> seen(size_t(Tile::edge) * Tile::edge, 0);
+  for (int r = 0; r < Tile::edge; ++r)
+    for (int c = 0; c < Tile::edge; ++c) ++seen.at(size_t(swizzled_offset<Tile>(r, c)));
+  EXPECT_EQ(seen.size(), size_t(std::count(seen.begin(), seen.end(), 1)));
+  const std::pair<int, int> ways = tma_turn_ways<Tile>();
+  EXPECT_EQ(std::make_pair(1, 1), ways);
+  check_turn_in_place<Tile>();
+}
+
+TEST(CuteTmaTile, TheInPlaceTurnIsConflictFree) {
+  check_tma_tile<1, false>();
+  check_tma_tile<2, false>();
+  check_tma_tile<4, false>();
+  check_tma_tile<8, false>();
+  check_tma_tile<2, true>();
+  check_tma_tile<4, true>();
+  check_tma_tile<8, true>();
+}
+
+// Both layouts are CuTe's 128-byte swizzle: 16-byte chunk q of a 128-byte row lands at
+// q ^ (that row's index % 8), fp32 here. In slabs a tile row is two 128-byte rows 64 apart;
+// in whole rows it is two consecutive ones, each row's 256 bytes contiguous.
+TEST(CuteTmaTile, BothLayoutsAreThe128ByteSwizzle) {
   for (int r = 0; r < 64; ++r)
     for (int c = 0; c < 64; ++c) {
-      const int slab = c / 32, chunk = (c % 32) / 4;
-      EXPECT_EQ(slab * 64 * 32 + r * 32 + ((chunk ^ (r % 8)) * 4) + c % 4, swizzled_offset<4>(r, c));
+      const int half = c / 32, chunk = (c % 32) / 4;
+      EXPECT_EQ(half * 64 * 32 + r * 32 + ((chunk ^ (r % 8)) * 4) + c % 4, (swizzled_offset<CuteTmaTile<4, false>>(r, c)));
+      const int row128 = 2 * r + half;
+      EXPECT_EQ(row128 * 32 + ((chunk ^ (row128 % 8)) * 4) + c % 4, (swizzled_offset<CuteTmaTile<4, true>>(r, c)));
     }
+}
+
+// Whole rows need both sides' rows in whole 128-byte segments; bytes never take them.
+TEST(CuteTmaTile, WholeRowsNeedWhole128ByteSegmentsOnBothSides) {
+  EXPECT_TRUE(cute_tma_whole_rows(4, 32768, 32768));
+  EXPECT_TRUE(cute_tma_whole_rows(4, 96, 160));   // partial tiles, whole segments
+  EXPECT_FALSE(cute_tma_whole_rows(4, 112, 160)); // dst rows of 112 floats: 3.5 segments
+  EXPECT_FALSE(cute_tma_whole_rows(4, 96, 208));
+  EXPECT_TRUE(cute_tma_whole_rows(2, 64, 192));
+  EXPECT_FALSE(cute_tma_whole_rows(2, 64, 96));
+  EXPECT_TRUE(cute_tma_whole_rows(8, 16, 48));
+  EXPECT_FALSE(cute_tma_whole_rows(8, 16, 40));
+  EXPECT_FALSE(cute_tma_whole_rows(1, 32768, 32768));
+  EXPECT_FALSE(cute_tma_whole_rows(16, 4096, 4096));
 }
 
 }  // namespace

@@ -45,7 +45,11 @@ const std::vector<Case> cases = {
     {"odd extents batched, 16-element pitches", 77, 45, 3, 3, 3},
     {"offset pointers", 129, 257, 1, 0, 0, 0, 0, 1, 3},
     {"offset pointers batched", 40, 50, 2, 1, 2, 3, 4, 5, 7},
-    {"16-element src pitch, offset dst", 129, 250, 1, 6, 0, 0, 0, 0, 3},  // aligned_stores' 16-byte loads, edge vector
+    {"16-element src pitch, offset dst", 129, 250, 1, 6, 0, 0, 0, 0, 3},
+    // cute_tma's whole-row boxes: both sides' rows whole 128-byte segments, odd segment
+    // counts (the last tile's second segment lies outside), pitch and stride gaps
+    {"whole 128-byte segments, odd counts, gaps", 192, 320, 2, 16, 48, 64, 128},
+    {"whole 128-byte segments, odd counts", 160, 96, 1},  // aligned_stores' 16-byte loads, edge vector
     {"2xN whole skinny spans and a tail", 2, 4112 * 4 + 48, 1},  // 16-byte rows for every element size
     {"Nx2 whole skinny spans and a tail", 4112 * 4 + 48, 2, 1},
     {"3xN planar to packed", 3, 8224, 1},

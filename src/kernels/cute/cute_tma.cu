@@ -2,13 +2,14 @@
 // TMA TiledCopies with make_tma_copy (CUTLASS encodes the tensor maps through
 // cudaGetDriverEntryPointByVersion, nothing links libcuda): a load over src as a stack of
 // (rows, cols) matrices and a store over dst as a stack of (cols, rows) matrices, each
-// into a square shared-memory tile built from the 128-byte-swizzle atom
-// (GMMA::Layout_K_SW128_Atom). A tile wider than one 128-byte swizzle row is a row of such
-// slabs, and CuTe issues one TMA box per slab, so the fp32 and fp64 tiles move 256-byte
-// row pieces on both sides (what the tile-shape experiment found pays; docs/performance.md).
-// One block per tile: one thread issues the load on an mbarrier, all threads turn the tile
-// in place in register micro-blocks, one thread issues the store. Loads fill what lies
-// outside the matrix with zeros and stores clip it, so edge tiles run the same code.
+// into a square shared-memory tile under the 128-byte swizzle (layout::CuteTmaTile): 256-
+// byte rows (bytes: 128), each moved whole in one 3-D box where both sides' rows are whole
+// 128-byte segments, else as two slabs of 128-byte rows. One block per tile: one thread
+// issues the load on an mbarrier, all threads turn the tile in place in register
+// micro-blocks, one thread issues the store. Loads fill what lies outside the matrix with
+// zeros and stores clip it, so edge tiles run the same code. The launch asks for shared
+// memory it does not use, so that an SM holds only the tiles it moves fastest
+// (CuteTmaTile::blocks_per_sm).
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
 #include <cute/atom/copy_traits_sm90_tma.hpp>
@@ -27,20 +28,19 @@ namespace {
 
 using layout::CuteTmaTile;
 
-template <int E, class LoadCopy, class StoreCopy>
-__global__ void __launch_bounds__(CuteTmaTile<E>::threads)
+template <class Tile, class LoadCopy, class StoreCopy>
+__global__ void __launch_bounds__(Tile::threads)
     transpose_cute_tma(const __grid_constant__ LoadCopy load, const __grid_constant__ StoreCopy store,
                        int64_t rows, int64_t cols, int64_t batch, TileOrigin o) {
-  using Tile = CuteTmaTile<E>;
   using T = typename Tile::T;
   __shared__ alignas(1024) T buffer[Tile::edge * Tile::edge];  // 1024: the swizzle's period
   __shared__ uint64_t loaded;
   auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), typename Tile::Smem{});
 
   const int64_t b = o.batch + blockIdx.z, tr = o.row_tile + blockIdx.y, tc = o.col_tile + blockIdx.x;
-  const auto src = cute::local_tile(load.get_tma_tensor(cute::make_shape(rows, cols, batch))(cute::_, cute::_, b),
+  const auto src = cute::local_tile(load.get_tma_tensor(Tile::shape(rows, cols, batch))(cute::_, cute::_, b),
                                     typename Tile::Shape{}, cute::make_coord(tr, tc));
-  const auto dst = cute::local_tile(store.get_tma_tensor(cute::make_shape(cols, rows, batch))(cute::_, cute::_, b),
+  const auto dst = cute::local_tile(store.get_tma_tensor(Tile::shape(cols, rows, batch))(cute::_, cute::_, b),
                                     typename Tile::Shape{}, cute::make_coord(tc, tr));
   if (threadIdx.x == 0) {
     cute::initialize_barrier(loaded, 1);
@@ -53,6 +53,7 @@ __global__ void __launch_bounds__(CuteTmaTile<E>::threads)
     cute::copy(load.with(loaded), slice.partition_S(src), slice.partition_D(tile));
   }
   cute::wait_barrier(loaded, 0);
+  constexpr int E = sizeof(T);
   using Word = typename layout::WordOf<layout::MicroTraits<E>::m * E>::type;
   layout::turn_in_place<E, Tile::edge>([&](int r, int c) -> Word& { return *reinterpret_cast<Word*>(&tile(r, c)); },
                                        threadIdx.x, Tile::threads);
@@ -74,29 +75,33 @@ std::string unserved(const Problem& p, const detail::Device& d) {
 
 detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes_up_to_8(p.elem_bytes, detail::Launch{}, [&](auto e) {
-    using Tile = CuteTmaTile<decltype(e)::value>;
+    using Tile = CuteTmaTile<decltype(e)::value, false>;  // both layouts' tiles have one edge
     return tile_launch(p, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
   });
 }
 
-template <int E>
-cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  using Tile = CuteTmaTile<E>;
+template <class Tile>
+cudaError_t launch_with(const Problem& p, const detail::Launch& l, cudaStream_t s) {
   using T = typename Tile::T;
   // Batch strides of a single matrix are never used; any pitch past the matrix keeps the
   // tensor map's strides valid.
   const int64_t stride_src = p.batch > 1 ? p.stride_src : p.rows * p.ld_src;
   const int64_t stride_dst = p.batch > 1 ? p.stride_dst : p.cols * p.ld_dst;
-  const auto src = cute::make_tensor(cute::make_gmem_ptr(static_cast<const T*>(p.src)),
-                                     cute::make_shape(p.rows, p.cols, p.batch),
-                                     cute::make_stride(p.ld_src, cute::_1{}, stride_src));
-  const auto dst = cute::make_tensor(cute::make_gmem_ptr(static_cast<T*>(p.dst)),
-                                     cute::make_shape(p.cols, p.rows, p.batch),
-                                     cute::make_stride(p.ld_dst, cute::_1{}, stride_dst));
+  const auto src = Tile::matrices(static_cast<const T*>(p.src), p.rows, p.cols, p.ld_src, stride_src, p.batch);
+  const auto dst = Tile::matrices(static_cast<T*>(p.dst), p.cols, p.rows, p.ld_dst, stride_dst, p.batch);
   const auto load = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, src, typename Tile::Smem{});
   const auto store = cute::make_tma_copy(cute::SM90_TMA_STORE{}, dst, typename Tile::Smem{});
-  return launch_tiles(transpose_cute_tma<E, std::decay_t<decltype(load)>, std::decay_t<decltype(store)>>, p, l, 0,
-                      s, load, store, p.rows, p.cols, p.batch);
+  const auto kernel = transpose_cute_tma<Tile, std::decay_t<decltype(load)>, std::decay_t<decltype(store)>>;
+  size_t unused = 0;
+  if (cudaError_t e = smem_limiting_blocks(kernel, Tile::blocks_per_sm, &unused); e != cudaSuccess) return e;
+  return launch_tiles(kernel, p, l, unused, s, load, store, p.rows, p.cols, p.batch);
+}
+
+template <int E>
+cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s) {
+  if constexpr (E > 1)
+    if (layout::cute_tma_whole_rows(E, p.rows, p.cols)) return launch_with<CuteTmaTile<E, true>>(p, l, s);
+  return launch_with<CuteTmaTile<E, false>>(p, l, s);
 }
 
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
@@ -107,7 +112,7 @@ cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
 }  // namespace
 
 const detail::Kernel cute_tma = {"cute_tma",
-                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles, 256-byte rows for fp32/fp64",
+                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows, each row one box where rows are whole 128-byte segments",
                                  unserved, shape, launch};
 
 }  // namespace xpose::kernels

@@ -98,7 +98,8 @@ struct CuteVecTile {
 //    issues one 3-D box (segment, segments, rows), and each row's 256 bytes come and go
 //    together. fp32 32768^2: 96.9% of copy against 95.6% for slabs (experiments/cute_tma.cu,
 //    docs/performance.md). The view needs whole segments: cols (src) and rows (dst)
-//    multiples of 128 / E (cute_tma_whole_rows); bytes have one segment per row anyway.
+//    multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp); a byte tile's row
+//    is one segment anyway.
 // blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):
 // more tiles in flight than 48-64 KiB per SM cost fp16 and fp32 1-3 points; 0 leaves the
 // limit to the registers (fp64: 6, bytes: 8, both best so).
@@ -138,12 +139,6 @@ struct CuteTmaTile {
       return cute::make_tensor(cute::make_gmem_ptr(p), shape(rows, cols, batch), cute::make_stride(ld, cute::_1{}, stride));
   }
 };
-
-// Whether cute_tma can move an E-byte rows x cols problem in whole-row boxes: both sides'
-// rows (src cols, dst cols = src rows) must be whole 128-byte segments.
-constexpr bool cute_tma_whole_rows(int E, int64_t rows, int64_t cols) {
-  return E > 1 && E <= 8 && cols % (128 / E) == 0 && rows % (128 / E) == 0;
-}
 
 // cute_tma's turn: the tile (edge x edge elements, edge/m micro-blocks a side, m =
 // MicroTraits<E>::m, words of m x E bytes) is handed out in W x W super-blocks of

@@ -22,9 +22,18 @@ std::string chosen(const Problem& p, const Device& d = h100) {
   return e.failed() ? "error: " + e.message : plan.kernel->name;
 }
 
+// The kernel rule 3b picks past 1 GiB a side, and what takes its place in a build without
+// the CuTe family.
+#ifdef XPOSE_HAVE_CUTE
+std::string past_1_gib(const char*) { return "cute_tma"; }
+#else
+std::string past_1_gib(const char* without_cute) { return without_cute; }
+#endif
+
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
-  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4)));
-  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 8)));
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));  // 1 GiB: not past rule 3b's bound
+  EXPECT_EQ("vec_swizzled", chosen(problem(8192, 16384, 8)));
+  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(32768, 32768, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
   const Device a100{0, 80, 108};
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1), a100));  // no TMA kernels there
@@ -108,7 +117,8 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
   // halves past 64 MiB: the shifted 256-byte dst pieces from 8192 rows and 4096 columns on
-  EXPECT_EQ("aligned_stores", chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ(past_1_gib("aligned_stores"), chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ("aligned_stores", chosen(problem(16384, 16384, 2)));  // 512 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(8192, 4104, 2)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(8176, 32768, 2)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 4088, 2)));
@@ -138,6 +148,30 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline", plan.reason);
   ASSERT_FALSE(plan_auto(problem(1024, 1024, 1), h100, &plan).failed());
   EXPECT_EQ("1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch", plan.reason);
+}
+
+TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
+  EXPECT_EQ(past_1_gib("aligned_stores"), chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(16384, 16384, 8)));   // 2 GiB
+  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(16384, 16416, 4)));   // just past 1 GiB
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));               // 1 GiB exactly
+  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(with_ld(128, 4096, 2, 0, 0, 4096)));  // a batch counts whole
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32784, 4)));   // dst rows 32784 floats: not whole segments
+  EXPECT_EQ("aligned_stores", chosen(problem(32736, 32768, 2)));  // src rows 32736 halves: not whole either
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));  // bytes: not this rule
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 16)));   // 16 bytes: cute_tma does not serve them
+  EXPECT_EQ("aligned_stores", chosen(with_ld(32768, 32768, 4, 0, 32772)));  // rule 3 first: a 16 mod 32 pitch
+  const Device a100{0, 80, 108};
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4), a100));  // no TMA there
+#ifdef XPOSE_HAVE_CUTE
+  Plan plan;
+  ASSERT_FALSE(plan_auto(problem(32768, 32768, 4), h100, &plan).failed());
+  EXPECT_EQ("2-, 4- or 8-byte elements on Hopper, more than 1 GiB a side, rows of whole 128-byte segments: TMA boxes "
+            "of whole 256-byte tile rows",
+            plan.reason);
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel cute_tma, grid 512x512x1, block 256x1x1, tile 64x64"))
+      << describe(plan);
+#endif
 }
 
 TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {

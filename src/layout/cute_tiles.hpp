@@ -96,10 +96,10 @@ struct CuteVecTile {
 //    swizzle's 128 bytes). The global matrix is viewed the same way, with the segment stride
 //    a runtime value so that make_tma_copy cannot merge the two modes back into one: it
 //    issues one 3-D box (segment, segments, rows), and each row's 256 bytes come and go
-//    together. fp32 32768^2: 96.9% of copy against 95.6% for slabs (experiments/cute_tma.cu,
-//    docs/performance.md). The view needs whole segments: cols (src) and rows (dst)
-//    multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp); a byte tile's row
-//    is one segment anyway.
+//    together. fp32 32768^2: 96.9% of copy against 95.6% for slabs, both at 3 tiles per
+//    SM (experiments/cute_tma.cu, docs/performance.md). The view needs whole segments:
+//    cols (src) and rows (dst) multiples of 128 / E (cute_tma_whole_rows,
+//    layout/tma_tile.hpp); a byte tile's row is one segment anyway.
 // blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):
 // more tiles in flight than 48-64 KiB per SM cost fp16 and fp32 1-3 points; 0 leaves the
 // limit to the registers (fp64: 6, bytes: 8, both best so).

@@ -112,7 +112,7 @@ cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
 }  // namespace
 
 const detail::Kernel cute_tma = {"cute_tma",
-                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows, each row one box where rows are whole 128-byte segments",
+                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows (bytes: 128), each row one 3-D box where both sides' rows are whole 128-byte segments",
                                  unserved, shape, launch};
 
 }  // namespace xpose::kernels

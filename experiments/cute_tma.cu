@@ -46,9 +46,13 @@ using namespace xpose::layout;
 // (segment, 2 segments, rows), so each row's 256 bytes still come and go together.
 enum Kind { Sw2d, Plain, Split };
 
-template <int E_, Kind Kind_, int Cap_ = 0, int MinBlocks_ = 0>
+// Edge_: the tile's edge (0: the library's, 256-byte rows, 128 for bytes); a tile past
+// 32 KiB lives in dynamic shared memory.
+template <int E_, Kind Kind_, int Cap_ = 0, int MinBlocks_ = 0, int Edge_ = 0>
 struct Knobs {
-  static constexpr int E = E_, edge = E == 1 ? 128 : 256 / E, seg = 128 / E, segs = edge / seg;
+  static constexpr int E = E_, edge = Edge_ ? Edge_ : E == 1 ? 128 : 256 / E, seg = 128 / E, segs = edge / seg;
+  static constexpr int bytes = edge * edge * E;
+  static constexpr bool dynamic = bytes > 32768;
   static constexpr int cap = Cap_, min_blocks = MinBlocks_;
   static constexpr Kind kind = Kind_;
   using T = cute::uint_byte_t<E>;
@@ -76,7 +80,9 @@ template <class K, class LoadCopy, class StoreCopy>
 __global__ void __launch_bounds__(256, K::min_blocks)
     transpose(const __grid_constant__ LoadCopy load, const __grid_constant__ StoreCopy store, int64_t rows, int64_t cols) {
   using T = typename K::T;
-  __shared__ alignas(1024) T buffer[K::edge * K::edge];
+  __shared__ alignas(1024) T fixed[K::dynamic ? 1 : K::edge * K::edge];
+  extern __shared__ uint8_t spare[];
+  T* const buffer = K::dynamic ? reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(spare) + 1023) / 1024 * 1024) : fixed;
   __shared__ uint64_t loaded;
   auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), typename K::Smem{});
   const int64_t tr = blockIdx.y, tc = blockIdx.x;
@@ -166,7 +172,8 @@ float time_variant(bool check, const char* name) {
   const auto kernel = transpose<K, std::decay_t<decltype(load)>, std::decay_t<decltype(store)>>;
   const dim3 grid(N / K::edge, N / K::edge);
   // Cap: reserve dynamic shared memory so that at most `cap` blocks fit an SM.
-  const int dyn = K::cap ? 228 * 1024 / K::cap - 1024 - K::edge * K::edge * K::E - 16 : 0;
+  const int fixed = (K::dynamic ? 0 : K::bytes) + 1024;  // static tile and barrier, and the reserved 1 KiB
+  const int dyn = std::max(K::cap ? 228 * 1024 / K::cap - fixed - 64 : 0, K::dynamic ? K::bytes + 1024 : 0);
   if (dyn) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn));
   auto go = [&] { kernel<<<grid, 256, dyn>>>(load, store, N, N); };
   if (check) {
@@ -220,13 +227,16 @@ void measure(int64_t side, const Variant (&variants)[n]) {
 
 int main() {
   CHECK(cudaMalloc(&count, sizeof *count));
-  const Variant fp32[] = {V(4, Sw2d), V(4, Sw2d, 3), V(4, Plain, 3), V(4, Split), V(4, Split, 3), V(4, Split, 4)};
-  measure<4>(32768, fp32);
-  const Variant fp16[] = {V(2, Sw2d), V(2, Sw2d, 2), V(2, Split), V(2, Split, 2), V(2, Split, 3)};
-  measure<2>(32768, fp16);
-  const Variant fp64[] = {V(8, Sw2d), V(8, Split), V(8, Split, 4)};
-  measure<8>(16384, fp64);
-  const Variant u8[] = {V(1, Sw2d), V(1, Sw2d, 4), V(1, Sw2d, 6)};
+  // bytes: the library's 128x128 tile (one segment a row) against 256x256 tiles whose
+  // 256-byte rows travel whole (64 KiB in dynamic shared memory: 3 per SM at most)
+  const Variant u8[] = {V(1, Sw2d), V(1, Split, 0, 0, 256), V(1, Split, 2, 0, 256)};
   measure<1>(32768, u8);
+  // 512-byte rows (four segments a box) for the others
+  const Variant fp32[] = {V(4, Split, 3), V(4, Split, 0, 0, 128), V(4, Split, 2, 0, 128)};
+  measure<4>(32768, fp32);
+  const Variant fp16[] = {V(2, Split, 2), V(2, Split, 0, 0, 256)};
+  measure<2>(32768, fp16);
+  const Variant fp64[] = {V(8, Split), V(8, Split, 0, 0, 64), V(8, Split, 3, 0, 64), V(8, Split, 4, 0, 64)};
+  measure<8>(16384, fp64);
   return 0;
 }

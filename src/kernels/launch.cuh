@@ -30,27 +30,27 @@ cudaError_t launch_tiles(Kernel kernel, const detail::Problem& p, const detail::
   return cudaSuccess;
 }
 
-// Dynamic shared memory for `kernel` that it does not use, so that at most `blocks` of its
-// blocks share an SM of the current device (0 bytes when `blocks` is 0, or when no more
-// fit anyway); allows the kernel that much. Each block then takes a 1 KiB-aligned share
-// of the SM's shared memory: `blocks` shares fit, one more does not.
+// The dynamic shared memory to launch `kernel` with: `needed` bytes, or more where at most
+// `blocks` of its blocks should share an SM of the current device (0: as many as fit), the
+// excess unused. Each block then takes a 1 KiB-aligned share of the SM's shared memory:
+// `blocks` shares fit, one more does not. Allows the kernel that much.
 template <class Kernel>
-cudaError_t smem_limiting_blocks(Kernel kernel, int blocks, size_t* bytes) {
-  *bytes = 0;
-  if (blocks <= 0) return cudaSuccess;
-  int device = 0, per_sm = 0, reserved = 0;
-  cudaFuncAttributes a{};
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-      e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
-      e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaFuncGetAttributes(&a, kernel); e != cudaSuccess) return e;
-  const size_t share = size_t(per_sm) / blocks / 1024 * 1024, used = a.sharedSizeBytes + size_t(reserved);
-  if (share <= used) return cudaSuccess;
-  *bytes = share - used;
+cudaError_t dynamic_smem(Kernel kernel, size_t needed, int blocks, size_t* bytes) {
+  *bytes = needed;
+  if (blocks > 0) {
+    int device = 0, per_sm = 0, reserved = 0;
+    cudaFuncAttributes a{};
+    if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+        e != cudaSuccess)
+      return e;
+    if (cudaError_t e = cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+        e != cudaSuccess)
+      return e;
+    if (cudaError_t e = cudaFuncGetAttributes(&a, kernel); e != cudaSuccess) return e;
+    const size_t share = size_t(per_sm) / blocks / 1024 * 1024, used = a.sharedSizeBytes + size_t(reserved);
+    if (share > used + needed) *bytes = share - used;
+  }
   return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(*bytes));
 }
 

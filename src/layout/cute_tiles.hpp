@@ -85,33 +85,33 @@ struct CuteVecTile {
 };
 
 // cute_tma's square tile per element size, under the 128-byte swizzle, turned in place
-// (one buffer): rows of 256 bytes (fp16 128x128, fp32 64x64, fp64 32x32), 128 for bytes
-// (128x128: 256 would need 64 KiB, past static shared memory). Two layouts of it:
+// (one buffer, in dynamic shared memory), in one of two layouts:
 //  - slabs (WholeRows = false): CuTe's GMMA K-major SW128 atom (8 rows of 128 bytes)
 //    tiled, so a tile wider than 128 bytes is a row of 128-byte-wide slabs, and
 //    make_tma_copy issues one 2-D box per slab: a 256-byte row piece moves as two halves,
-//    far apart in time. Serves any shape.
-//  - whole rows (WholeRows = true): the tile row-major, each row's columns a (128-byte
-//    segment, segments) mode under the same swizzle (a TMA box row may not exceed the
-//    swizzle's 128 bytes). The global matrix is viewed the same way, with the segment stride
-//    a runtime value so that make_tma_copy cannot merge the two modes back into one: it
-//    issues one 3-D box (segment, segments, rows), and each row's 256 bytes come and go
-//    together. fp32 32768^2: 96.9% of copy against 95.6% for slabs, both at 3 tiles per
-//    SM (experiments/cute_tma.cu, docs/performance.md). The view needs whole segments:
-//    cols (src) and rows (dst) multiples of 128 / E (cute_tma_whole_rows,
-//    layout/tma_tile.hpp); a byte tile's row is one segment anyway.
+//    far apart in time. Rows of 256 bytes (fp16 128x128, fp32 64x64, fp64 32x32), 128 for
+//    bytes (128x128). Serves any shape.
+//  - whole rows (WholeRows = true): rows of 256 bytes for every size (bytes 256x256, 64
+//    KiB), the tile row-major, each row's columns a (128-byte segment, segments) mode under
+//    the same swizzle (a TMA box row may not exceed the swizzle's 128 bytes). The global
+//    matrix is viewed the same way, with the segment stride a runtime value so that
+//    make_tma_copy cannot merge the two modes back into one: it issues one 3-D box
+//    (segment, 2 segments, rows), and each row's 256 bytes come and go together. fp32
+//    32768^2: 96.9% of copy against 95.6% for slabs, both at 3 tiles per SM; bytes 95.4%
+//    against 89.7% (experiments/cute_tma.cu, docs/performance.md; rows of 512 bytes were
+//    slower for every size). The view needs whole segments: cols (src) and rows (dst)
+//    multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp).
 // blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):
-// more tiles in flight than 48-64 KiB per SM cost fp16 and fp32 1-3 points; 0 leaves the
-// limit to the registers (fp64: 6, bytes: 8, both best so).
+// more tiles in flight than 48-128 KiB per SM cost 0.4-3 points; 0 leaves the limit to the
+// registers (fp64: 6, bytes in slabs: 8, both best so).
 template <int E, bool WholeRows>
 struct CuteTmaTile {
-  static_assert(!WholeRows || E > 1, "a byte tile's row is one segment already");
   using T = cute::uint_byte_t<E>;
-  static constexpr int edge = E == 1 ? 128 : 256 / E;
+  static constexpr int edge = E == 1 && !WholeRows ? 128 : 256 / E;
   static constexpr int seg = 128 / E;  // elements per 128-byte swizzle row
   static constexpr int threads = 256;
   static constexpr int bytes = edge * edge * E;
-  static constexpr int blocks_per_sm = E == 2 ? 2 : E == 4 ? 3 : 0;
+  static constexpr int blocks_per_sm = E == 1 ? (WholeRows ? 2 : 0) : E == 2 ? 2 : E == 4 ? 3 : 0;
   using Square = cute::Shape<cute::Int<edge>, cute::Int<edge>>;
   using Split = cute::Shape<cute::Int<edge>, cute::Shape<cute::Int<seg>, cute::Int<edge / seg>>>;
   // The tile's shape as the global view is tiled: (rows, cols) or (rows, (segment, segments)).

@@ -24,9 +24,9 @@ XPOSE_HD constexpr int tma_split(int64_t elem_bytes) { return elem_bytes == 16 ?
 
 // Whether cute_tma can move an E-byte rows x cols problem in whole-row boxes
 // (layout/cute_tiles.hpp): both sides' rows (src: cols elements, dst: rows) must be whole
-// 128-byte segments; a byte tile's row is one segment, so bytes never need them.
+// 128-byte segments.
 constexpr bool cute_tma_whole_rows(int64_t E, int64_t rows, int64_t cols) {
-  return E > 1 && E <= 8 && cols % (128 / E) == 0 && rows % (128 / E) == 0;
+  return E >= 1 && E <= 8 && cols % (128 / E) == 0 && rows % (128 / E) == 0;
 }
 
 // The ladder's tile (tma, tma_swizzle128, tma_batched): one box each way.

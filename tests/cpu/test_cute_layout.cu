@@ -332,6 +332,7 @@ TEST(CuteTmaTile, TheInPlaceTurnIsConflictFree) {
   check_tma_tile<2, false>();
   check_tma_tile<4, false>();
   check_tma_tile<8, false>();
+  check_tma_tile<1, true>();
   check_tma_tile<2, true>();
   check_tma_tile<4, true>();
   check_tma_tile<8, true>();
@@ -350,7 +351,7 @@ TEST(CuteTmaTile, BothLayoutsAreThe128ByteSwizzle) {
     }
 }
 
-// Whole rows need both sides' rows in whole 128-byte segments; bytes never take them.
+// Whole rows need both sides' rows in whole 128-byte segments.
 TEST(CuteTmaTile, WholeRowsNeedWhole128ByteSegmentsOnBothSides) {
   EXPECT_TRUE(cute_tma_whole_rows(4, 32768, 32768));
   EXPECT_TRUE(cute_tma_whole_rows(4, 96, 160));   // partial tiles, whole segments
@@ -360,8 +361,15 @@ TEST(CuteTmaTile, WholeRowsNeedWhole128ByteSegmentsOnBothSides) {
   EXPECT_FALSE(cute_tma_whole_rows(2, 64, 96));
   EXPECT_TRUE(cute_tma_whole_rows(8, 16, 48));
   EXPECT_FALSE(cute_tma_whole_rows(8, 16, 40));
-  EXPECT_FALSE(cute_tma_whole_rows(1, 32768, 32768));
+  EXPECT_TRUE(cute_tma_whole_rows(1, 32768, 32768));
+  EXPECT_TRUE(cute_tma_whole_rows(1, 384, 128));   // bytes: 256x256 tiles, odd segment counts
+  EXPECT_FALSE(cute_tma_whole_rows(1, 32768, 32752));
   EXPECT_FALSE(cute_tma_whole_rows(16, 4096, 4096));
+  // every tile row is 256 bytes in whole-row tiles; bytes' tiles double their edge there
+  EXPECT_EQ(256, (CuteTmaTile<1, true>::edge));
+  EXPECT_EQ(128, (CuteTmaTile<1, false>::edge));
+  EXPECT_EQ(64, (CuteTmaTile<4, true>::edge));
+  EXPECT_EQ(64, (CuteTmaTile<4, false>::edge));
 }
 
 }  // namespace

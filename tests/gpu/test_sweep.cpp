@@ -49,7 +49,8 @@ const std::vector<Case> cases = {
     // cute_tma's whole-row boxes: both sides' rows whole 128-byte segments, odd segment
     // counts (the last tile's second segment lies outside), pitch and stride gaps
     {"whole 128-byte segments, odd counts, gaps", 192, 320, 2, 16, 48, 64, 128},
-    {"whole 128-byte segments, odd counts", 160, 96, 1},  // aligned_stores' 16-byte loads, edge vector
+    {"whole 128-byte segments, odd counts", 160, 96, 1},
+    {"whole 128-byte segments of bytes, odd counts, gaps", 384, 640, 2, 16, 48, 64, 128},  // aligned_stores' 16-byte loads, edge vector
     {"2xN whole skinny spans and a tail", 2, 4112 * 4 + 48, 1},  // 16-byte rows for every element size
     {"Nx2 whole skinny spans and a tail", 4112 * 4 + 48, 2, 1},
     {"3xN planar to packed", 3, 8224, 1},
@@ -168,6 +169,7 @@ TEST(Huge, MoreThan2To31Elements) {
   XPOSE_REQUIRE_GPU();
   const std::vector<HugeCase> huge = {
       {32768, 65552, {"vec_swizzled", "smem_swizzled", "aligned_stores", "cute_tma", "auto"}},  // rows 16-byte aligned
+      {32768, 65664, {"cute_tma", "auto"}},  // rows of whole 128-byte segments: cute_tma's 256x256 byte tiles
       {2, 1073741840, {"skinny", "auto"}},
   };
   for (const HugeCase& h : huge) {

@@ -3,13 +3,13 @@
 // cudaGetDriverEntryPointByVersion, nothing links libcuda): a load over src as a stack of
 // (rows, cols) matrices and a store over dst as a stack of (cols, rows) matrices, each
 // into a square shared-memory tile under the 128-byte swizzle (layout::CuteTmaTile): 256-
-// byte rows (bytes: 128), each moved whole in one 3-D box where both sides' rows are whole
-// 128-byte segments, else as two slabs of 128-byte rows. One block per tile: one thread
-// issues the load on an mbarrier, all threads turn the tile in place in register
+// byte rows, each moved whole in one 3-D box where both sides' rows are whole 128-byte
+// segments, else as two slabs of 128-byte rows (bytes: rows of 128). One block per tile:
+// one thread issues the load on an mbarrier, all threads turn the tile in place in register
 // micro-blocks, one thread issues the store. Loads fill what lies outside the matrix with
-// zeros and stores clip it, so edge tiles run the same code. The launch asks for shared
-// memory it does not use, so that an SM holds only the tiles it moves fastest
-// (CuteTmaTile::blocks_per_sm).
+// zeros and stores clip it, so edge tiles run the same code. The tile lives in dynamic
+// shared memory (a byte tile of whole rows is 64 KiB), and the launch asks for more than it
+// needs where an SM should hold fewer tiles than fit (CuteTmaTile::blocks_per_sm).
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
 #include <cute/atom/copy_traits_sm90_tma.hpp>
@@ -33,8 +33,11 @@ __global__ void __launch_bounds__(Tile::threads)
     transpose_cute_tma(const __grid_constant__ LoadCopy load, const __grid_constant__ StoreCopy store,
                        int64_t rows, int64_t cols, int64_t batch, TileOrigin o) {
   using T = typename Tile::T;
-  __shared__ alignas(1024) T buffer[Tile::edge * Tile::edge];  // 1024: the swizzle's period
+  extern __shared__ uint8_t dynamic_smem[];
   __shared__ uint64_t loaded;
+  // The tile starts on the swizzle's 1024-byte period (the launch adds 1 KiB for this).
+  const uint32_t base = uint32_t(__cvta_generic_to_shared(dynamic_smem));
+  T* const buffer = reinterpret_cast<T*>(dynamic_smem + ((base + 1023) / 1024 * 1024 - base));
   auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), typename Tile::Smem{});
 
   const int64_t b = o.batch + blockIdx.z, tr = o.row_tile + blockIdx.y, tc = o.col_tile + blockIdx.x;
@@ -73,10 +76,18 @@ std::string unserved(const Problem& p, const detail::Device& d) {
   return tma::unserved(p, d);
 }
 
+// The tile, by layout: whole rows where both sides' rows are whole 128-byte segments.
+template <int E, class F>
+auto with_tile(const Problem& p, F&& f) {
+  return layout::cute_tma_whole_rows(E, p.rows, p.cols) ? f(CuteTmaTile<E, true>{}) : f(CuteTmaTile<E, false>{});
+}
+
 detail::Launch shape(const Problem& p, const detail::Device&) {
   return with_elem_bytes_up_to_8(p.elem_bytes, detail::Launch{}, [&](auto e) {
-    using Tile = CuteTmaTile<decltype(e)::value, false>;  // both layouts' tiles have one edge
-    return tile_launch(p, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
+    return with_tile<decltype(e)::value>(p, [&](auto tile) {
+      using Tile = decltype(tile);
+      return tile_launch(p, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
+    });
   });
 }
 
@@ -92,27 +103,22 @@ cudaError_t launch_with(const Problem& p, const detail::Launch& l, cudaStream_t 
   const auto load = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, src, typename Tile::Smem{});
   const auto store = cute::make_tma_copy(cute::SM90_TMA_STORE{}, dst, typename Tile::Smem{});
   const auto kernel = transpose_cute_tma<Tile, std::decay_t<decltype(load)>, std::decay_t<decltype(store)>>;
-  size_t unused = 0;
-  if (cudaError_t e = smem_limiting_blocks(kernel, Tile::blocks_per_sm, &unused); e != cudaSuccess) return e;
-  return launch_tiles(kernel, p, l, unused, s, load, store, p.rows, p.cols, p.batch);
-}
-
-template <int E>
-cudaError_t launch_for(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  if constexpr (E > 1)
-    if (layout::cute_tma_whole_rows(E, p.rows, p.cols)) return launch_with<CuteTmaTile<E, true>>(p, l, s);
-  return launch_with<CuteTmaTile<E, false>>(p, l, s);
+  size_t smem = 0;
+  if (cudaError_t e = dynamic_smem(kernel, size_t(Tile::bytes) + 1024, Tile::blocks_per_sm, &smem); e != cudaSuccess)
+    return e;
+  return launch_tiles(kernel, p, l, smem, s, load, store, p.rows, p.cols, p.batch);
 }
 
 cudaError_t launch(const Problem& p, const detail::Launch& l, cudaStream_t s) {
-  return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported,
-                                 [&](auto e) { return launch_for<decltype(e)::value>(p, l, s); });
+  return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported, [&](auto e) {
+    return with_tile<decltype(e)::value>(p, [&](auto tile) { return launch_with<decltype(tile)>(p, l, s); });
+  });
 }
 
 }  // namespace
 
 const detail::Kernel cute_tma = {"cute_tma",
-                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows (bytes: 128), each row one 3-D box where both sides' rows are whole 128-byte segments",
+                                 "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows, each row one 3-D box where both sides' rows are whole 128-byte segments (else two halves; bytes: 128-byte rows)",
                                  unserved, shape, launch};
 
 }  // namespace xpose::kernels

@@ -31,11 +31,12 @@ Error plan_named(const Kernel& k, const Problem& p, const Device& d, Plan* out) 
 //   3 2-, 4- and 8-byte elements with a dst pitch of 16 mod   aligned_stores (fp32 88% against
 //     32 bytes, more than 16 MiB a side                        74%, fp16 93/68%, fp64 92/81%;
 //                                                             at 4-6 MiB the later rules win)
-//   3b 2-, 4- and 8-byte elements TMA can address (Hopper),    cute_tma, where built (its whole-
-//      more than 1 GiB a side, both sides' rows whole         row boxes: fp16 32768^2 96% against
-//      128-byte segments                                       94%, fp32 96.5/96.0%, bf16 4096 x
-//                                                             128x4096 100/99%; at 0.5-1 GiB
-//                                                             0.4-0.5 points behind)
+//   3b 1-, 2-, 4- and 8-byte elements TMA can address         cute_tma, where built (its whole-
+//      (Hopper), more than 1 GiB a side (bytes: 256 MiB),     row boxes: fp16 32768^2 96% against
+//      both sides' rows whole 128-byte segments               94%, fp32 96.5/96.0%, bf16 4096 x
+//                                                             128x4096 100/99%, u8 32768^2 95/91%;
+//                                                             at 0.5-1 GiB fp16/fp32 0.4-0.5
+//                                                             points behind, u8 at 256 MiB even)
 //   4 1- and 2-byte elements TMA can address (Hopper), by the bytes of one side (src or dst):
 //     a at most 2 MiB and 16-byte aligned rows                 vec_swizzled (latency first: u8
 //                                                             1024^2 1.84 us, the TMA tiles 2.4-3.5)
@@ -69,7 +70,7 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
   const Kernel* aligned = find_kernel("aligned_stores");
   const Kernel* small = find_kernel("cute_vectorized_swizzled");  // nullptr without the CuTe family
   const Kernel* cute_tma = find_kernel("cute_tma");                // likewise
-  constexpr int64_t big_side = int64_t(1) << 30;                    // rule 3b's bound
+  const int64_t big_side = p.elem_bytes == 1 ? int64_t(256) << 20 : int64_t(1) << 30;  // rule 3b's bound
   const std::string why_not_vec = vec->unsupported(p, d);
 
   if (serves(skinny))
@@ -85,8 +86,9 @@ Error plan_auto(const Problem& p, const Device& d, Plan* out) {
     return choose(aligned, "dst pitch of 16 mod 32 bytes, more than 16 MiB a side: dst row pieces shifted to start on "
                            "32-byte sectors");
   if (side > big_side && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols) && serves(cute_tma))
-    return choose(cute_tma, "2-, 4- or 8-byte elements on Hopper, more than 1 GiB a side, rows of whole 128-byte "
-                            "segments: TMA boxes of whole 256-byte tile rows");
+    return choose(cute_tma, std::string(p.elem_bytes == 1 ? "bytes on Hopper, more than 256 MiB a side"
+                                                           : "2-, 4- or 8-byte elements on Hopper, more than 1 GiB a side") +
+                                ", rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows");
   if (p.elem_bytes <= 2 && serves(tma)) {
     if (side <= small_side && why_not_vec.empty())
       return choose(vec, "1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch");

@@ -115,7 +115,7 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 }
 
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
-  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));
   // halves past 64 MiB: the shifted 256-byte dst pieces from 8192 rows and 4096 columns on
   EXPECT_EQ(past_1_gib("aligned_stores"), chosen(problem(32768, 32768, 2)));
   EXPECT_EQ("aligned_stores", chosen(problem(16384, 16384, 2)));  // 512 MiB
@@ -123,7 +123,7 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(8176, 32768, 2)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 4088, 2)));
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(256, 4096, 2, 0, 0, 256)));  // a batch of short matrices
-  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));          // not for bytes
+  EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));          // bytes: not past 256 MiB
   // one side's bytes: at most 2 MiB -> vectors, at most 64 MiB -> the persistent pipeline
   EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 2)));       // 2 MiB
@@ -141,8 +141,8 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("vec_swizzled", chosen(padded));
   EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
   Plan plan;
-  ASSERT_FALSE(plan_auto(problem(16384, 32768, 1), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 256x128x1, block 256x1x1, tile 128x128"))
+  ASSERT_FALSE(plan_auto(problem(8192, 32768, 1), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 256x64x1, block 256x1x1, tile 128x128"))
       << describe(plan);
   ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
   EXPECT_EQ("1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline", plan.reason);
@@ -158,7 +158,11 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
   EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(with_ld(128, 4096, 2, 0, 0, 4096)));  // a batch counts whole
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32784, 4)));   // dst rows 32784 floats: not whole segments
   EXPECT_EQ("aligned_stores", chosen(problem(32736, 32768, 2)));  // src rows 32736 halves: not whole either
-  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32768, 1)));  // bytes: not this rule
+  // bytes past 256 MiB, in 256x256 tiles
+  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(problem(16384, 16512, 1)));  // just past 256 MiB
+  EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));              // 256 MiB
+  EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32752, 1)));              // not whole segments
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 16)));   // 16 bytes: cute_tma does not serve them
   EXPECT_EQ("aligned_stores", chosen(with_ld(32768, 32768, 4, 0, 32772)));  // rule 3 first: a 16 mod 32 pitch
   const Device a100{0, 80, 108};
@@ -170,6 +174,10 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
             "of whole 256-byte tile rows",
             plan.reason);
   EXPECT_NE(std::string::npos, describe(plan).find("kernel cute_tma, grid 512x512x1, block 256x1x1, tile 64x64"))
+      << describe(plan);
+  ASSERT_FALSE(plan_auto(problem(32768, 32768, 1), h100, &plan).failed());
+  EXPECT_NE(std::string::npos, describe(plan).find("kernel cute_tma, grid 128x128x1, block 256x1x1, tile 256x256: "
+                                                   "bytes on Hopper, more than 256 MiB a side"))
       << describe(plan);
 #endif
 }

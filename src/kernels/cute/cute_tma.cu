@@ -33,11 +33,11 @@ __global__ void __launch_bounds__(Tile::threads)
     transpose_cute_tma(const __grid_constant__ LoadCopy load, const __grid_constant__ StoreCopy store,
                        int64_t rows, int64_t cols, int64_t batch, TileOrigin o) {
   using T = typename Tile::T;
-  extern __shared__ uint8_t dynamic_smem[];
+  extern __shared__ uint8_t dynamic[];  // sized by dynamic_smem (launch.cuh)
   __shared__ uint64_t loaded;
   // The tile starts on the swizzle's 1024-byte period (the launch adds 1 KiB for this).
-  const uint32_t base = uint32_t(__cvta_generic_to_shared(dynamic_smem));
-  T* const buffer = reinterpret_cast<T*>(dynamic_smem + ((base + 1023) / 1024 * 1024 - base));
+  const uint32_t base = uint32_t(__cvta_generic_to_shared(dynamic));
+  T* const buffer = reinterpret_cast<T*>(dynamic + ((base + 1023) / 1024 * 1024 - base));
   auto tile = cute::make_tensor(cute::make_smem_ptr(buffer), typename Tile::Smem{});
 
   const int64_t b = o.batch + blockIdx.z, tr = o.row_tile + blockIdx.y, tc = o.col_tile + blockIdx.x;

@@ -22,18 +22,18 @@ std::string chosen(const Problem& p, const Device& d = h100) {
   return e.failed() ? "error: " + e.message : plan.kernel->name;
 }
 
-// The kernel rule 3b picks past 1 GiB a side, and what takes its place in a build without
-// the CuTe family.
+// The kernel rule 3b picks (past 1 GiB a side, bytes past 256 MiB), or, in a build without
+// the CuTe family, the kernel that takes its place.
 #ifdef XPOSE_HAVE_CUTE
-std::string past_1_gib(const char*) { return "cute_tma"; }
+std::string rule_3b_or(const char*) { return "cute_tma"; }
 #else
-std::string past_1_gib(const char* without_cute) { return without_cute; }
+std::string rule_3b_or(const char* without_cute) { return without_cute; }
 #endif
 
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));  // 1 GiB: not past rule 3b's bound
   EXPECT_EQ("vec_swizzled", chosen(problem(8192, 16384, 8)));
-  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(32768, 32768, 4)));
+  EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(32768, 32768, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
   const Device a100{0, 80, 108};
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1), a100));  // no TMA kernels there
@@ -117,7 +117,7 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));
   // halves past 64 MiB: the shifted 256-byte dst pieces from 8192 rows and 4096 columns on
-  EXPECT_EQ(past_1_gib("aligned_stores"), chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ(rule_3b_or("aligned_stores"), chosen(problem(32768, 32768, 2)));
   EXPECT_EQ("aligned_stores", chosen(problem(16384, 16384, 2)));  // 512 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(8192, 4104, 2)));
   EXPECT_EQ("tma_swizzle128", chosen(problem(8176, 32768, 2)));
@@ -151,16 +151,16 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
 }
 
 TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
-  EXPECT_EQ(past_1_gib("aligned_stores"), chosen(problem(32768, 32768, 2)));
-  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(16384, 16384, 8)));   // 2 GiB
-  EXPECT_EQ(past_1_gib("vec_swizzled"), chosen(problem(16384, 16416, 4)));   // just past 1 GiB
+  EXPECT_EQ(rule_3b_or("aligned_stores"), chosen(problem(32768, 32768, 2)));
+  EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(16384, 16384, 8)));   // 2 GiB
+  EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(16384, 16416, 4)));   // just past 1 GiB
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));               // 1 GiB exactly
-  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(with_ld(128, 4096, 2, 0, 0, 4096)));  // a batch counts whole
+  EXPECT_EQ(rule_3b_or("tma_swizzle128"), chosen(with_ld(128, 4096, 2, 0, 0, 4096)));  // a batch counts whole
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32784, 4)));   // dst rows 32784 floats: not whole segments
   EXPECT_EQ("aligned_stores", chosen(problem(32736, 32768, 2)));  // src rows 32736 halves: not whole either
   // bytes past 256 MiB, in 256x256 tiles
-  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(problem(32768, 32768, 1)));
-  EXPECT_EQ(past_1_gib("tma_swizzle128"), chosen(problem(16384, 16512, 1)));  // just past 256 MiB
+  EXPECT_EQ(rule_3b_or("tma_swizzle128"), chosen(problem(32768, 32768, 1)));
+  EXPECT_EQ(rule_3b_or("tma_swizzle128"), chosen(problem(16384, 16512, 1)));  // just past 256 MiB
   EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));              // 256 MiB
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32752, 1)));              // not whole segments
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 16)));   // 16 bytes: cute_tma does not serve them

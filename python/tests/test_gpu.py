@@ -165,3 +165,78 @@ def test_torch_compile():
     compiled = torch.compile(f, fullgraph=True)
     assert torch.equal(compiled(x), f(x))
     assert torch.equal(f(x), (x * 2).transpose(-1, -2) + 1)
+
+
+def test_torch_broadcasts_are_transposed():
+    # Tensor.expand gives stride 0; it used to reach the C call as "packed" and read past x.
+    row = random_tensor((5,), torch.float32)
+    for x in (row.expand(4, 5), row[:, None].expand(5, 4), random_tensor((1, 3, 7), torch.int16).expand(6, 3, 7),
+              row[0].expand(3, 2, 2), random_tensor((2000,), torch.float16).expand(2000, 2000)):
+        assert same_bits(xpose.transpose(x), x.transpose(-1, -2)), x.stride()
+    x = random_tensor((1, 70, 90), torch.bfloat16).expand(3, 70, 90)
+    frame = torch.full((3, 93, 75), 3.0, dtype=torch.bfloat16, device="cuda")
+    out = frame[:, 1:91, 2:72]
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        assert xpose.transpose(x, out=out) is out
+    stream.synchronize()
+    assert same_bits(out, x.transpose(-1, -2))
+    outside = torch.ones(frame.shape, dtype=torch.bool, device="cuda")
+    outside[:, 1:91, 2:72] = False
+    assert bool((frame[outside] == 3.0).all()), "wrote outside out"
+    v = torch.randn(5, device="cuda", dtype=torch.float64, requires_grad=True)
+    xpose.transpose(v.expand(4, 5)).sum().backward()  # expand's own backward sums the broadcast axis
+    assert torch.equal(v.grad, torch.full_like(v, 4.0))
+
+
+def test_torch_out_is_refused_where_torch_refuses_it():
+    x = random_tensor((4, 5), torch.float32)
+    out = torch.zeros(5, 4, device="cuda")
+    before = out.clone()
+    with pytest.raises(ValueError, match="axis 0 has stride 0"):
+        xpose.transpose(random_tensor((2000, 2000), torch.float32), out=torch.zeros(2000, device="cuda").expand(2000, 2000))
+    with pytest.raises(RuntimeError, match="requires grad"):
+        xpose.transpose(x, out=out.clone().requires_grad_())
+    with pytest.raises(RuntimeError, match="requires grad"):
+        xpose.transpose(x.clone().requires_grad_(), out=out)
+    with torch.inference_mode():
+        inference = torch.zeros(5, 4, device="cuda")
+    with pytest.raises(RuntimeError, match="inference tensor"):
+        xpose.transpose(x, out=inference)
+    torch.cuda.synchronize()
+    assert same_bits(out, before) and not bool(inference.any()), "a refused call wrote to out"
+    with torch.inference_mode():  # where torch allows the write, so does xpose
+        assert xpose.transpose(x, out=inference) is inference
+    grad_out = torch.zeros(5, 4, device="cuda", requires_grad=True)
+    with torch.no_grad():
+        xpose.transpose(x, out=grad_out)
+    assert same_bits(inference, x.t()) and same_bits(grad_out.detach(), x.t())
+
+
+def test_torch_lazy_conjugate_is_resolved_or_refused():
+    c = random_tensor((4, 6), torch.complex64).nan_to_num().conj()
+    try:
+        y = xpose.transpose(c)
+    except ValueError as e:
+        assert "resolve_conj()" in str(e)
+    else:
+        assert torch.equal(y, c.t().resolve_conj())
+    with pytest.raises(ValueError, match="resolve_conj"):
+        xpose.transpose(random_tensor((6, 4), torch.complex64), out=torch.zeros(4, 6, dtype=torch.complex64,
+                                                                                 device="cuda").conj())
+
+
+def test_cupy_broadcasts():
+    cp = cupy_or_skip()
+    row = random_cupy(cp, (5,), "float32")
+    for x in (cp.broadcast_to(row, (4, 5)), cp.broadcast_to(row[:, None], (5, 4)),
+              cp.broadcast_to(random_cupy(cp, (1, 3, 7), "float16"), (6, 3, 7))):
+        assert cupy_same_bits(cp, xpose.transpose(x), x.swapaxes(-1, -2))
+    out = cp.full((5, 4), 2.0, cp.float32)
+    with pytest.raises(ValueError, match="stride 0"):
+        xpose.transpose(random_cupy(cp, (2000, 2000), "float32"),
+                        out=cp.broadcast_to(cp.zeros(2000, cp.float32), (2000, 2000)))
+    with pytest.raises(ValueError, match="overlap one another"):
+        xpose.transpose(random_cupy(cp, (4, 5), "float32"),
+                        out=cp.lib.stride_tricks.as_strided(out, (5, 4), (8, 4)))
+    assert bool((out == 2.0).all())

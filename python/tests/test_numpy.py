@@ -116,9 +116,69 @@ def test_out_checks():
     refuses(ValueError, x, out=np.full((10, 6), 1.5, np.float64), match="dtype")
     refuses(ValueError, x, out=np.full((6, 10), 1.5, np.float32).T, match="out's last axis has stride 10")
     rows_overlap = np.lib.stride_tricks.as_strided(np.full(64, 1.5, np.float32), (10, 6), (12, 4))
-    refuses(ValueError, x, out=rows_overlap, match="ld_dst")
+    refuses(ValueError, x, out=rows_overlap, match="overlap one another")
     refuses(TypeError, x, out=[[0.0] * 6] * 10, match="NumPy array")
     square = random_array((8, 8), np.float32)
     refuses(ValueError, square, out=square, match="overlaps")
     big = random_array((200,), np.float32)
     refuses(ValueError, big[:80].reshape(8, 10), out=big[40:120].reshape(10, 8), match="overlaps")
+
+
+def test_broadcast_x_is_transposed():
+    # A broadcast axis (stride 0) used to cross into the C call as "packed" and read past x.
+    row = random_array((5,), np.float32)
+    for x in (np.broadcast_to(row, (4, 5)), np.broadcast_to(row[:, None], (5, 4)),
+              np.broadcast_to(random_array((1, 3, 7), np.int16), (6, 3, 7)), np.broadcast_to(row[0], (3, 2, 2))):
+        assert same_bits(xpose.transpose(x), x.swapaxes(-1, -2)), x.strides
+    x = np.broadcast_to(random_array((70, 1), np.uint8), (70, 90))
+    frame = np.full((93, 75), 0xA5, np.uint8)
+    out = frame[1:91, 2:72]
+    assert xpose.transpose(x, out=out) is out and same_bits(out, x.T)
+    outside = np.ones(frame.shape, bool)
+    outside[1:91, 2:72] = False
+    assert (frame[outside] == 0xA5).all(), "wrote outside out"
+
+
+def test_out_that_cannot_hold_the_result_is_refused():
+    big = random_array((2000, 2000), np.float32)
+    broadcast = np.broadcast_to(np.zeros(2000, np.float32), (2000, 2000))  # one row of memory for 2000 rows
+    refuses(ValueError, big, out=broadcast, match="read-only")  # NumPy marks broadcasts read-only
+    rows0 = np.lib.stride_tricks.as_strided(np.zeros(2000, np.float32), (2000, 2000), (0, 4))  # writable
+    refuses(ValueError, big, out=rows0, match="axis 0 has stride 0")
+    batch0 = np.lib.stride_tricks.as_strided(np.zeros(64 * 64, np.float32), (8, 64, 64), (0, 256, 4))
+    refuses(ValueError, random_array((8, 64, 64), np.float32), out=batch0, match="axis 0 has stride 0")
+    read_only = np.zeros((5, 4), np.float32)
+    read_only.flags.writeable = False
+    refuses(ValueError, np.ones((4, 5), np.float32), out=read_only, match="read-only")
+    immutable = np.frombuffer(bytes(80), np.float32).reshape(5, 4)  # a view of a bytes object
+    refuses(ValueError, np.ones((4, 5), np.float32), out=immutable, match="read-only")
+    assert immutable.tobytes() == bytes(80)
+    refuses(ValueError, random_array((4, 5), np.float32), out=np.zeros((9, 4), np.float32)[::-2],
+            match="negative strides")
+
+
+def test_read_only_memory_map_as_out_is_refused(tmp_path):
+    path = tmp_path / "ro.bin"
+    path.write_bytes(bytes(80))
+    mapped = np.memmap(path, dtype=np.float32, mode="r", shape=(5, 4))
+    refuses(ValueError, np.ones((4, 5), np.float32), out=mapped, match="read-only")
+
+
+def test_layouts_refused_in_the_callers_terms():
+    windows = np.lib.stride_tricks.sliding_window_view(random_array((20,), np.float32), 6)  # rows overlap
+    refuses(ValueError, windows, match=r"x's rows overlap: shape \(15, 6\) with strides \(1, 1\)")
+    unaligned = np.frombuffer(random_array((41,), np.uint8).tobytes(), np.uint8)[1:].view(np.float32).reshape(2, 5)
+    refuses(ValueError, unaligned, match="not aligned to its 4-byte elements")
+    odd = np.lib.stride_tricks.as_strided(random_array((64,), np.int16), (4, 5), (6, 3))
+    refuses(ValueError, odd, match="not whole 2-byte elements")
+    for error in ("ld_src", "ld_dst", "stride_src", "stride_dst"):  # names the user never passed
+        with pytest.raises(ValueError) as raised:
+            xpose.transpose(windows)
+        assert error not in str(raised.value)
+
+
+def test_strides_of_single_index_axes_do_not_matter():
+    x = random_array((1, 40), np.float32)[::-1]  # a negative stride on an axis of one row
+    assert same_bits(xpose.transpose(x), x.T)
+    y = np.lib.stride_tricks.as_strided(random_array((30,), np.float32), (1, 3, 10), (3, 40, 4))  # odd batch stride
+    assert same_bits(xpose.transpose(y), y.swapaxes(-1, -2))

@@ -7,8 +7,9 @@ PyTorch and CuPy arrays on a CUDA device run on that library's current stream an
 synchronize; NumPy arrays (and PyTorch CPU tensors) run on the CPU path. Any element of
 1, 2, 4, 8 or 16 bytes (bool, fp8, fp16, bf16, fp32, fp64, complex64, complex128, integers).
 Rows may be padded or sliced (the last axis contiguous): they are read in place through
-their strides. The result is an array of the caller's library, or `out` (whose rows may
-be padded the same way).
+their strides. A broadcast axis of x (stride 0) is transposed once and copied along by the
+array library itself. The result is an array of the caller's library, or `out` (whose rows
+may be padded the same way).
 """
 
 from . import _xpose
@@ -16,6 +17,11 @@ from . import _xpose
 __all__ = ["transpose", "kernels"]
 
 _ITEMSIZES = (1, 2, 4, 8, 16)
+_COPY_ADVICE = "numpy.ascontiguousarray(x), x.contiguous() or cupy.ascontiguousarray(x)"
+
+
+def _error(kind, message):
+    return kind("xpose.transpose: " + message)
 
 
 def kernels():
@@ -25,76 +31,124 @@ def kernels():
 
 class _Array:
     """What the native call needs to know about one array: its library, where it lives,
-    its extents and its strides in elements."""
+    its extents and its strides in elements. Reading it checks only what every use needs
+    (a strided array of a served element size); the layout checks differ for x and out."""
 
     def __init__(self, x, what):
         kind = type(x).__module__.split(".")[0]
+        self.writable = True
         if kind == "numpy":
             import numpy as np
 
             if not isinstance(x, np.ndarray):
-                raise TypeError(f"xpose.transpose: {what} must be an array, not {type(x).__name__}")
+                raise _error(TypeError, f"{what} must be an array, not {type(x).__name__}")
             if x.dtype.hasobject:
-                raise TypeError(f"xpose.transpose: {what} holds Python objects (dtype {x.dtype}); "
-                                "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
+                raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
+                                        "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
             self.ptr, self.shape, self.itemsize = x.ctypes.data, tuple(x.shape), x.itemsize
             self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
+            self.writable = bool(x.flags.writeable)
         elif kind == "torch":
+            import torch
+
+            if x.device.type not in ("cuda", "cpu"):
+                raise _error(ValueError, f"{what} is on {x.device}; xpose serves CUDA devices and the CPU")
+            if x.layout != torch.strided or x.is_quantized:
+                raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
+                                        "xpose moves the elements of dense (strided) tensors")
+            if x.is_conj() or x.is_neg():
+                lazy = "conjugated" if x.is_conj() else "negated"
+                fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
+                raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
+                                         f"that; call {what}.{fix} first")
             self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), x.element_size()
             self.byte_strides = tuple(s * x.element_size() for s in x.stride())
             self.device = x.device if x.device.type == "cuda" else None
-            if x.device.type not in ("cuda", "cpu"):
-                raise ValueError(f"xpose.transpose: {what} is on {x.device}; xpose serves CUDA devices and the CPU")
             self.dtype = x.dtype
         elif kind == "cupy":
             self.ptr, self.shape, self.itemsize = x.data.ptr, tuple(x.shape), x.itemsize
             self.byte_strides, self.device, self.dtype = tuple(x.strides), x.device, x.dtype
         else:
-            raise TypeError(f"xpose.transpose: {what} must be a PyTorch tensor, a CuPy array or a NumPy array, "
-                            f"not {type(x).__module__}.{type(x).__name__}")
-        self.kind, self.array = kind, x
+            raise _error(TypeError, f"{what} must be a PyTorch tensor, a CuPy array or a NumPy array, "
+                                    f"not {type(x).__module__}.{type(x).__name__}")
+        self.kind, self.array, self.what = kind, x, what
         if self.itemsize not in _ITEMSIZES:
-            raise TypeError(f"xpose.transpose: {what} has {self.itemsize}-byte elements ({self.dtype}); "
-                            "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
-        if any(s % self.itemsize for s in self.byte_strides):
-            raise ValueError(f"xpose.transpose: {what}'s strides {self.byte_strides} are not whole elements")
-        self.strides = tuple(s // self.itemsize for s in self.byte_strides)
-
-    def matrix_layout(self, what):
-        """(batch, rows, cols, ld, batch_stride) of a 2-D or 3-D array, ld and stride 0 where unused."""
+            raise _error(TypeError, f"{what} has {self.itemsize}-byte elements ({self.dtype}); "
+                                    "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
         if len(self.shape) not in (2, 3):
-            raise ValueError(f"xpose.transpose: {what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
-                             f"got {len(self.shape)}-D")
+            raise _error(ValueError, f"{what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
+                                     f"got {len(self.shape)}-D")
+        # An axis of one index addresses nothing: its stride, whatever it is, is never used.
+        if any(s % self.itemsize for n, s in zip(self.shape, self.byte_strides) if n > 1):
+            raise _error(ValueError, f"{what}'s strides {self.byte_strides} (bytes) are not whole "
+                                     f"{self.itemsize}-byte elements")
+        self.strides = tuple(s // self.itemsize if n > 1 else 0 for n, s in zip(self.shape, self.byte_strides))
+
+    def empty(self):
+        return 0 in self.shape
+
+    def broadcast_axes(self):
+        """The axes that repeat one element (stride 0, more than one index)."""
+        return [a for a, (n, s) in enumerate(zip(self.shape, self.strides)) if n > 1 and s == 0]
+
+    def check_common_layout(self):
+        """What both sides need: no negative strides, a last axis of adjacent elements,
+        data aligned to the element size."""
+        what = self.what
+        if min(self.strides) < 0:
+            raise _error(ValueError, f"{what} has negative strides {self.strides} (in elements); make a copy first "
+                                     f"({_COPY_ADVICE})")
+        if self.shape[-1] > 1 and self.strides[-1] not in (0, 1):
+            if what == "out":
+                raise _error(ValueError, f"out's last axis has stride {self.strides[-1]}; xpose writes rows whose "
+                                         "elements are adjacent (stride 1): pass an out whose last axis is "
+                                         "contiguous")
+            raise _error(ValueError, f"x's last axis has stride {self.strides[-1]}; xpose reads rows whose "
+                                     f"elements are adjacent (stride 1). Make a copy with a contiguous last axis "
+                                     f"first ({_COPY_ADVICE})")
+        if self.ptr % self.itemsize:
+            raise _error(ValueError, f"{what}'s data at address {self.ptr:#x} is not aligned to its "
+                                     f"{self.itemsize}-byte elements; make an aligned copy first "
+                                     f"(numpy.array({what}) allocates one)")
+
+    def check_readable(self):
+        """x, once its broadcast axes are taken at index 0: rows that do not overlap."""
+        rows, cols = self.shape[-2:]
+        s_row = self.strides[-2]
+        if rows > 1 and 0 < s_row < cols:
+            raise _error(ValueError, f"x's rows overlap: shape {self.shape} with strides {self.strides} "
+                                     f"(in elements) starts a row every {s_row} elements but rows hold {cols}; "
+                                     f"make a copy first ({_COPY_ADVICE})")
+
+    def check_distinct(self):
+        """out: an element of its own for every index."""
+        if self.broadcast_axes():
+            axis = self.broadcast_axes()[0]
+            raise _error(ValueError, f"out's axis {axis} has stride 0 (a broadcast axis of shape {self.shape}): "
+                                     "its elements share memory; pass an out with memory of its own for every "
+                                     "element")
+        span = 1  # nested axes only: each stride clears what the smaller strides span
+        for n, s in sorted((ns for ns in zip(self.shape, self.strides) if ns[0] > 1), key=lambda ns: ns[1]):
+            if s < span:
+                raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
+                                         f"{self.strides} (in elements) gives some elements the same memory; pass "
+                                         "an out with memory of its own for every element")
+            span += (n - 1) * s
+
+    def matrix_layout(self):
+        """(batch, rows, cols, ld, batch_stride) for the C call, ld and stride 0 where unused."""
         batch = self.shape[0] if len(self.shape) == 3 else 1
         rows, cols = self.shape[-2:]
-        if 0 in self.shape:  # nothing to read: any strides will do
+        if self.empty():  # nothing to read: any strides will do
             return batch, rows, cols, 0, 0
-        s_batch = self.strides[0] if len(self.shape) == 3 else 0
-        s_row, s_col = self.strides[-2:]
-        if cols > 1 and s_col != 1:
-            if what == "out":
-                raise ValueError(f"xpose.transpose: out's last axis has stride {s_col}; xpose writes rows whose "
-                                 "elements are adjacent (stride 1): pass an out whose last axis is contiguous")
-            raise ValueError(f"xpose.transpose: {what}'s last axis has stride {s_col}; xpose reads rows whose "
-                             "elements are adjacent (stride 1). Make a copy with a contiguous last axis first "
-                             "(numpy.ascontiguousarray, tensor.contiguous(), cupy.ascontiguousarray)")
-        if min(self.strides, default=0) < 0:
-            raise ValueError(f"xpose.transpose: {what} has negative strides {self.strides}; make a copy first")
-        return batch, rows, cols, (s_row if rows > 1 else 0), (s_batch if batch > 1 else 0)
-
-    def is_contiguous(self):
-        expect, stride = [], 1
-        for n in reversed(self.shape):
-            expect.append(stride)
-            stride *= n
-        return all(s == e or n <= 1 for s, e, n in zip(self.strides, reversed(expect), self.shape))
+        return batch, rows, cols, (self.strides[-2] if rows > 1 else 0), (self.strides[0] if batch > 1 else 0)
 
     def span(self):
         """The byte range the array touches (empty arrays touch nothing)."""
-        if 0 in self.shape:
+        if self.empty():
             return self.ptr, self.ptr
-        last = sum((n - 1) * s for n, s in zip(self.shape, self.byte_strides))
-        return self.ptr, self.ptr + last + self.itemsize
+        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        return self.ptr, self.ptr + last * self.itemsize + self.itemsize
 
 
 def _allocate(src, shape):
@@ -113,26 +167,89 @@ def _allocate(src, shape):
         return cupy.empty(shape, dtype=x.dtype)
 
 
-def _stream(src):
-    if src.kind == "torch":
-        import torch
+def _check_torch_out(x, out):
+    """Refuses, as torch does, an out that autograd or inference mode forbids writing."""
+    import torch
 
-        return torch.cuda.current_stream(src.device).cuda_stream
-    import cupy
+    if out.is_inference() and not torch.is_inference_mode_enabled():
+        raise _error(RuntimeError, "out is an inference tensor: in-place update to an inference tensor outside "
+                                   "InferenceMode is not allowed (make a clone outside InferenceMode)")
+    if torch.is_grad_enabled() and (out.requires_grad or x.requires_grad):
+        raise _error(RuntimeError, "functions with out=... arguments don't support automatic differentiation, "
+                                   "but one of the arguments requires grad (call without out, or under "
+                                   "torch.no_grad())")
 
-    return cupy.cuda.get_current_stream().ptr
+
+def _check_out(src, out, shape):
+    dst = _Array(out, "out")
+    if dst.kind != src.kind:
+        raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array")
+    if dst.shape != shape:
+        raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}")
+    if dst.dtype != src.dtype:
+        raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}")
+    if dst.device != src.device:
+        raise _error(ValueError, f"out is on {dst.device or 'the host'}; x is on {src.device or 'the host'}")
+    if dst.kind == "torch":
+        _check_torch_out(src.array, out)
+    if not dst.writable:  # also for an empty out: a read-only array is never a result
+        raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array")
+    if dst.empty():
+        return dst
+    dst.check_common_layout()
+    dst.check_distinct()
+    (a0, a1), (b0, b1) = src.span(), dst.span()
+    if a0 < b1 and b0 < a1:
+        raise _error(ValueError, "out overlaps x; a transpose cannot run in place")
+    return dst
+
+
+def _launch(src, dst, kernel):
+    """The C call on two checked arrays of equal rank (dst has src's last two extents swapped)."""
+    batch, rows, cols, ld_src, stride_src = src.matrix_layout()
+    _, _, _, ld_dst, stride_dst = dst.matrix_layout()
+    args = (src.ptr, dst.ptr, src.itemsize, rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst)
+    try:
+        if src.device is None:
+            _xpose.transpose_host(*args)
+        elif src.kind == "torch":
+            import torch
+
+            _xpose.transpose_device(*args, torch.cuda.current_stream(src.device).cuda_stream, kernel)
+        else:
+            import cupy
+
+            _xpose.transpose_device(*args, cupy.cuda.get_current_stream().ptr, kernel)
+    except ValueError as e:  # the library's last line of defence speaks its C terms; say whose call it was
+        raise _error(ValueError, str(e)) from None
+
+
+def _copy_along(out, axes):
+    """Fills each of out's `axes` from its index 0, one axis at a time: before step k, index 0
+    of axes[k] holds the values every index must hold, over index 0 of the axes after it."""
+    nd = len(out.shape)
+    for k, axis in enumerate(axes):
+        index = [slice(None)] * nd
+        for later in axes[k + 1:]:
+            index[later] = slice(0, 1)
+        to, frm = list(index), list(index)
+        to[axis], frm[axis] = slice(1, None), slice(0, 1)
+        out[tuple(to)] = out[tuple(frm)]  # disjoint regions; NumPy, PyTorch and CuPy broadcast the same way
 
 
 def transpose(x, out=None, kernel="auto"):
     """Transposes the last two axes of `x` (2-D, or 3-D for a batch of matrices).
 
     Returns `out` if given (it must have the result's shape and dtype, a contiguous last
-    axis (its rows may be padded or sliced, like x's), live where `x` does and not overlap
-    it), else a new array of x's library. `kernel` names one
-    of `xpose.kernels()` instead of the automatic choice (GPU arrays only). Raises
-    TypeError for an array type or element size xpose does not serve, ValueError for a
-    layout, `out` or kernel it cannot use, RuntimeError when CUDA fails; on any error
-    nothing is written to `out`. PyTorch tensors without `out` go through the custom op
+    axis (its rows may be padded or sliced, like x's), memory of its own for every element,
+    be writable, live where `x` does and not overlap it), else a new array of x's library.
+    A broadcast axis of `x` (stride 0: numpy.broadcast_to, Tensor.expand) is served: xpose
+    transposes index 0 of it and the array library copies that result along the axis.
+    `kernel` names one of `xpose.kernels()` instead of the automatic choice (GPU arrays
+    only). Raises TypeError for an array type or element size xpose does not serve,
+    ValueError for a layout, `out` or kernel it cannot use, RuntimeError where PyTorch would
+    refuse to write `out` (autograd, inference tensors) or CUDA fails; on any error nothing
+    is written to `out`. PyTorch tensors without `out` go through the custom op
     `torch.ops.xpose.transpose`, so the call works under torch.compile and carries a
     gradient (the gradient of a transpose is the transpose of the gradient).
     """
@@ -145,44 +262,49 @@ def transpose(x, out=None, kernel="auto"):
 
 def _transpose(x, out=None, kernel="auto"):
     src = _Array(x, "x")
-    batch, rows, cols, ld_src, stride_src = src.matrix_layout("x")
     if not isinstance(kernel, str):
-        raise TypeError(f"xpose.transpose: kernel must be a string, not {type(kernel).__name__}")
+        raise _error(TypeError, f"kernel must be a string, not {type(kernel).__name__}")
     if kernel != "auto" and kernel not in kernels():
-        raise ValueError(f"xpose.transpose: unknown kernel '{kernel}'; known: auto, " + ", ".join(kernels()))
+        raise _error(ValueError, f"unknown kernel '{kernel}'; known: auto, " + ", ".join(kernels()))
     if src.device is None and kernel != "auto":
-        raise ValueError(f"xpose.transpose: kernel '{kernel}' runs on a GPU; arrays on the host are transposed "
-                         "on the CPU (kernel='auto')")
+        raise _error(ValueError, f"kernel '{kernel}' runs on a GPU; arrays on the host are transposed "
+                                 "on the CPU (kernel='auto')")
 
-    shape = ((batch,) if len(src.shape) == 3 else ()) + (cols, rows)
-    if out is None:
-        out = _allocate(src, shape)
-        dst = _Array(out, "out")
-    else:
-        dst = _Array(out, "out")
-        if dst.kind != src.kind:
-            raise TypeError(f"xpose.transpose: out is a {dst.kind} array but x is a {src.kind} array")
-        if dst.shape != shape:
-            raise ValueError(f"xpose.transpose: out has shape {dst.shape}; the result's shape is {shape}")
-        if dst.dtype != src.dtype:
-            raise ValueError(f"xpose.transpose: out has dtype {dst.dtype}; x has dtype {src.dtype}")
-        if dst.device != src.device:
-            raise ValueError(f"xpose.transpose: out is on {dst.device or 'the host'}; x is on "
-                             f"{src.device or 'the host'}")
-        (a0, a1), (b0, b1) = src.span(), dst.span()
-        if a0 < b1 and b0 < a1:
-            raise ValueError("xpose.transpose: out overlaps x; a transpose cannot run in place")
-    _, _, _, ld_dst, stride_dst = dst.matrix_layout("out")
+    # x's broadcast axes are read at index 0 only; the rest of x must be a layout the C call reads.
+    nd = len(src.shape)
+    repeated = src.broadcast_axes()
+    if not src.empty():
+        src.check_common_layout()
+    inner = src
+    if repeated and not src.empty():
+        inner = _Array(x[tuple(slice(0, 1) if a in repeated else slice(None) for a in range(nd))], "x")
+    if not inner.empty():
+        inner.check_readable()
 
-    args = (src.ptr, dst.ptr, src.itemsize, rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst)
+    shape = src.shape[:-2] + (src.shape[-1], src.shape[-2])
+    dst = _Array(_allocate(src, shape), "out") if out is None else _check_out(src, out, shape)
+    out = dst.array
+    if src.empty():
+        return out
+
+    # x's axis -2 is out's axis -1 and the reverse; a batch axis stays where it is.
+    swap = {nd - 2: nd - 1, nd - 1: nd - 2}
+    along = [swap.get(a, a) for a in repeated]
+    target = dst
+    if along:
+        target = _Array(out[tuple(slice(0, 1) if a in along else slice(None) for a in range(nd))], "out")
     if src.device is None:
-        _xpose.transpose_host(*args)
-    elif src.kind == "torch":
+        _launch(inner, target, kernel)
+        _copy_along(out, along)
+        return out
+    if src.kind == "torch":
         import torch
 
         with torch.cuda.device(src.device):
-            _xpose.transpose_device(*args, _stream(src), kernel)
-    else:
-        with src.device:
-            _xpose.transpose_device(*args, _stream(src), kernel)
+            _launch(inner, target, kernel)
+            _copy_along(out, along)
+        return out
+    with src.device:
+        _launch(inner, target, kernel)
+        _copy_along(out, along)
     return out

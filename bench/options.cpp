@@ -2,12 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace xpose::bench {
 namespace {
 
-std::optional<Options> fail(int* exit_code, const std::string& message) {
+// One line on stderr, whatever the message holds (CLI11's can span lines; a value can too).
+std::optional<Options> fail(int* exit_code, std::string message) {
+  std::replace(message.begin(), message.end(), '\n', ' ');
   std::fprintf(stderr, "xpose-bench: %s\n", message.c_str());
   *exit_code = 2;
   return std::nullopt;
@@ -27,8 +30,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--dtype", dtypes, "u8, fp8, fp16, bf16, fp32, fp64, c64, c128, or a byte size; several allowed")
       ->delimiter(',');
   auto* shape_opt = app.add_option("--shape", shape, "RxC or RxCxB (B matrices of R rows, C columns)");
-  app.add_option("--ld-src", ld_src, "src leading dimension in elements (0: cols)")->check(CLI::NonNegativeNumber);
-  app.add_option("--ld-dst", ld_dst, "dst leading dimension in elements (0: rows)")->check(CLI::NonNegativeNumber);
+  app.add_option("--ld-src", ld_src, "src leading dimension in elements (0: cols)");
+  app.add_option("--ld-dst", ld_dst, "dst leading dimension in elements (0: rows)");
   auto* sweep_opt = app.add_flag("--sweep", sweep, "square sizes 256..32768 for each --dtype (default: all sizes)");
   auto* cases_opt = app.add_flag("--cases", cases, "the named case list (docs/performance.md)");
   sweep_opt->excludes(cases_opt)->excludes(shape_opt);
@@ -50,9 +53,16 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    *exit_code = app.exit(e);
-    return std::nullopt;
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) {  // --help: CLI11 prints it on stdout
+      *exit_code = app.exit(e);
+      return std::nullopt;
+    }
+    return fail(exit_code, e.what());
   }
+  // Checked here, not by CLI11's NonNegativeNumber, whose message prints DBL_MAX in full.
+  for (const auto& [name, ld] : {std::pair{"--ld-src", ld_src}, std::pair{"--ld-dst", ld_dst}})
+    if (ld < 0)
+      return fail(exit_code, std::string(name) + ": " + std::to_string(ld) + " is negative; it must be >= 0 (0: packed)");
   for (const std::string& d : dtypes)
     if (!elem_bytes_of(d)) return fail(exit_code, "unknown --dtype '" + d + "'");
   if ((ld_src || ld_dst) && (sweep || cases)) return fail(exit_code, "--ld-src/--ld-dst apply to one shape only");
@@ -80,6 +90,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
     if (dtypes.empty()) dtypes = {"fp32"};
     for (const std::string& d : dtypes) o.cases.push_back(make_case(d, rows, cols, batch, ld_src, ld_dst, how));
   }
+  for (const char* name : {"--kernel", "--timing", "--check", "--explain"})
+    if (app.count(name)) o.gpu_only.push_back(name);
   o.peers = !no_peers;
   o.progress = !no_progress;
   return o;

@@ -20,13 +20,14 @@ struct Options {
   std::string device = "gpu";        // gpu or cpu
   int reps = 20, warmup = 3;
   bool check = false, explain = false;
+  std::vector<std::string> gpu_only;  // the options given that the CPU path ignores (it says so)
   bool progress = true;
   bool list = false;                 // print the cases as JSON lines and exit (bench/peers.py reads them)
   std::string json, csv;             // output files (appended to), if any
 };
 
 // Parses argv. On --help or a bad argument returns nullopt with the exit code in *exit_code
-// (0 for --help) after printing the help or a one-line error.
+// after printing the help on stdout (0) or a one-line error on stderr (2).
 std::optional<Options> parse_options(int argc, const char* const* argv, int* exit_code);
 
 }  // namespace xpose::bench

@@ -14,7 +14,6 @@ tensor copy) and `cupy_memcpy` (cudaMemcpyAsync device-to-device through CuPy).
 Usage: python3 bench/peers.py --bench build/bench/xpose-bench [xpose-bench case flags] --json FILE [--check]
 e.g.   python3 bench/peers.py --bench build/bench/xpose-bench --cases --json peers.jsonl --check
 """
-import argparse
 import datetime
 import json
 import math
@@ -22,6 +21,9 @@ import os
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import ArgumentParser, fail, need  # noqa: E402
 
 
 def commit_of_checkout():
@@ -37,14 +39,30 @@ def commit_of_checkout():
 
 
 def cases_from_bench(bench, flags):
-    out = subprocess.run([bench, "--list", *flags], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"peers.py: {bench} --list failed: {out.stderr.strip()}")
-    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    try:
+        out = subprocess.run([bench, "--list", *flags], capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run --bench {bench}: {e.strerror or e}")
+    if out.returncode != 0:  # 2: a bad case flag, which is this script's usage error too
+        fail(f"{bench} --list exited {out.returncode}: {out.stderr.strip() or 'no message'}",
+             status=2 if out.returncode == 2 else 1)
+    try:
+        return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    except json.JSONDecodeError:
+        fail(f"{bench} --list did not print cases: is it xpose-bench?")
+
+
+def write(out, lines, close=False):
+    """Appends lines to the --json file and flushes (or closes) it, or fails saying why."""
+    try:
+        out.writelines(lines)
+        out.close() if close else out.flush()
+    except OSError as e:
+        fail(f"cannot write --json file '{out.name}': {e.strerror or e}")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bench", required=True, help="the xpose-bench executable (for the case list)")
     ap.add_argument("--json", required=True, help="append one JSON object per measurement to FILE")
     ap.add_argument("--reps", type=int, default=20)
@@ -53,10 +71,18 @@ def main():
     ap.add_argument("--no-cupy", action="store_true")
     ap.add_argument("--xpose", action="store_true", help="also time xpose.transpose (the Python package)")
     args, case_flags = ap.parse_known_args()
+    if args.reps < 1 or args.warmup < 0:
+        ap.error("--reps must be at least 1 and --warmup at least 0")
 
-    import torch  # imported here so that --help works without them
+    # The arguments and files first, then the modules (imported here so that --help works without them).
+    cases = cases_from_bench(args.bench, case_flags)
+    try:
+        out = open(args.json, "a")
+    except OSError as e:
+        ap.error(f"cannot open --json file '{args.json}': {e.strerror or e}")
+    torch = need("torch", "install PyTorch with CUDA: pip install torch")
     if not torch.cuda.is_available():
-        sys.exit("peers.py: no CUDA device for PyTorch")
+        fail("no CUDA device for PyTorch")
     cp = None
     if not args.no_cupy:
         try:
@@ -64,9 +90,7 @@ def main():
         except ImportError:
             print("peers.py: CuPy not installed; timing PyTorch only", file=sys.stderr)
 
-    xp = None
-    if args.xpose:
-        import xpose as xp
+    xp = need("xpose", "install the package: pip install ./python") if args.xpose else None
 
     props = torch.cuda.get_device_properties(0)
     l2 = props.L2_cache_size
@@ -116,9 +140,8 @@ def main():
                 fn()
         return [t / calls for t in time_events(graph.replay, False)]
 
-    cases = cases_from_bench(args.bench, case_flags)
     failures = 0
-    with open(args.json, "a") as out:
+    with out:  # closed by write(close=True) at the end; here only on an exception
         for index, c in enumerate(cases):
             e, rows, cols, batch = c["elem_bytes"], c["rows"], c["cols"], c["batch"]
             ld_src, ld_dst = c["ld_src"] or cols, c["ld_dst"] or rows
@@ -178,17 +201,18 @@ def main():
                                 "ms_min": min(ms), "ms_max": max(ms), "gbps": gbps,
                                 "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check, **common})
             ceiling = max(r["gbps"] for r in records if r["role"] == "ceiling")
-            print(f"== {c['case']} ({'graph' if graph else 'events'})")
             for r in records:
                 r["pct_copy"] = 100.0 * r["gbps"] / ceiling
-                out.write(json.dumps(r) + "\n")
+            write(out, [json.dumps(r) + "\n" for r in records])
+            print(f"== {c['case']} ({'graph' if graph else 'events'})")
+            for r in records:
                 print(f"  {r['kernel']:<12} {r['ms_median']:10.5f} ms {r['gbps']:9.1f} GB/s {r['pct_copy']:6.1f}% "
                       f"{r['check']}")
-            out.flush()
             del raw, x, out_base, y, flat_src, flat_dst, candidates
             torch.cuda.empty_cache()
+        write(out, [], close=True)
     if failures:
-        sys.exit(f"peers.py: {failures} result(s) FAILED the check")
+        fail(f"{failures} result(s) FAILED the check")
 
 
 if __name__ == "__main__":

@@ -7,18 +7,15 @@
 
 Every bar and point is a percentage of the copy ceiling measured in the same run.
 """
-import argparse
 import os
 import re
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import ArgumentParser, fail, need  # noqa: E402
 from results import PEERS, by_case, load, pick  # noqa: E402
+
+plt = None  # matplotlib.pyplot, imported by main() once the arguments and files are good
 
 
 def subtitle(records):
@@ -109,7 +106,8 @@ def cases(records, out, _):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    global plt
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kind", choices=["ladder", "sweep", "cases"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the PNGs")
@@ -117,9 +115,14 @@ def main():
     args = ap.parse_args()
     records = load(args.files)
     if not records:
-        raise SystemExit("plot.py: no records in " + ", ".join(args.files))
-    os.makedirs(args.out, exist_ok=True)
-    {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out, args.case)
+        fail("no records in " + ", ".join(args.files))
+    need("matplotlib", "pip install matplotlib").use("Agg")
+    plt = need("matplotlib.pyplot", "pip install matplotlib")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out, args.case)
+    except OSError as e:
+        fail(f"cannot write the plots to {args.out}: {e.strerror or e}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 #include "record.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace xpose::bench {
 namespace {
@@ -76,23 +79,51 @@ std::string csv_row(const Record& r) {
   return row;
 }
 
+void OutputFile::open(const std::string& path, const std::string& option) {
+  path_ = path, option_ = option;
+  file_ = std::fopen(path.c_str(), "a");
+  if (!file_) fail("open");
+}
+
+OutputFile::~OutputFile() {
+  if (file_) std::fclose(file_);
+}
+
+void OutputFile::fail(const char* what) const {
+  const int error = errno;
+  throw std::runtime_error("cannot " + std::string(what) + " " + option_ + " file '" + path_ +
+                           "': " + (error ? std::strerror(error) : "unknown error"));
+}
+
+void OutputFile::write(const std::string& text) {
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0) fail("write");
+}
+
+void OutputFile::close() {
+  if (!file_) return;
+  errno = 0;
+  if (std::fclose(std::exchange(file_, nullptr)) != 0) fail("close");
+}
+
 RecordWriter::RecordWriter(const std::string& json_path, const std::string& csv_path) {
-  if (!json_path.empty()) {
-    json_.open(json_path, std::ios::app);
-    if (!json_) throw std::runtime_error("cannot open --json file '" + json_path + "'");
-  }
+  if (!json_path.empty()) json_.open(json_path, "--json");
   if (!csv_path.empty()) {
     std::error_code ec;
     const bool fresh = !std::filesystem::exists(csv_path, ec) || std::filesystem::file_size(csv_path, ec) == 0;
-    csv_.open(csv_path, std::ios::app);
-    if (!csv_) throw std::runtime_error("cannot open --csv file '" + csv_path + "'");
-    if (fresh) csv_ << csv_header() << "\n";
+    csv_.open(csv_path, "--csv");
+    if (fresh) csv_.write(csv_header() + "\n");
   }
 }
 
 void RecordWriter::write(const Record& r) {
-  if (json_.is_open()) json_ << to_json(r).dump() << "\n" << std::flush;
-  if (csv_.is_open()) csv_ << csv_row(r) << "\n" << std::flush;
+  if (json_.is_open()) json_.write(to_json(r).dump() + "\n");
+  if (csv_.is_open()) csv_.write(csv_row(r) + "\n");
+}
+
+void RecordWriter::close() {
+  json_.close();
+  csv_.close();
 }
 
 }  // namespace xpose::bench

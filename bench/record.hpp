@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -37,15 +37,35 @@ nlohmann::json to_json(const Case& c);
 std::string csv_header();
 std::string csv_row(const Record& r);
 
+// A file opened for appending, whose every write, flush and close is checked: a failure
+// throws std::runtime_error naming the option, the path and the system's reason.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  ~OutputFile();  // closes quietly if close() was not called
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void open(const std::string& path, const std::string& option);  // option: "--json" or "--csv", for messages
+  bool is_open() const { return file_ != nullptr; }
+  void write(const std::string& text);  // written and flushed, so that a crash loses nothing already measured
+  void close();
+
+ private:
+  [[noreturn]] void fail(const char* what) const;
+  std::FILE* file_ = nullptr;
+  std::string path_, option_;
+};
+
 // Appends records to the --json and --csv files; a new or empty CSV file gets the header.
 class RecordWriter {
  public:
   // Throws std::runtime_error when a file cannot be opened.
   RecordWriter(const std::string& json_path, const std::string& csv_path);
-  void write(const Record& r);
+  void write(const Record& r);  // throws when a file cannot be written
+  void close();                 // throws when a file cannot be closed
 
  private:
-  std::ofstream json_, csv_;
+  OutputFile json_, csv_;
 };
 
 }  // namespace xpose::bench

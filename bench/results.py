@@ -1,21 +1,49 @@
 """Reading xpose-bench and peers.py records (JSON lines), for table.py and plot.py."""
 import json
 
+from cli import fail
+
 PEERS = ["cublas_geam", "cublasLt_transform", "torch", "cupy"]
 PY_CEILINGS = {"torch_copy", "cupy_memcpy"}  # peers.py's own copy ceiling, measured in its process
 
+# The fields of a record (bench/record.hpp), and what each holds.
+TEXT = ("case", "kernel", "role", "dtype", "timing", "check", "device", "commit", "date")
+NUMBER = ("elem_bytes", "rows", "cols", "batch", "ld_src", "ld_dst", "ms_median", "ms_min", "ms_max", "gbps",
+          "pct_copy", "pct_peak")
+
+
+def not_a_record(r):
+    """Why a parsed line is not a record, or None when it is one."""
+    if not isinstance(r, dict):
+        return "not a JSON object"
+    for key in TEXT + NUMBER:
+        kind = str if key in TEXT else (int, float)
+        if not isinstance(r.get(key), kind) or isinstance(r.get(key), bool):
+            return f"'{key}' is missing or not a {'string' if kind is str else 'number'}"
+    return None
+
 
 def load(paths):
-    """Every record of the given JSON-lines files, in file order."""
+    """Every record of the given JSON-lines files, in file order; a file that cannot be read,
+    or a line that is not a record, ends the program with one line naming it."""
     records = []
     for path in paths:
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                if line.strip():
+        try:
+            with open(path) as f:
+                for number, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
                     try:
-                        records.append(json.loads(line))
+                        r = json.loads(line)
                     except json.JSONDecodeError as e:
-                        raise SystemExit(f"{path}:{number}: not JSON: {e}")
+                        fail(f"{path}:{number}: not JSON: {e}")
+                    if why := not_a_record(r):
+                        fail(f"{path}:{number}: not a record: {why}")
+                    records.append(r)
+        except OSError as e:
+            fail(f"cannot read {path}: {e.strerror or e}")
+        except UnicodeDecodeError as e:
+            fail(f"cannot read {path}: {e}")
     return records
 
 

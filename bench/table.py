@@ -8,11 +8,11 @@
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
 """
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli import ArgumentParser  # noqa: E402
 from results import PEERS, PY_CEILINGS, best_named, by_case, load, pick  # noqa: E402
 
 
@@ -55,7 +55,7 @@ def kernels(records, names):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("kind", choices=["ladder", "cases", "kernels"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -44,9 +45,11 @@ std::string today() {
   return buf;
 }
 
-// The problem a case describes, on placeholder pointers (real ones are set once allocated).
+// The problem a case describes, on placeholder pointers (real ones are set once allocated)
+// at the bottom and the middle of the address space, so that a shape too large for memory
+// is refused for its size, not taken for an overlap of src and dst.
 detail::Problem problem_of(const Case& c) {
-  const detail::Args args{reinterpret_cast<void*>(uintptr_t(1) << 20), reinterpret_cast<void*>(uintptr_t(1) << 46),
+  const detail::Args args{reinterpret_cast<void*>(uintptr_t(16)), reinterpret_cast<void*>(uintptr_t(1) << 63),
                           c.rows, c.cols, c.elem_bytes, c.ld_src, c.ld_dst, c.batch, 0, 0};
   detail::Problem p;
   if (detail::Error e = detail::resolve(args, &p); e.failed()) die(c.label + ": " + e.message, 2);
@@ -121,8 +124,8 @@ struct Candidate {
 
 class GpuBench {
  public:
-  GpuBench(const Options& o, const Gpu& gpu)
-      : o_(o), gpu_(gpu), writer_(o.json, o.csv), progress_(o.progress, o.cases.size()) {
+  GpuBench(const Options& o, const Gpu& gpu, RecordWriter& writer)
+      : o_(o), gpu_(gpu), writer_(writer), progress_(o.progress, o.cases.size()) {
     cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     if (o.peers) peers_ = std::make_unique<PeerLibraries>();
   }
@@ -301,7 +304,7 @@ class GpuBench {
 
   const Options& o_;
   Gpu gpu_;
-  RecordWriter writer_;
+  RecordWriter& writer_;
   Progress progress_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<PeerLibraries> peers_;
@@ -311,12 +314,23 @@ class GpuBench {
 // ---------------------------------------------------------------------------------
 // CPU: the reference transpose beside memcpy, for one shape (8192x8192 by default).
 
-int run_cpu(const Options& o) {
+// Refuses a case that cannot fit in the host's memory, as fits() does on the GPU.
+void require_host_memory(const Case& c, const detail::Problem& p) {
+  const double need = double(p.src_span_bytes()) + double(p.dst_span_bytes());
+  const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (need >= 0.9 * have)
+    die(c.label + " needs " + std::to_string(int64_t(need / (1 << 20))) + " MiB of host memory; this machine has " +
+        std::to_string(int64_t(have / (1 << 20))) + " MiB");
+}
+
+int run_cpu(const Options& o, RecordWriter& writer) {
   if (o.mode == Mode::sweep || o.mode == Mode::cases) die("--sweep and --cases need a GPU", 2);
-  RecordWriter writer(o.json, o.csv);
+  for (const std::string& name : o.gpu_only)
+    std::fprintf(stderr, "xpose-bench: %s does nothing on the CPU path\n", name.c_str());
   for (Case c : o.cases) {
     if (!o.shape_given) c = make_case(c.dtype, 8192, 8192);
     detail::Problem p = problem_of(c);
+    require_host_memory(c, p);
     std::vector<uint8_t> src(size_t(p.src_span_bytes())), dst(size_t(p.dst_span_bytes()));
     for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 2654435761u >> 13);
     p.src = src.data();
@@ -363,6 +377,28 @@ void require_known_kernels(const Options& o) {
     if (!known.count(name)) die("unknown --kernel '" + name + "' (known: " + list + ")", 2);
 }
 
+// Opened before any work, so that a path that cannot be written is a bad argument.
+RecordWriter open_outputs(const Options& o) {
+  try {
+    return RecordWriter(o.json, o.csv);
+  } catch (const std::runtime_error& e) {
+    die(e.what(), 2);
+  }
+}
+
+int run(const Options& o, RecordWriter& writer) {
+  if (o.device == "cpu") return run_cpu(o, writer);
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::printf("xpose-bench: no CUDA device (%s); timing the CPU path instead\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return run_cpu(o, writer);
+  }
+  GpuBench bench(o, describe_gpu(), writer);
+  return bench.run_all();
+}
+
 }  // namespace
 }  // namespace xpose::bench
 
@@ -376,17 +412,13 @@ int main(int argc, char** argv) {
     for (const Case& c : options->cases) std::printf("%s\n", to_json(c).dump().c_str());
     return 0;
   }
+  RecordWriter writer = open_outputs(*options);
   try {
-    if (options->device == "cpu") return run_cpu(*options);
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
-      std::printf("xpose-bench: no CUDA device (%s); timing the CPU path instead\n",
-                  e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-      return run_cpu(*options);
-    }
-    GpuBench bench(*options, describe_gpu());
-    return bench.run_all();
+    const int code = run(*options, writer);
+    writer.close();
+    return code;
+  } catch (const std::bad_alloc&) {
+    die("out of host memory");
   } catch (const std::exception& e) {
     die(e.what());
   }

@@ -1,13 +1,17 @@
-"""bench/table.py and bench/results.py on records written the way xpose-bench and peers.py write them."""
+"""bench/table.py and bench/results.py on records written the way xpose-bench and peers.py write them,
+and how bench/table.py, plot.py and peers.py fail: one line on stderr, a non-zero status, no traceback."""
 import io
 import json
 import os
+import stat
+import subprocess
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+BENCH_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench")
+sys.path.insert(0, BENCH_DIR)
 import results  # noqa: E402
 import table  # noqa: E402
 
@@ -74,9 +78,92 @@ class BenchScripts(unittest.TestCase):
     def test_bad_json_names_the_line(self):
         with open(self.bench, "a") as f:
             f.write("{not json\n")
-        with self.assertRaises(SystemExit) as e:
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as e, redirect_stderr(err):
             results.load([self.bench])
-        self.assertIn("bench.jsonl:9", str(e.exception))
+        self.assertEqual(e.exception.code, 1)
+        self.assertIn("bench.jsonl:9: not JSON", err.getvalue())
+
+
+# Runs a script with one module made unimportable, as if it were not installed.
+BLOCK_IMPORT = """import runpy, sys
+sys.modules[sys.argv[1]] = None
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+# Stands in for xpose-bench --list: no cases, or xpose-bench's usage error for --bogus.
+FAKE_BENCH = """#!/bin/sh
+case "$*" in *--bogus*) echo "xpose-bench: The following argument was not expected: --bogus" >&2; exit 2;; esac
+"""
+
+
+class ScriptErrors(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = lambda name: os.path.join(self.dir.name, name)  # noqa: E731
+        files = {"good.jsonl": json.dumps(record("big", "auto", "xpose", 90)) + "\n", "empty.jsonl": "",
+                 "notjson.jsonl": "{not json\n", "list.jsonl": "[1, 2]\n",
+                 "partial.jsonl": json.dumps({"case": "big", "kernel": "auto"}) + "\n",
+                 "text_pct.jsonl": json.dumps({**record("big", "auto", "xpose", 90), "pct_copy": "90%"}) + "\n",
+                 "bench": FAKE_BENCH}
+        for name, text in files.items():
+            with open(self.path(name), "w") as f:
+                f.write(text)
+        os.chmod(self.path("bench"), stat.S_IRWXU)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def assert_fails(self, status, script, *args, blocked=None):
+        """The script exits with `status`, one line on stderr (returned), nothing on stdout."""
+        path = os.path.join(BENCH_DIR, script)
+        argv = ["-c", BLOCK_IMPORT, blocked, path] if blocked else [path]
+        r = subprocess.run([sys.executable, *argv, *args], capture_output=True, text=True, timeout=60,
+                           cwd=self.dir.name)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(r.returncode, status, r.stderr)
+        self.assertTrue(r.stderr.startswith(script + ": ") and r.stderr.count("\n") == 1, repr(r.stderr))
+        self.assertEqual(r.stdout, "")
+        return r.stderr
+
+    def test_usage_errors_exit_2(self):
+        peers = ["--bench", "./bench", "--json", "p.jsonl"]
+        for script, args, why in [("table.py", [], "required: kind, files"),
+                                  ("table.py", ["bogus", "good.jsonl"], "invalid choice: 'bogus'"),
+                                  ("table.py", ["cases", "good.jsonl", "--bogus"], "unrecognized arguments: --bogus"),
+                                  ("plot.py", [], "required: kind, files"),
+                                  ("plot.py", ["sweep", "good.jsonl", "--bogus"], "unrecognized arguments: --bogus"),
+                                  ("peers.py", [], "required: --bench, --json"),
+                                  ("peers.py", [*peers, "--reps", "0"], "--reps must be at least 1"),
+                                  ("peers.py", [*peers, "--reps", "x"], "invalid int value: 'x'"),
+                                  ("peers.py", [*peers, "--bogus"], "not expected: --bogus"),  # xpose-bench's
+                                  ("peers.py", ["--bench", "./bench", "--json", "no/dir/p.jsonl"],
+                                   "cannot open --json file 'no/dir/p.jsonl'")]:
+            with self.subTest(script=script, args=args):
+                self.assertIn(why, self.assert_fails(2, script, *args))
+
+    def test_bad_input_files_exit_1_naming_the_file(self):
+        for script in ["table.py", "plot.py"]:
+            for name, why in [("missing.jsonl", "No such file"), (".", "Is a directory"),
+                              ("notjson.jsonl", "notjson.jsonl:1: not JSON"),
+                              ("list.jsonl", "list.jsonl:1: not a record"),
+                              ("partial.jsonl", "partial.jsonl:1: not a record: 'role' is missing"),
+                              ("text_pct.jsonl", "'pct_copy' is missing or not a number")]:
+                with self.subTest(script=script, file=name):
+                    self.assertIn(why, self.assert_fails(1, script, "cases", "good.jsonl", name))
+        self.assertIn("no records", self.assert_fails(1, "plot.py", "cases", "empty.jsonl"))
+
+    def test_peers_says_when_the_bench_cannot_run(self):
+        self.assertIn("cannot run --bench", self.assert_fails(1, "peers.py", "--bench", "missing", "--json", "p"))
+
+    def test_a_missing_module_is_named_with_how_to_get_it(self):
+        err = self.assert_fails(1, "plot.py", "cases", "good.jsonl", blocked="matplotlib")
+        self.assertIn("cannot import matplotlib", err)
+        self.assertIn("pip install matplotlib", err)
+        err = self.assert_fails(1, "peers.py", "--bench", "./bench", "--json", "p.jsonl", blocked="torch")
+        self.assertIn("cannot import torch", err)
+        self.assertIn("pip install torch", err)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,138 @@
+"""xpose-bench's command-line contract (README.md): a bad argument exits with status 2, one
+line on stderr and nothing on stdout; an output file that cannot be written, or a CPU-path
+shape beyond memory, ends in one line and a non-zero status.
+
+  python3 tests/python/test_cli.py build/bench/xpose-bench
+
+Without a GPU xpose-bench times the CPU path; the runs that get that far say --device cpu,
+so that they take it on a GPU machine too.
+"""
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BENCH = None  # set from the command line
+
+CPU = ["--device", "cpu", "--no-progress"]
+
+BAD_ARGUMENTS = [
+    ["--reps", "0"],
+    ["--reps", "-3"],
+    ["--reps", "abc"],
+    ["--reps", "99999999999999999999"],
+    ["--ld-src", "-1"],
+    ["--ld-dst", "-5"],
+    ["--ld-src", "abc"],
+    ["--bogus"],
+    ["--dtype", "nope"],
+    ["--shape", "0x5"],
+    ["--shape", "12"],
+    ["--timing", "fast"],
+    ["--device", "tpu"],
+    ["--warmup", "-1"],
+    ["--cases", "--shape", "4x4"],
+    ["--sweep", "--cases"],
+    ["--cases", "--dtype", "fp32"],
+    ["--sweep", "--ld-src", "300"],
+    ["--kernel", "nope"],
+    ["--json"],
+    ["stray"],
+    ["--dtype", "line\nbreak"],
+    ["--json", "/nonexistent/dir/x.json"],
+    ["--csv", "/nonexistent/dir/x.csv"],
+    [*CPU, "--sweep"],
+    [*CPU, "--shape", "4000000000x4000000000"],  # its byte count overflows int64
+    [*CPU, "--shape", "8x8", "--ld-src", "3"],
+]
+
+
+def run(args, memory_limit=None):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    return subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=300,
+                          preexec_fn=limit if memory_limit else None)
+
+
+class Cli(unittest.TestCase):
+    def assert_one_line(self, err):
+        self.assertTrue(err.strip() and err.endswith("\n") and err.count("\n") == 1,
+                        f"stderr must be one non-empty line, got {err!r}")
+        self.assertLess(len(err), 300, err)
+
+    def assert_refused(self, args, memory_limit=None):
+        """A non-zero exit (not a signal), one line on stderr; returns that line."""
+        r = run(args, memory_limit)
+        self.assertGreater(r.returncode, 0, f"exit status {r.returncode}; stderr {r.stderr!r}")
+        self.assert_one_line(r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        return r.stderr
+
+    def test_bad_arguments_exit_2_with_one_line_and_no_output(self):
+        for args in BAD_ARGUMENTS:
+            with self.subTest(args=" ".join(args)):
+                r = run(args)
+                self.assertEqual(r.returncode, 2, f"stderr {r.stderr!r}")
+                self.assert_one_line(r.stderr)
+                self.assertTrue(r.stderr.startswith("xpose-bench: "), r.stderr)
+                self.assertEqual(r.stdout, "")
+
+    def test_ld_message_is_readable(self):
+        r = run(["--ld-src", "-1"])
+        self.assertEqual(r.stderr, "xpose-bench: --ld-src: -1 is negative; it must be >= 0 (0: packed)\n")
+
+    def test_help_exits_0_on_stdout(self):
+        r = run(["--help"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--cases", r.stdout)
+        self.assertIn("--json", r.stdout)
+        self.assertEqual(r.stderr, "")
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
+    def test_a_failed_write_is_an_error(self):
+        for option in ["--json", "--csv"]:
+            with self.subTest(option=option):
+                err = self.assert_refused([*CPU, "--shape", "8x8", option, "/dev/full"])
+                self.assertIn(f"cannot write {option} file '/dev/full'", err)
+
+    def test_records_are_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            json_path, csv_path = os.path.join(d, "r.jsonl"), os.path.join(d, "r.csv")
+            r = run([*CPU, "--shape", "8x8", "--reps", "1", "--json", json_path, "--csv", csv_path])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr, "")
+            with open(json_path) as f:
+                self.assertEqual(len(f.readlines()), 2)  # memcpy and cpu_reference
+            with open(csv_path) as f:
+                self.assertEqual(len(f.readlines()), 3)  # and the header
+
+    def test_a_shape_beyond_memory_is_refused(self):
+        err = self.assert_refused([*CPU, "--dtype", "u8", "--shape", "1000000x1000000"])  # 2 TB
+        self.assertIn("MiB of host memory", err)
+
+    def test_a_failed_allocation_is_refused(self):
+        # 8 GiB under a 3 GiB address-space limit: std::bad_alloc, unless the machine is too
+        # small for it anyway (then the memory check refuses it first).
+        err = self.assert_refused([*CPU, "--shape", "32768x32768"], memory_limit=3 << 30)
+        self.assertRegex(err, "out of host memory|MiB of host memory")
+
+    def test_gpu_only_options_say_so_on_the_cpu_path(self):
+        r = run([*CPU, "--explain", "--shape", "8x8", "--reps", "1"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "xpose-bench: --explain does nothing on the CPU path\n")
+        self.assertIn("cpu_reference", r.stdout)
+        r = run([*CPU, "--kernel", "smem", "--timing", "events", "--check", "--explain", "--shape", "8x8",
+                 "--reps", "1"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.splitlines(),
+                         [f"xpose-bench: {o} does nothing on the CPU path"
+                          for o in ["--kernel", "--timing", "--check", "--explain"]])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        sys.exit("usage: test_cli.py PATH/TO/xpose-bench")
+    BENCH = sys.argv.pop(1)
+    unittest.main()

@@ -75,6 +75,7 @@ Error resolve(const Args& a, Problem* out) {
     return ok();
   }
 
+  // A batch stride of 0 is one matrix by the caller's pitch (before the normalization below).
   if (!a.stride_src && !mul(p.rows, p.ld_src, &p.stride_src)) return overflow("rows * ld_src");
   if (!a.stride_dst && !mul(p.cols, p.ld_dst, &p.stride_dst)) return overflow("cols * ld_dst");
   if (a.stride_src) p.stride_src = a.stride_src;
@@ -87,6 +88,22 @@ Error resolve(const Args& a, Problem* out) {
     return overflow("the extent of src in bytes");
   if (!span_of(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst, &dst_span) || !mul(dst_span, e, &dst_bytes))
     return overflow("the extent of dst in bytes");
+
+  // Pitches that address nothing take their packed values: a single src row has no src
+  // pitch, a single dst row no dst pitch, a single matrix no batch stride. The caller's
+  // values there may be anything, and the kernels' checks multiply every field by the
+  // element size. With one matrix's pitch in bytes checked too, every such product fits.
+  if (p.rows == 1) p.ld_src = p.cols;
+  if (p.cols == 1) p.ld_dst = p.rows;
+  int64_t src_matrix, dst_matrix, unused;
+  if (!mul(p.rows, p.ld_src, &src_matrix) || !mul(src_matrix, e, &unused))
+    return overflow("rows * ld_src * elem_bytes");
+  if (!mul(p.cols, p.ld_dst, &dst_matrix) || !mul(dst_matrix, e, &unused))
+    return overflow("cols * ld_dst * elem_bytes");
+  if (p.batch == 1) {
+    p.stride_src = src_matrix;
+    p.stride_dst = dst_matrix;
+  }
 
   if (!p.src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
   if (!p.dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");

@@ -27,7 +27,11 @@ struct Args {
   int64_t batch = 1, stride_src = 0, stride_dst = 0;
 };
 
-// A request with every default resolved and every pure check passed.
+// A request with every default resolved and every pure check passed. Pitches that address
+// nothing hold their packed values: ld_src = cols where rows == 1, ld_dst = rows where
+// cols == 1, stride_src = rows * ld_src and stride_dst = cols * ld_dst where batch == 1.
+// Unless empty, these fit in int64: bytes(), each side's span in bytes, rows * ld_src *
+// elem_bytes and cols * ld_dst * elem_bytes; so every field times elem_bytes does too.
 struct Problem {
   const void* src = nullptr;
   void* dst = nullptr;
@@ -36,7 +40,7 @@ struct Problem {
   int64_t batch = 0, stride_src = 0, stride_dst = 0;
 
   bool empty() const { return rows == 0 || cols == 0 || batch == 0; }
-  int64_t elements() const { return rows * cols * batch; }
+  int64_t elements() const { return empty() ? 0 : rows * cols * batch; }
   int64_t bytes() const { return elements() * elem_bytes; }
   // Bytes from each side's first element to one past its last (resolve() has checked that
   // they fit in int64); 0 for an empty problem.

@@ -23,6 +23,7 @@ typedef enum {
    for 0 <= b < batch, 0 <= i < rows, 0 <= j < cols. All counts are in elements.
    ld_src = 0 means cols, ld_dst = 0 means rows,
    stride_src = 0 means rows*ld_src, stride_dst = 0 means cols*ld_dst.
+   ld and batch strides that address nothing (one row, one column, batch 1) are ignored.
    Enqueued on `stream`; returns without waiting for the GPU. */
 xpose_status_t xpose_transpose(const void *src, void *dst,
                                int64_t rows, int64_t cols, int64_t elem_bytes,

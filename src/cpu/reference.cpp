@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "layout/grid.hpp"
+
 namespace xpose::cpu {
 namespace {
 
@@ -19,8 +21,8 @@ void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1)
   using T = Bytes<E>;
   const T* src = static_cast<const T*>(p.src) + b * p.stride_src;
   T* dst = static_cast<T*>(p.dst) + b * p.stride_dst;
-  for (int64_t c0 = 0; c0 < p.cols; c0 += block) {
-    const int64_t c1 = std::min(p.cols, c0 + block);
+  for (int64_t c0 = 0, c1 = 0; c0 < p.cols; c0 = c1) {
+    c1 = c0 + std::min(block, p.cols - c0);  // c0 + block may pass INT64_MAX
     for (int64_t i = r0; i < r1; ++i)
       for (int64_t j = c0; j < c1; ++j) dst[j * p.ld_dst + i] = src[i * p.ld_src + j];
   }
@@ -28,12 +30,12 @@ void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1)
 
 template <int E>
 void transpose_all(const detail::Problem& p) {
-  const int64_t row_blocks = (p.rows + block - 1) / block, items = row_blocks * p.batch;
+  const int64_t row_blocks = layout::ceil_div(p.rows, block), items = row_blocks * p.batch;
   std::atomic<int64_t> next{0};
   const auto work = [&] {
     for (int64_t item = next++; item < items; item = next++) {
       const int64_t b = item / row_blocks, r0 = (item % row_blocks) * block;
-      transpose_rows<E>(p, b, r0, std::min(p.rows, r0 + block));
+      transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0));
     }
   };
   const int64_t wanted = std::min<int64_t>(items, p.elements() / (block * block * 4) + 1);

@@ -28,7 +28,10 @@ struct AlignedDstTile {
   // Staged tile row of element k of vector v of a row piece shifted by s.
   XPOSE_HD static constexpr int tile_row(int s, int v, int k) { return max_shift - s + v * vec + k; }
   // Block rows that cover `rows` src rows once the pieces are shifted.
-  XPOSE_HD static constexpr int64_t row_blocks(int64_t rows) { return (rows + max_shift + piece - 1) / piece; }
+  // (rows + max_shift + piece - 1) / piece, without overflow for rows near INT64_MAX.
+  XPOSE_HD static constexpr int64_t row_blocks(int64_t rows) {
+    return rows / piece + (rows % piece + max_shift + piece - 1) / piece;
+  }
 };
 
 }  // namespace xpose::layout

@@ -9,7 +9,8 @@ namespace xpose::layout {
 // CUDA's grid limits: x up to 2^31 - 1 blocks, y and z up to 65535.
 constexpr int64_t max_grid_x = 2147483647, max_grid_yz = 65535;
 
-constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// For a >= 0 and b > 0; a + b - 1 would overflow for extents near INT64_MAX.
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 struct Dims { uint32_t x = 1, y = 1, z = 1; };
 

@@ -119,6 +119,25 @@ TEST(TileGrid, CapsYAndZAtTheirLimits) {
   EXPECT_EQ(1u, small.z);
 }
 
+// Tile counts for any extent resolve() accepts, up to INT64_MAX, without overflow.
+template <int E>
+void check_row_blocks_up_to_int64_max() {
+  using A = AlignedDstTile<E>;
+  for (int64_t rows : {int64_t(1), int64_t(A::piece - 1), int64_t(A::piece), int64_t(A::piece + 1), int64_t(1000),
+                       INT64_MAX - 300, INT64_MAX})
+    EXPECT_EQ(int64_t((__int128(rows) + A::max_shift + A::piece - 1) / A::piece), A::row_blocks(rows)) << E << " " << rows;
+}
+
+TEST(TileGrid, CountsTilesUpToInt64Max) {
+  const auto exact = [](int64_t a, int64_t b) { return int64_t((__int128(a) + b - 1) / b); };
+  for (int64_t a : {int64_t(0), int64_t(1), int64_t(63), int64_t(64), int64_t(65), INT64_MAX - 64, INT64_MAX - 1, INT64_MAX})
+    for (int64_t b : {1, 7, 64, 256, 4096}) EXPECT_EQ(exact(a, b), ceil_div(a, b)) << a << " " << b;
+  check_row_blocks_up_to_int64_max<1>();
+  check_row_blocks_up_to_int64_max<2>();
+  check_row_blocks_up_to_int64_max<4>();
+  check_row_blocks_up_to_int64_max<8>();
+}
+
 // The skinny maps: element k of line i lands at dense position k * S + i of the span, every
 // slot of the S dense vectors is filled once, and line_of undoes dense_slot.
 template <int S, int V>

@@ -1,9 +1,11 @@
-// resolve(): defaults, and the dst-batch overlap rule checked against brute force.
+// resolve(): defaults, pitches that address nothing, and the dst-batch overlap rule
+// checked against brute force.
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "problem.hpp"
+#include "registry.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -46,6 +48,70 @@ TEST(Resolve, AcceptsInterleavedButDisjointDstBatches) {
   a.stride_dst = 2;
   Problem p;
   EXPECT_FALSE(resolve(a, &p).failed());
+}
+
+Args at(uintptr_t src, uintptr_t dst, int64_t rows, int64_t cols, int64_t e) {
+  return Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0};
+}
+
+const Device h100{0, 90, 132};
+
+// A batch stride of one matrix addresses nothing: it takes its packed value, so that no
+// kernel's check multiplies the caller's 2^61 by 16 bytes (which wraps to 0 in int64).
+TEST(Resolve, IgnoresTheBatchStridesOfASingleMatrix) {
+  Args a = at(1 << 20, uintptr_t(1) << 44, 64, 64, 16);
+  a.stride_src = int64_t(1) << 61;
+  a.stride_dst = INT64_MAX;
+  Problem p;
+  const Error e = resolve(a, &p);
+  ASSERT_FALSE(e.failed()) << e.message;
+  EXPECT_EQ(p.rows * p.ld_src, p.stride_src);
+  EXPECT_EQ(p.cols * p.ld_dst, p.stride_dst);
+  EXPECT_EQ(64 * 64 * 16, p.src_span_bytes());
+  for (const char* name : {"tma_swizzle128", "tma_pipeline", "vec_swizzled"})
+    EXPECT_EQ("", find_kernel(name)->unsupported(p, h100)) << name;
+}
+
+// So do the pitch of a single src row and of a single dst row.
+TEST(Resolve, IgnoresThePitchOfASingleRow) {
+  Args a = at(1 << 20, uintptr_t(1) << 44, 1, 64, 16);
+  a.ld_src = (int64_t(1) << 60) + 1;
+  Problem p;
+  ASSERT_FALSE(resolve(a, &p).failed());
+  EXPECT_EQ(64, p.ld_src);
+  EXPECT_EQ(64, p.stride_src);
+  EXPECT_EQ("", find_kernel("tma_swizzle128")->unsupported(p, h100));
+  a = at(1 << 20, uintptr_t(1) << 44, 64, 1, 16);
+  a.ld_dst = INT64_MAX;
+  ASSERT_FALSE(resolve(a, &p).failed());
+  EXPECT_EQ(64, p.ld_dst);
+  EXPECT_EQ(64, p.stride_dst);
+  EXPECT_EQ("", find_kernel("vec_swizzled")->unsupported(p, h100));
+}
+
+// The default batch stride is rows * ld_src as the caller gave ld_src, even where ld_src
+// itself addresses nothing: a batch of single rows 100 elements apart stays so.
+TEST(Resolve, TakesTheDefaultBatchStrideFromTheCallersPitch) {
+  Args a = at(1 << 20, uintptr_t(1) << 44, 1, 10, 4);
+  a.ld_src = 100;
+  a.batch = 3;
+  Problem p;
+  ASSERT_FALSE(resolve(a, &p).failed());
+  EXPECT_EQ(10, p.ld_src);
+  EXPECT_EQ(100, p.stride_src);
+  EXPECT_EQ((2 * 100 + 10) * 4, p.src_span_bytes());
+  EXPECT_EQ(10, p.stride_dst);  // cols * ld_dst, ld_dst = rows = 1
+}
+
+// One matrix's pitch in bytes (the batch stride a single matrix gets) must fit in int64,
+// even where the span, which stops at the last row's end, does.
+TEST(Resolve, RefusesAMatrixPitchPastInt64) {
+  Args a = at(16, uintptr_t(1) << 63, 2, 1, 16);
+  a.ld_src = int64_t(3) << 57;  // span (ld + 1) * 16 = 0.75 * 2^63; pitch 2 * ld * 16 = 1.5 * 2^63
+  Problem p;
+  const Error e = resolve(a, &p);
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
+  EXPECT_EQ("rows * ld_src * elem_bytes overflows int64", e.message);
 }
 
 bool disjoint_by_brute_force(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t stride) {

@@ -70,6 +70,12 @@ const std::vector<Case> cases = {
     {"tiny batch of whole 64x64 byte tiles", 64, 64, 6},
     {"2 MiB of halves", 1024, 1024, 1},         // halves on Hopper: vec_swizzled ...
     {"just past 2 MiB of halves", 1024, 1032, 1},  // ... then tma_pipeline
+    // Pitches that address nothing, which resolve() replaces by packed ones.
+    {"1xN, a src pitch that addresses nothing", 1, 1000, 1, int64_t(1) << 40, 0},
+    {"Nx1, a dst pitch that addresses nothing", 1000, 1, 1, 0, int64_t(1) << 40},
+    {"one matrix, batch strides that address nothing", 64, 128, 1, 0, 0, int64_t(1) << 61, int64_t(1) << 58},
+    {"1xN batched, the default batch stride from a src pitch that addresses nothing", 1, 1000, 3, 24, 0},
+    {"Nx1 batched, the default batch stride from a dst pitch that addresses nothing", 1000, 1, 3, 0, 40},
     {"rows past grid y limit", 2100000, 3, 1},
     {"batch past grid z limit", 2, 3, 70000},
 };

@@ -204,6 +204,19 @@ def _check_out(src, out, shape):
     return dst
 
 
+def _on_device(src):
+    """The context that makes x's GPU current (for the C call and the library's own copy)."""
+    if src.device is None:
+        import contextlib
+
+        return contextlib.nullcontext()
+    if src.kind == "torch":
+        import torch
+
+        return torch.cuda.device(src.device)
+    return src.device  # a CuPy Device is its own context
+
+
 def _launch(src, dst, kernel):
     """The C call on two checked arrays of equal rank (dst has src's last two extents swapped)."""
     batch, rows, cols, ld_src, stride_src = src.matrix_layout()
@@ -293,18 +306,7 @@ def _transpose(x, out=None, kernel="auto"):
     target = dst
     if along:
         target = _Array(out[tuple(slice(0, 1) if a in along else slice(None) for a in range(nd))], "out")
-    if src.device is None:
-        _launch(inner, target, kernel)
-        _copy_along(out, along)
-        return out
-    if src.kind == "torch":
-        import torch
-
-        with torch.cuda.device(src.device):
-            _launch(inner, target, kernel)
-            _copy_along(out, along)
-        return out
-    with src.device:
+    with _on_device(src):
         _launch(inner, target, kernel)
         _copy_along(out, along)
     return out

@@ -26,7 +26,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   std::vector<std::string> dtypes;
   std::string shape, timing = "auto";
   int64_t ld_src = 0, ld_dst = 0;
-  bool sweep = false, cases = false, no_peers = false, no_progress = false;
+  bool sweep = false, cases = false, host_cost = false, no_peers = false, no_progress = false;
   app.add_option("--dtype", dtypes, "u8, fp8, fp16, bf16, fp32, fp64, c64, c128, or a byte size; several allowed")
       ->delimiter(',');
   auto* shape_opt = app.add_option("--shape", shape, "RxC or RxCxB (B matrices of R rows, C columns)");
@@ -34,8 +34,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--ld-dst", ld_dst, "dst leading dimension in elements (0: rows)");
   auto* sweep_opt = app.add_flag("--sweep", sweep, "square sizes 256..32768 for each --dtype (default: all sizes)");
   auto* cases_opt = app.add_flag("--cases", cases, "the named case list (docs/performance.md)");
-  sweep_opt->excludes(cases_opt)->excludes(shape_opt);
-  cases_opt->excludes(shape_opt);
+  auto* host_opt = app.add_flag("--host-cost", host_cost,
+                                "host microseconds per call for one small --shape (default 256x256) beside a bare "
+                                "launch of the copy kernel");
+  sweep_opt->excludes(cases_opt)->excludes(shape_opt)->excludes(host_opt);
+  cases_opt->excludes(shape_opt)->excludes(host_opt);
   app.add_option("--kernel", o.kernels, "xpose kernel(s) to time, or 'auto' (default: the ladder and auto)")
       ->delimiter(',');
   app.add_flag("--no-peers", no_peers, "time only xpose (and the copy ceiling)");
@@ -50,6 +53,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--csv", o.csv, "append one CSV row per measurement to FILE (header when new)");
   app.add_flag("--no-progress", no_progress, "no progress line on stderr");
   app.add_flag("--list", o.list, "print the cases as JSON lines and exit, timing nothing");
+  app.add_flag("--rules", o.rules, "print the automatic choice's rule table and tuning records (markdown) and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -79,18 +83,20 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
     o.cases = sweep_cases(dtypes.empty() ? std::vector<std::string>{"u8", "fp16", "fp32", "fp64", "c128"} : dtypes);
     for (Case& c : o.cases) c.timing = how;
   } else {
-    int64_t rows = 32768, cols = 32768, batch = 1;
+    int64_t rows = host_cost ? 256 : 32768, cols = rows, batch = 1;
     if (!shape.empty()) {
       const auto s = parse_shape(shape);
       if (!s) return fail(exit_code, "--shape '" + shape + "' is not RxC or RxCxB with positive counts");
       rows = s->rows, cols = s->cols, batch = s->batch;
       o.shape_given = true;
     }
-    o.mode = o.shape_given ? Mode::single : Mode::ladder;
+    o.mode = host_cost ? Mode::host_cost : o.shape_given ? Mode::single : Mode::ladder;
     if (dtypes.empty()) dtypes = {"fp32"};
     for (const std::string& d : dtypes) o.cases.push_back(make_case(d, rows, cols, batch, ld_src, ld_dst, how));
   }
-  for (const char* name : {"--kernel", "--timing", "--check", "--explain"})
+  if (host_cost && (o.check || app.count("--timing")))
+    return fail(exit_code, "--host-cost times calls on the host; --check and --timing do not apply");
+  for (const char* name : {"--kernel", "--timing", "--check", "--explain", "--host-cost"})
     if (app.count(name)) o.gpu_only.push_back(name);
   o.peers = !no_peers;
   o.progress = !no_progress;

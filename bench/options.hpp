@@ -9,7 +9,7 @@
 
 namespace xpose::bench {
 
-enum class Mode { ladder, single, sweep, cases };
+enum class Mode { ladder, single, sweep, cases, host_cost };
 
 struct Options {
   Mode mode = Mode::ladder;
@@ -23,6 +23,7 @@ struct Options {
   std::vector<std::string> gpu_only;  // the options given that the CPU path ignores (it says so)
   bool progress = true;
   bool list = false;                 // print the cases as JSON lines and exit (bench/peers.py reads them)
+  bool rules = false;                // print the automatic choice's rules and tuning records, and exit
   std::string json, csv;             // output files (appended to), if any
 };
 

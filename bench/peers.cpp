@@ -28,7 +28,7 @@ struct Scalars {
 
 // geam sees our row-major src (rows x cols, ld_src) as a column-major cols x rows matrix A;
 // C = A^T is then the column-major rows x cols matrix that is our row-major dst.
-Work geam_for(cublasHandle_t h, const detail::Problem& p) {
+Work geam_for(cublasHandle_t h, const Problem& p) {
   return [h, p](cudaStream_t stream) -> std::string {
     if (auto e = status_text("cublasSetStream", cublasSetStream(h, stream)); !e.empty()) return e;
     const int m = int(p.rows), n = int(p.cols), lda = int(p.ld_src), ldc = int(p.ld_dst);
@@ -85,7 +85,7 @@ std::string make_layout(cublasLtMatrixLayout_t* out, cudaDataType type, int64_t 
                                          *out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
 }
 
-std::string lt_call(cublasLtHandle_t h, const LtTransform& t, const detail::Problem& p, cudaStream_t stream) {
+std::string lt_call(cublasLtHandle_t h, const LtTransform& t, const Problem& p, cudaStream_t stream) {
   return status_text("cublasLtMatrixTransform",
                      cublasLtMatrixTransform(h, t.desc, t.scalars.one, p.src, t.a, t.scalars.zero,
                                              t.in_place_b ? p.dst : nullptr, t.in_place_b ? t.c : nullptr, p.dst,
@@ -94,7 +94,7 @@ std::string lt_call(cublasLtHandle_t h, const LtTransform& t, const detail::Prob
 
 // The transform for p in the given data and scale types, tried once (without B, then
 // with B = C); "" and *out set on success.
-std::string make_lt(cublasLtHandle_t h, const detail::Problem& p, cudaDataType data, cudaDataType scale,
+std::string make_lt(cublasLtHandle_t h, const Problem& p, cudaDataType data, cudaDataType scale,
                     cudaStream_t stream, std::shared_ptr<LtTransform>* out) {
   auto t = std::make_shared<LtTransform>(scale);
   if (auto e = status_text("cublasLtMatrixTransformDescCreate", cublasLtMatrixTransformDescCreate(&t->desc, scale));
@@ -129,7 +129,7 @@ PeerLibraries::~PeerLibraries() {
   if (blas_) cublasDestroy(blas_);
 }
 
-std::vector<Peer> PeerLibraries::for_problem(const detail::Problem& p, cudaStream_t stream,
+std::vector<Peer> PeerLibraries::for_problem(const Problem& p, cudaStream_t stream,
                                              std::vector<std::string>* skipped) {
   std::vector<Peer> peers;
   const auto tried = [&](const std::string& name, const Work& run) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
+#include "problem.hpp"  // bench/problem.hpp
 #include "timer.hpp"
 
 namespace xpose::bench {
@@ -31,7 +31,7 @@ class PeerLibraries {
 
   // The peers for one problem on its buffers. Each is tried once on `stream`; the ones
   // that cannot serve it are left out, with "name: why" appended to *skipped.
-  std::vector<Peer> for_problem(const detail::Problem& p, cudaStream_t stream, std::vector<std::string>* skipped);
+  std::vector<Peer> for_problem(const Problem& p, cudaStream_t stream, std::vector<std::string>* skipped);
 
  private:
   cublasHandle_t blas_ = nullptr;

@@ -1,6 +1,7 @@
 #include "timer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -49,6 +50,20 @@ Stats GpuTimer::events(const Work& work) {
   for (int i = 0; i < reps_; ++i) {
     if (flush_) cuda_ok(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
     ms.push_back(elapsed_ms([&] { ok(work(stream_)); }));
+  }
+  return summarize(ms);
+}
+
+Stats GpuTimer::host(const Work& work, int calls) {
+  for (int i = 0; i < std::max(1, warmup_) * calls; ++i) ok(work(stream_));
+  cuda_ok(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  std::vector<double> ms;
+  for (int r = 0; r < reps_; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) ok(work(stream_));
+    const auto t1 = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count() / calls);
+    cuda_ok(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
   return summarize(ms);
 }

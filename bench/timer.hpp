@@ -34,6 +34,9 @@ class GpuTimer {
   // Throw std::runtime_error with the work's message when a call fails.
   Stats events(const Work& work);
   Stats graph(const Work& work);
+  // Host time per call: the wall time of enqueuing `calls` calls back to back (the stream
+  // drained before each such run, so no call waits for room in the launch queue).
+  Stats host(const Work& work, int calls = 100);
 
  private:
   double elapsed_ms(const std::function<void()>& enqueue);

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "cpu/reference.hpp"
+#include "copy.hpp"
 #include "fill.hpp"
-#include "kernels/copy.hpp"
 #include "options.hpp"
 #include "peers.hpp"
 #include "problem.hpp"
 #include "record.hpp"
+#include "rules_table.hpp"
 #include "timer.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
@@ -45,15 +45,13 @@ std::string today() {
   return buf;
 }
 
-// The problem a case describes, on placeholder pointers (real ones are set once allocated)
-// at the bottom and the middle of the address space, so that a shape too large for memory
-// is refused for its size, not taken for an overlap of src and dst.
-detail::Problem problem_of(const Case& c) {
-  const detail::Args args{reinterpret_cast<void*>(uintptr_t(16)), reinterpret_cast<void*>(uintptr_t(1) << 63),
-                          c.rows, c.cols, c.elem_bytes, c.ld_src, c.ld_dst, c.batch, 0, 0};
-  detail::Problem p;
-  if (detail::Error e = detail::resolve(args, &p); e.failed()) die(c.label + ": " + e.message, 2);
-  return p;
+// The problem a case describes, as xpose resolves it (pointers are set once allocated).
+Problem problem_of(const Case& c) {
+  try {
+    return Problem(resolve(c.elem_bytes, Shape{c.rows, c.cols, c.ld_src, c.ld_dst, c.batch, 0, 0}));
+  } catch (const Error& e) {
+    die(c.label + ": " + e.what(), 2);
+  }
 }
 
 void print_rows(const std::vector<Record>& rows) {
@@ -135,7 +133,10 @@ class GpuBench {
   int run_all() {
     for (size_t i = 0; i < o_.cases.size(); ++i) {
       progress_.at(i, o_.cases[i].label, "");
-      run_case(i, o_.cases[i]);
+      if (o_.mode == Mode::host_cost)
+        host_cost_case(o_.cases[i]);
+      else
+        run_case(i, o_.cases[i]);
     }
     progress_.done();
     if (failures_) std::printf("CHECK FAILED for %d result(s)\n", failures_);
@@ -145,7 +146,7 @@ class GpuBench {
 
  private:
   // Whether the case fits in free device memory; the default ladder shrinks until it does.
-  bool fits(Case& c, detail::Problem& p) {
+  bool fits(Case& c, Problem& p) {
     size_t free_bytes = 0, total = 0;
     cuda_ok(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     for (;;) {
@@ -165,11 +166,9 @@ class GpuBench {
     }
   }
 
-  std::vector<Candidate> xpose_candidates(const detail::Problem& p) {
-    std::vector<std::string> names = o_.kernels;
+  std::vector<Candidate> xpose_candidates(const Problem& p, std::vector<std::string> names) {
     if (names.empty()) {
-      for (const KernelInfo& k : kernel_list())
-        if (k.transposes) names.push_back(k.name);
+      for (const KernelInfo& k : kernel_list()) names.push_back(k.name);
       names.push_back("auto");
     }
     std::vector<Candidate> out;
@@ -190,7 +189,7 @@ class GpuBench {
 
   // Poisons dst, runs once, and compares every byte of dst's span (rows and the gaps
   // between them, which must keep the poison) with the CPU reference.
-  std::string check(const Candidate& k, const detail::Problem& p, const std::vector<uint8_t>& want) {
+  std::string check(const Candidate& k, const Problem& p, const std::vector<uint8_t>& want) {
     cuda_ok(cudaMemsetAsync(p.dst, 0xA5, want.size(), stream_), "cudaMemsetAsync");
     if (std::string failure = k.run(stream_); !failure.empty()) return "skipped: " + failure;
     cuda_ok(cudaStreamSynchronize(stream_), k.name.c_str());
@@ -201,18 +200,15 @@ class GpuBench {
     return "FAILED";
   }
 
-  std::vector<uint8_t> expected(const detail::Problem& p) {
+  std::vector<uint8_t> expected(const Problem& p) {
     std::vector<uint8_t> src(size_t(p.src_span_bytes())), want(size_t(p.dst_span_bytes()), 0xA5);
     cuda_ok(cudaMemcpy(src.data(), p.src, src.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
-    detail::Problem host = p;
-    host.src = src.data();
-    host.dst = want.data();
-    cpu::transpose(host);
+    transpose_host(src.data(), want.data(), p.elem_bytes, p.shape());
     return want;
   }
 
   void run_case(size_t index, Case c) {
-    detail::Problem p = problem_of(c);
+    Problem p = problem_of(c);
     if (!fits(c, p)) return;
     DeviceBuffer src(p.src_span_bytes()), dst(p.dst_span_bytes());
     cuda_ok(fill_random(src.ptr, p.src_span_bytes(), p.elem_bytes, uint64_t(std::chrono::steady_clock::now()
@@ -238,10 +234,7 @@ class GpuBench {
                 c.label.c_str(), (long long)p.elem_bytes, (long long)p.batch, (long long)p.ld_src,
                 (long long)p.ld_dst, double(p.bytes()) / 1e9,
                 graph ? "time per call in a replayed CUDA graph" : "CUDA events per call", o_.reps);
-    if (o_.explain) {
-      const Shape shape{p.rows, p.cols, p.ld_src, p.ld_dst, p.batch, p.stride_src, p.stride_dst};
-      std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, shape).c_str());
-    }
+    if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());
 
     std::vector<Candidate> all = {
         {"cudaMemcpyAsync", "ceiling",
@@ -250,10 +243,10 @@ class GpuBench {
            return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
          }},
         {"copy", "ceiling", [p](cudaStream_t s) {
-           const cudaError_t e = kernels::launch_copy(p.src, p.dst, p.bytes(), s);
+           const cudaError_t e = launch_copy(p.src, p.dst, p.bytes(), s);
            return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
          }}};
-    for (Candidate& k : xpose_candidates(p)) all.push_back(std::move(k));
+    for (Candidate& k : xpose_candidates(p, o_.kernels)) all.push_back(std::move(k));
     std::vector<std::string> skipped;
     if (peers_)
       for (Peer& peer : peers_->for_problem(p, stream_, &skipped)) all.push_back({peer.name, "peer", peer.run});
@@ -302,6 +295,44 @@ class GpuBench {
     std::fflush(stdout);
   }
 
+  // Host microseconds per call: each xpose call (the automatic choice unless --kernel
+  // names others) beside a bare launch of the copy kernel on the same bytes.
+  void host_cost_case(Case c) {
+    Problem p = problem_of(c);
+    if (!fits(c, p)) return;
+    DeviceBuffer src(p.src_span_bytes()), dst(p.dst_span_bytes());
+    cuda_ok(fill_random(src.ptr, p.src_span_bytes(), p.elem_bytes, 1, stream_), "fill_random");
+    p.src = src.ptr;
+    p.dst = dst.ptr;
+    std::vector<Candidate> all = {{"copy (bare launch)", "ceiling", [p](cudaStream_t s) {
+                                     const cudaError_t e = launch_copy(p.src, p.dst, p.bytes(), s);
+                                     return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+                                   }}};
+    for (Candidate& k : xpose_candidates(p, o_.kernels.empty() ? std::vector<std::string>{"auto"} : o_.kernels))
+      all.push_back(std::move(k));
+    std::printf("\n== %s: host time per call (%d runs of 100 calls enqueued back to back, median)\n",
+                c.label.c_str(), o_.reps);
+    if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());
+    std::printf("  %-20s %11s %11s %11s %14s\n", "call", "us(median)", "us(min)", "us(max)", "x bare launch");
+    GpuTimer timer(stream_, o_.warmup, o_.reps);
+    double bare = 0;
+    for (const Candidate& k : all) {
+      const Stats s = timer.host(k.run);
+      if (k.role == "ceiling") bare = s.median;
+      std::printf("  %-20s %11.3f %11.3f %11.3f %13.2fx\n", k.name.c_str(), s.median * 1e3, s.min * 1e3, s.max * 1e3,
+                  s.median / bare);
+      Record r;
+      r.case_label = c.label, r.kernel = k.name, r.role = k.role, r.dtype = c.dtype;
+      r.elem_bytes = p.elem_bytes, r.rows = p.rows, r.cols = p.cols, r.batch = p.batch;
+      r.ld_src = p.ld_src, r.ld_dst = p.ld_dst, r.timing = "host";
+      r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
+      r.pct_copy = 100.0 * bare / s.median;  // the bare launch's host time as a % of this call's
+      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today();
+      writer_.write(r);
+    }
+    std::fflush(stdout);
+  }
+
   const Options& o_;
   Gpu gpu_;
   RecordWriter& writer_;
@@ -315,7 +346,7 @@ class GpuBench {
 // CPU: the reference transpose beside memcpy, for one shape (8192x8192 by default).
 
 // Refuses a case that cannot fit in the host's memory, as fits() does on the GPU.
-void require_host_memory(const Case& c, const detail::Problem& p) {
+void require_host_memory(const Case& c, const Problem& p) {
   const double need = double(p.src_span_bytes()) + double(p.dst_span_bytes());
   const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (need >= 0.9 * have)
@@ -324,12 +355,13 @@ void require_host_memory(const Case& c, const detail::Problem& p) {
 }
 
 int run_cpu(const Options& o, RecordWriter& writer) {
-  if (o.mode == Mode::sweep || o.mode == Mode::cases) die("--sweep and --cases need a GPU", 2);
+  if (o.mode == Mode::sweep || o.mode == Mode::cases || o.mode == Mode::host_cost)
+    die("--sweep, --cases and --host-cost need a GPU", 2);
   for (const std::string& name : o.gpu_only)
     std::fprintf(stderr, "xpose-bench: %s does nothing on the CPU path\n", name.c_str());
   for (Case c : o.cases) {
     if (!o.shape_given) c = make_case(c.dtype, 8192, 8192);
-    detail::Problem p = problem_of(c);
+    Problem p = problem_of(c);
     require_host_memory(c, p);
     std::vector<uint8_t> src(size_t(p.src_span_bytes())), dst(size_t(p.dst_span_bytes()));
     for (size_t i = 0; i < src.size(); ++i) src[i] = uint8_t(i * 2654435761u >> 13);
@@ -358,7 +390,7 @@ int run_cpu(const Options& o, RecordWriter& writer) {
       rows.push_back(r);
     };
     add("memcpy", "ceiling", time_cpu([&] { std::copy(src.begin(), src.begin() + p.bytes(), dst.begin()); }));
-    add("cpu_reference", "xpose", time_cpu([&] { cpu::transpose(p); }));
+    add("cpu_reference", "xpose", time_cpu([&] { transpose_host(p.src, p.dst, p.elem_bytes, p.shape()); }));
     for (Record& r : rows) {
       r.pct_copy = 100.0 * r.gbps / rows[0].gbps;
       writer.write(r);
@@ -371,8 +403,7 @@ int run_cpu(const Options& o, RecordWriter& writer) {
 void require_known_kernels(const Options& o) {
   std::set<std::string> known = {"auto"};
   std::string list = "auto";
-  for (const KernelInfo& k : kernel_list())
-    if (k.transposes) known.insert(k.name), list += ", " + k.name;
+  for (const KernelInfo& k : kernel_list()) known.insert(k.name), list += ", " + k.name;
   for (const std::string& name : o.kernels)
     if (!known.count(name)) die("unknown --kernel '" + name + "' (known: " + list + ")", 2);
 }
@@ -410,6 +441,10 @@ int main(int argc, char** argv) {
   require_known_kernels(*options);
   if (options->list) {
     for (const Case& c : options->cases) std::printf("%s\n", to_json(c).dump().c_str());
+    return 0;
+  }
+  if (options->rules) {
+    std::fputs(rules_markdown().c_str(), stdout);
     return 0;
   }
   RecordWriter writer = open_outputs(*options);

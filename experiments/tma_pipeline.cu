@@ -1,9 +1,9 @@
 // Experiment (not part of the library): which configuration of the pipelined TMA
-// transpose (src/kernels/tma/pipeline.cuh) comes closest to the copy ceiling on this GPU?
+// transpose (src/engines/tma/pipeline.cuh) comes closest to the copy ceiling on this GPU?
 // Times each configuration on the same buffers beside cudaMemcpyAsync, checks each result
 // against a naive transpose, and prints % of copy. Build and run on the GPU machine:
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -Iinclude -Isrc experiments/tma_pipeline.cu src/kernels/tma/tensor_map.cpp src/problem.cpp -o tma_pipeline && ./tma_pipeline
+//     -Iinclude -Isrc experiments/tma_pipeline.cu src/engines/tma/tensor_map.cpp src/core/engine.cpp -o tma_pipeline && ./tma_pipeline
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,11 +11,11 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/tma/pipeline.cuh"
-#include "kernels/tma/tensor_map.hpp"
+#include "engines/tma/pipeline.cuh"
+#include "engines/tma/tensor_map.hpp"
 
 using namespace xpose;
-using namespace xpose::kernels;
+using namespace xpose::engines;
 
 #define CHECK(x)                                                                              \
   do {                                                                                         \
@@ -68,9 +68,8 @@ void run(const char* name, const Bufs& b, int promotion, float copy_ms) {
   p.src = b.src, p.dst = b.dst, p.rows = b.rows, p.cols = b.cols, p.elem_bytes = E;
   p.ld_src = b.cols, p.ld_dst = b.rows, p.batch = 1, p.stride_src = b.rows * b.cols, p.stride_dst = b.rows * b.cols;
   constexpr int n = 128 / E;
-  auto sm = tma::map_shape(p.cols, p.rows, p.ld_src, 1, 0, E, n, C::rows, true);
-  auto dm = tma::dst_map_shape(p, n, true);
-  sm.l2_promotion = dm.l2_promotion = promotion;
+  const auto sm = tma::src_map(p, n, true, C::rows, promotion);
+  const auto dm = tma::dst_map(p, n, true, promotion);
   CUtensorMap s, d;
   CHECK(tma::encode(sm, p.src, &s));
   CHECK(tma::encode(dm, p.dst, &d));
@@ -80,7 +79,7 @@ void run(const char* name, const Bufs& b, int promotion, float copy_ms) {
   int per_sm = 0, sms = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, C::threads, smem));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const tma::PipeWork w = tma::pipe_work(p, C::rows, n);
+  const tma::PipeWork w = tma::pipe_work(layout::tile_walk(p.rows, p.cols, 1, C::rows, n), p.rows);
   const int grid = int(std::min<int64_t>(w.tiles, int64_t(per_sm) * sms));
   CHECK(cudaMemset(b.dst, 0xA5, size_t(p.rows * p.cols * E)));
   kernel<<<grid, C::threads, smem>>>(s, d, w);

@@ -8,6 +8,13 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* What the shared library exports: this API and nothing else. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XPOSE_API __attribute__((visibility("default")))
+#else
+#define XPOSE_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,23 +32,23 @@ typedef enum {
    stride_src = 0 means rows*ld_src, stride_dst = 0 means cols*ld_dst.
    ld and batch strides that address nothing (one row, one column, batch 1) are ignored.
    Enqueued on `stream`; returns without waiting for the GPU. */
-xpose_status_t xpose_transpose(const void *src, void *dst,
-                               int64_t rows, int64_t cols, int64_t elem_bytes,
-                               int64_t ld_src, int64_t ld_dst,
-                               int64_t batch, int64_t stride_src, int64_t stride_dst,
-                               cudaStream_t stream);
+XPOSE_API xpose_status_t xpose_transpose(const void *src, void *dst,
+                                         int64_t rows, int64_t cols, int64_t elem_bytes,
+                                         int64_t ld_src, int64_t ld_dst,
+                                         int64_t batch, int64_t stride_src, int64_t stride_dst,
+                                         cudaStream_t stream);
 
 /* The same with one named kernel instead of the automatic choice. An unknown name is
    XPOSE_ERROR_INVALID_ARGUMENT; XPOSE_ERROR_NOT_SUPPORTED where that kernel cannot
    serve this request (alignment, architecture, ...), with the reason in xpose_last_error(). */
-xpose_status_t xpose_transpose_with(const char *kernel, const void *src, void *dst,
-                                    int64_t rows, int64_t cols, int64_t elem_bytes,
-                                    int64_t ld_src, int64_t ld_dst,
-                                    int64_t batch, int64_t stride_src, int64_t stride_dst,
-                                    cudaStream_t stream);
+XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *src, void *dst,
+                                              int64_t rows, int64_t cols, int64_t elem_bytes,
+                                              int64_t ld_src, int64_t ld_dst,
+                                              int64_t batch, int64_t stride_src, int64_t stride_dst,
+                                              cudaStream_t stream);
 
-const char *xpose_status_string(xpose_status_t status);
-const char *xpose_last_error(void); /* this thread's message for its last failed call */
+XPOSE_API const char *xpose_status_string(xpose_status_t status);
+XPOSE_API const char *xpose_last_error(void); /* this thread's message for its last failed call */
 
 #ifdef __cplusplus
 }

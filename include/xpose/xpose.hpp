@@ -2,7 +2,8 @@
 //
 //   xpose::transpose(src, dst, rows, cols, stream);           // typed, throws xpose::Error
 //   xpose::transpose(src, dst, xpose::Shape{...}, stream);    // ld, batch and strides
-//   xpose::kernel_list();                                         // the named kernels
+//   xpose::kernel_list();                                     // the named kernels
+//   xpose::explain_choice(src, dst, sizeof(T), shape);        // what would run, and why
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@
 namespace xpose {
 
 // A failed call: the C status and the library's one-line message.
-class Error : public std::runtime_error {
+class XPOSE_API Error : public std::runtime_error {
  public:
   Error(xpose_status_t status, const std::string& message) : std::runtime_error(message), status_(status) {}
   xpose_status_t status() const noexcept { return status_; }
@@ -32,21 +33,73 @@ struct Shape {
 };
 
 struct KernelInfo {
-  std::string name;
-  std::string summary;
-  bool transposes;  // false for `copy`, the benchmark's ceiling
+  std::string name;     // what xpose_transpose_with takes
+  std::string summary;  // one line: the technique
 };
 
-// Every named kernel, the transposes in ladder order and then `copy`.
-std::vector<KernelInfo> kernel_list();
+// Every named kernel, in ladder order (slowest technique first).
+XPOSE_API std::vector<KernelInfo> kernel_list();
 
-// What the automatic choice would launch for this request on the current device, and
-// why, without launching it. Throws xpose::Error where xpose_transpose would fail.
-std::string explain(const void* src, void* dst, int64_t elem_bytes, const Shape& shape);
+// A request's layout with every default resolved: ld and batch strides filled in, and
+// pitches that address nothing (one row, one column, batch 1) at their packed values.
+struct Layout {
+  Shape shape;
+  int64_t elem_bytes = 0;
+  int64_t bytes = 0;           // rows x cols x batch x elem_bytes: what each side holds
+  int64_t src_span_bytes = 0;  // from src's first element to one past its last
+  int64_t dst_span_bytes = 0;  // likewise for dst: what a caller allocates
+};
+
+// Checks a request as xpose_transpose would, pointers aside, and resolves its defaults.
+// Throws xpose::Error (XPOSE_ERROR_INVALID_ARGUMENT) where the request is wrong.
+XPOSE_API Layout resolve(int64_t elem_bytes, const Shape& shape);
+
+// What a call would launch on the current device, and why, without launching it.
+struct Explanation {
+  std::string kernel;  // the kernel's name
+  std::string rule;    // the automatic choice's rule (README, "The automatic choice"); empty when named
+  std::string tuning;  // the tuning record the device selected; empty when named
+  std::string text;    // one line: rule, kernel, grid, block, tile, and why
+};
+
+// `kernel` null or empty means the automatic choice. Throws xpose::Error where the call
+// would fail (an empty problem explains itself as nothing to do).
+XPOSE_API Explanation explain_choice(const void* src, void* dst, int64_t elem_bytes, const Shape& shape,
+                           const char* kernel = nullptr);
+
+// explain_choice(...).text for the automatic choice.
+XPOSE_API std::string explain(const void* src, void* dst, int64_t elem_bytes, const Shape& shape);
+
+// The automatic choice as data: its rules in the order they are tried, and the tuning
+// records whose thresholds they read (one per GPU family, the defaults last).
+struct RuleInfo {
+  std::string id, kernel;
+  std::string condition;  // in words; `name` is the tuning parameter of that name
+  std::string reason;     // why that kernel there
+  std::string launch;     // the kernel's launch, in words
+  bool built = true;      // false where this build lacks the kernel (the rule is skipped)
+};
+XPOSE_API std::vector<RuleInfo> rules();
+
+struct TuningParameter {
+  std::string name, meaning;
+  bool bytes = false;  // a size in bytes (else a count)
+};
+XPOSE_API std::vector<TuningParameter> tuning_parameters();
+
+struct TuningRecord {
+  std::string name;            // "H100", "H200", "other GPUs"
+  std::string selects;         // which devices take it, in words
+  std::vector<int64_t> values; // one per tuning_parameters(), in order
+};
+XPOSE_API std::vector<TuningRecord> tuning_records();
+
+// The name of the record the current device selects. Throws xpose::Error without a device.
+XPOSE_API std::string current_tuning();
 
 // The CPU path: the reference transpose on host memory, using all cores. Same
 // semantics and argument checks as the GPU path (less the device-pointer checks).
-void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape);
+XPOSE_API void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape);
 
 inline void check(xpose_status_t status) {
   if (status != XPOSE_SUCCESS) throw Error(status, xpose_last_error());

@@ -3,7 +3,7 @@
 // `xpose-bench --device cpu` and xpose::transpose_host run it.
 #pragma once
 
-#include "problem.hpp"
+#include "core/problem.hpp"
 
 namespace xpose::cpu {
 

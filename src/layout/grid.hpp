@@ -1,4 +1,4 @@
-// How a problem is cut into tiles and how the tiles map onto a CUDA grid.
+// How a problem is cut into tiles and how the tiles map onto CUDA grids.
 #pragma once
 
 #include <algorithm>
@@ -14,16 +14,23 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); 
 
 struct Dims { uint32_t x = 1, y = 1, z = 1; };
 
-// A grid of tiles: cols on x, rows on y, batches on z, one tile per block, each count
-// capped at CUDA's limit. Where a count exceeds its limit, launch_tiles launches again
-// for the rest, so this is also the grid of the first launch.
-inline Dims grid_of_tiles(int64_t col_tiles, int64_t row_tiles, int64_t batch) {
-  return {uint32_t(std::min(col_tiles, max_grid_x)), uint32_t(std::min(row_tiles, max_grid_yz)),
-          uint32_t(std::min(batch, max_grid_yz))};
+// The tiles of one problem: col_tiles x row_tiles x batch tiles of tile_rows x tile_cols
+// elements (column tiles on a grid's x, row tiles on y, matrices on z, one block each).
+struct TileWalk {
+  int64_t col_tiles = 0, row_tiles = 0, batch = 0;
+  int tile_rows = 0, tile_cols = 0;
+};
+
+// The walk of rows x cols x batch in tiles of tile_rows x tile_cols.
+inline TileWalk tile_walk(int64_t rows, int64_t cols, int64_t batch, int tile_rows, int tile_cols) {
+  return {ceil_div(cols, tile_cols), ceil_div(rows, tile_rows), batch, tile_rows, tile_cols};
 }
 
-inline Dims tile_grid(int64_t rows, int64_t cols, int64_t batch, int tile_rows, int tile_cols) {
-  return grid_of_tiles(ceil_div(cols, tile_cols), ceil_div(rows, tile_rows), batch);
+// The grid of the first launch of a walk, each count capped at CUDA's limit (a walk past
+// the limits is launched in several grids).
+inline Dims first_grid(const TileWalk& w) {
+  return {uint32_t(std::min(w.col_tiles, max_grid_x)), uint32_t(std::min(w.row_tiles, max_grid_yz)),
+          uint32_t(std::min(w.batch, max_grid_yz))};
 }
 
 }  // namespace xpose::layout

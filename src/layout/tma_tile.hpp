@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "layout/smem_layout.hpp"
+#include "layout/tma_map.hpp"
 
 namespace xpose::layout {
 
@@ -17,10 +18,6 @@ constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v / 2); }
 
 template <int E>
 using Swizzle128 = Swizzle<3, 4 - log2_of(E), 3>;
-
-// The copy engine has no 16-byte element type: 16-byte elements travel as two 8-byte ones,
-// so their inner extents, boxes and coordinates count twice.
-XPOSE_HD constexpr int tma_split(int64_t elem_bytes) { return elem_bytes == 16 ? 2 : 1; }
 
 // Whether cute_tma can move an E-byte rows x cols problem in whole-row boxes
 // (layout/cute_tiles.hpp): both sides' rows (src: cols elements, dst: rows) must be whole

@@ -3,7 +3,7 @@
 // misaligned and overlapping pointers, pointers at the top of the address space), each
 // judged by resolve() and by an independent model of the C ABI's contract written in
 // 128-bit arithmetic. Every accepted problem is then checked for what the kernels rely on
-// and run through the planner and every kernel's unsupported() and shape() on pretend
+// and run through the rule table and every engine's supports() and plan() on pretend
 // devices, so that the sanitizer build (scripts/sanitize) sees every product they compute.
 //   XPOSE_FUZZ_SEED   the seed (default fixed, so CI is reproducible)
 //   XPOSE_FUZZ_CASES  how many requests (default 300000)
@@ -22,10 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/tma/tensor_map.hpp"
-#include "plan.hpp"
-#include "problem.hpp"
-#include "registry.hpp"
+#include "api/validate.hpp"
+#include "dispatch/registry.hpp"
+#include "dispatch/rules.hpp"
+#include "engines/tma/tensor_map.hpp"
+#include "support/devices.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -419,26 +420,25 @@ void check_accepted(const Args& a, const Verdict& v, const Problem& p, Draw& r, 
 // being well formed; the point is that every product they compute runs here, where the
 // sanitizer build would stop at an overflow.
 void exercise_the_planner(const Problem& p, Checker& c) {
-  static const Device devices[] = {{0, 90, 132}, {0, 80, 108}, {0, 100, 148}, {0, 75, 40}};
-  for (const Device& d : devices) {
-    Plan plan;
-    const Error e = plan_auto(p, d, &plan);
+  for (const Device& d : {testing::h100, testing::a100, testing::b200, testing::turing}) {
+    Choice choice;
+    const Error e = choose(p, d, &choice);
     if (e.failed())
-      c.expect(e.status == XPOSE_ERROR_NOT_SUPPORTED && !e.message.empty(), "plan_auto failed badly: " + e.message);
+      c.expect(e.status == XPOSE_ERROR_NOT_SUPPORTED && !e.message.empty(), "choose failed badly: " + e.message);
     else
-      c.expect(plan.kernel && plan.launch.grid.x >= 1 && !describe(plan).empty(), "plan_auto gave an empty plan");
-    for (const Kernel* k : transpose_kernels()) {
-      const std::string why = k->unsupported(p, d);
-      c.expect(why.find('\n') == std::string::npos, std::string(k->name) + "'s refusal is not one line");
-      if (!why.empty()) continue;
-      const Launch l = k->shape(p, d);
-      c.expect(l.grid.x >= 1 && l.grid.y >= 1 && l.grid.z >= 1 && l.block.x >= 1,
-               std::string(k->name) + " shaped an empty grid");
+      c.expect(choice.plan.engine && choice.plan.grid.x >= 1 && !explain(choice).empty(), "choose gave an empty plan");
+    for (const Engine* k : engines()) {
+      const Support s = k->supports(p, d);
+      c.expect(why(s, d).find('\n') == std::string::npos, std::string(k->name) + "'s refusal is not one line");
+      if (!s.served()) continue;
+      const Plan plan = k->plan(p, d);
+      c.expect(plan.grid.x >= 1 && plan.grid.y >= 1 && plan.grid.z >= 1 && plan.block.x >= 1,
+               std::string(k->name) + " planned an empty grid");
     }
   }
-  if (kernels::tma::unaddressable(p).empty()) {  // the tensor maps a TMA launch would encode
+  if (engines::tma::addressable(p).served()) {  // the tensor maps a TMA launch would encode
     const int edge = int(128 / p.elem_bytes);
-    const auto src = kernels::tma::src_map_shape(p, edge, true), dst = kernels::tma::dst_map_shape(p, edge, true);
+    const auto src = engines::tma::src_map(p, edge, true), dst = engines::tma::dst_map(p, edge, true);
     c.expect(src.strides[0] % 16 == 0 && src.strides[1] % 16 == 0 && dst.strides[0] % 16 == 0 &&
                  dst.strides[1] % 16 == 0,
              "a tensor map with a pitch that is not a multiple of 16 bytes");

@@ -109,11 +109,14 @@ TEST(Layouts, VectorWalksCoverEveryElementOnceOnEachSide) {
 }
 
 TEST(TileGrid, CapsYAndZAtTheirLimits) {
-  const Dims d = tile_grid(int64_t(3) << 30, 64, 100000, 32, 32);
+  const TileWalk w = tile_walk(int64_t(3) << 30, 64, 100000, 32, 32);
+  EXPECT_EQ(2, w.col_tiles);
+  EXPECT_EQ(int64_t(3) << 25, w.row_tiles);  // the walk keeps the whole count ...
+  const Dims d = first_grid(w);              // ... its first grid is capped
   EXPECT_EQ(2u, d.x);
   EXPECT_EQ(65535u, d.y);
   EXPECT_EQ(65535u, d.z);
-  const Dims small = tile_grid(33, 65, 1, 32, 32);
+  const Dims small = first_grid(tile_walk(33, 65, 1, 32, 32));
   EXPECT_EQ(3u, small.x);
   EXPECT_EQ(2u, small.y);
   EXPECT_EQ(1u, small.z);

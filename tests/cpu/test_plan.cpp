@@ -1,13 +1,23 @@
-// What the automatic choice picks, and the named kernels' refusals, on a pretend H100.
+// What the automatic choice picks, and the named kernels' refusals, on pretend devices; the rule
+// table and the tuning records as data.
 #include <gtest/gtest.h>
 
-#include "plan.hpp"
+#include <map>
+#include <set>
+#include <string>
+
+#include "api/validate.hpp"
+#include "dispatch/registry.hpp"
+#include "dispatch/rules.hpp"
+#include "support/devices.hpp"
 
 namespace xpose::detail {
 namespace {
 
-const Device h100{0, 90, 132};
-const Device turing{0, 75, 40};
+using testing::a100;
+using testing::h100;
+using testing::h200;
+using testing::turing;
 
 Problem problem(int64_t rows, int64_t cols, int64_t e, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
   Problem p;
@@ -17,9 +27,16 @@ Problem problem(int64_t rows, int64_t cols, int64_t e, uintptr_t src = 1 << 20, 
 }
 
 std::string chosen(const Problem& p, const Device& d = h100) {
-  Plan plan;
-  const Error e = plan_auto(p, d, &plan);
-  return e.failed() ? "error: " + e.message : plan.kernel->name;
+  Choice c;
+  const Error e = choose(p, d, &c);
+  return e.failed() ? "error: " + e.message : c.plan.engine->name;
+}
+
+// The rule that decides `p` on a pretend H100.
+std::string rule_of(const Problem& p) {
+  Choice c;
+  const Error e = choose(p, h100, &c);
+  return e.failed() ? "error: " + e.message : c.rule->id;
 }
 
 // The kernel rule 3b picks (past 1 GiB a side, bytes past 256 MiB), or, in a build without
@@ -35,7 +52,6 @@ TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
   EXPECT_EQ("vec_swizzled", chosen(problem(8192, 16384, 8)));
   EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(32768, 32768, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
-  const Device a100{0, 80, 108};
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 1), a100));  // no TMA kernels there
   EXPECT_EQ("vec_swizzled", chosen(problem(96, 48, 2), a100));        // 96- and 192-byte rows
 }
@@ -63,13 +79,15 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_NE("skinny", chosen(problem(4096, 9, 4)));
   EXPECT_NE("skinny", chosen(with_ld(2, 4096, 4, 0, 4)));  // dst rows of 2 in a pitch of 4
   EXPECT_NE("skinny", chosen(with_ld(4096, 2, 4, 4, 0)));  // src rows of 2 in a pitch of 4
-  Plan plan;
-  ASSERT_FALSE(plan_auto(problem(3, 100000000, 4), h100, &plan).failed());
-  EXPECT_EQ(3, plan.launch.tile_rows);
-  EXPECT_EQ(1024, plan.launch.tile_cols);  // 256 threads x one 16-byte vector of fp32 each
-  ASSERT_FALSE(plan_auto(problem(100000, 2, 1), h100, &plan).failed());
-  EXPECT_EQ(4096, plan.launch.tile_rows);
-  EXPECT_EQ(2, plan.launch.tile_cols);
+  Choice c;
+  ASSERT_FALSE(choose(problem(3, 100000000, 4), h100, &c).failed());
+  EXPECT_EQ(3, c.plan.walk.tile_rows);
+  EXPECT_EQ(1024, c.plan.walk.tile_cols);  // 256 threads x one 16-byte vector of fp32 each
+  EXPECT_EQ(3, c.plan.variant);            // interleave 3 lines
+  ASSERT_FALSE(choose(problem(100000, 2, 1), h100, &c).failed());
+  EXPECT_EQ(4096, c.plan.walk.tile_rows);
+  EXPECT_EQ(2, c.plan.walk.tile_cols);
+  EXPECT_EQ(-2, c.plan.variant);  // de-interleave into 2 lines
 }
 
 TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
@@ -85,9 +103,11 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
   EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix
   EXPECT_EQ("skinny", chosen(with_ld(4, 100, 4, 0, 0, 1000)));  // a short side first
-  Plan plan;
-  ASSERT_FALSE(plan_auto(with_ld(32, 32, 4, 0, 0, 100000), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1")) << describe(plan);
+  Choice c;
+  ASSERT_FALSE(choose(with_ld(32, 32, 4, 0, 0, 100000), h100, &c).failed());
+  EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1"))
+      << describe(c.plan);
+  EXPECT_EQ(4, c.plan.chunk_elems / 1024);  // 16 KiB of fp32 per block
 }
 
 TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
@@ -105,12 +125,11 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048, 4)));  // 1024 tiles: enough
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
-  Plan plan;
-  ASSERT_FALSE(plan_auto(with_ld(4096, 128, 1, 0, 0, 256), h100, &plan).failed());
-  EXPECT_EQ("bytes with a side of at most 128: 16-byte vectors on both sides", plan.reason);
-  ASSERT_FALSE(plan_auto(problem(1024, 1024, 4), h100, &plan).failed());
+  EXPECT_EQ("2", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
 #ifdef XPOSE_HAVE_CUTE
-  EXPECT_NE(std::string::npos, plan.reason.find("tiles per SM (256)")) << plan.reason;
+  EXPECT_EQ("5", rule_of(problem(1024, 1024, 4)));
+#else
+  EXPECT_EQ("6", rule_of(problem(1024, 1024, 4)));
 #endif
 }
 
@@ -140,14 +159,16 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
                    .failed());
   EXPECT_EQ("vec_swizzled", chosen(padded));
   EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
-  Plan plan;
-  ASSERT_FALSE(plan_auto(problem(8192, 32768, 1), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel tma_swizzle128, grid 256x64x1, block 256x1x1, tile 128x128"))
-      << describe(plan);
-  ASSERT_FALSE(plan_auto(problem(4096, 4096, 2), h100, &plan).failed());
-  EXPECT_EQ("1- and 2-byte elements on Hopper, at most 64 MiB a side: persistent TMA pipeline", plan.reason);
-  ASSERT_FALSE(plan_auto(problem(1024, 1024, 1), h100, &plan).failed());
-  EXPECT_EQ("1- and 2-byte elements, at most 2 MiB a side: 16-byte vectors, one short launch", plan.reason);
+  Choice c;
+  ASSERT_FALSE(choose(problem(8192, 32768, 1), h100, &c).failed());
+  EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tma_swizzle128, grid 256x64x1, block 256x1x1, tile 128x128"))
+      << describe(c.plan);
+  EXPECT_EQ(128u, c.plan.maps.src.box[0]);  // the plan carries both tensor maps
+  EXPECT_TRUE(c.plan.maps.dst.swizzle128);
+  EXPECT_EQ("4b", rule_of(problem(4096, 4096, 2)));
+  EXPECT_EQ("4a", rule_of(problem(1024, 1024, 1)));
+  ASSERT_FALSE(choose(problem(4096, 4096, 2), h100, &c).failed());
+  EXPECT_EQ(size_t(6 * 128 * 128 + 1024), c.plan.smem_bytes);  // 4 stages in, 2 out, 128 rows of 128 bytes
 }
 
 TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
@@ -165,20 +186,25 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32752, 1)));              // not whole segments
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 16)));   // 16 bytes: cute_tma does not serve them
   EXPECT_EQ("aligned_stores", chosen(with_ld(32768, 32768, 4, 0, 32772)));  // rule 3 first: a 16 mod 32 pitch
-  const Device a100{0, 80, 108};
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4), a100));  // no TMA there
 #ifdef XPOSE_HAVE_CUTE
-  Plan plan;
-  ASSERT_FALSE(plan_auto(problem(32768, 32768, 4), h100, &plan).failed());
-  EXPECT_EQ("2-, 4- or 8-byte elements on Hopper, more than 1 GiB a side, rows of whole 128-byte segments: TMA boxes "
-            "of whole 256-byte tile rows",
-            plan.reason);
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel cute_tma, grid 512x512x1, block 256x1x1, tile 64x64"))
-      << describe(plan);
-  ASSERT_FALSE(plan_auto(problem(32768, 32768, 1), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel cute_tma, grid 128x128x1, block 256x1x1, tile 256x256: "
-                                                   "bytes on Hopper, more than 256 MiB a side"))
-      << describe(plan);
+  Choice c;
+  ASSERT_FALSE(choose(problem(32768, 32768, 4), h100, &c).failed());
+  EXPECT_EQ("3b", std::string(c.rule->id));
+  EXPECT_NE(std::string::npos,
+            describe(c.plan).find("kernel cute_tma (whole 256-byte rows), grid 512x512x1, block 256x1x1, tile 64x64"))
+      << describe(c.plan);
+  // three tiles per SM: a third of the SM's shared memory (1 KiB-aligned) less the driver's share
+  EXPECT_EQ(size_t(233472 / 3 / 1024 * 1024 - 1024), c.plan.smem_bytes);
+  ASSERT_FALSE(choose(problem(32768, 32768, 1), h100, &c).failed());
+  EXPECT_NE(std::string::npos, explain(c).find("rule 3b (H100 tuning): kernel cute_tma (whole 256-byte rows), grid "
+                                               "128x128x1, block 256x1x1, tile 256x256"))
+      << explain(c);
+  ASSERT_FALSE(choose(problem(32768, 32768 + 64, 1), h100, &c).failed());  // past the whole-row rule: not cute_tma
+  EXPECT_STRNE("cute_tma", c.plan.engine->name);
+  ASSERT_FALSE(choose_named(*find_engine("cute_tma"), problem(32768, 32768 + 64, 1), h100, &c).failed());
+  EXPECT_EQ(0, c.plan.variant);  // named: 128-byte slabs
+  EXPECT_EQ(nullptr, c.rule);
 #endif
 }
 
@@ -200,12 +226,16 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("aligned_stores", chosen(problem(2056, 4088, 2)));  // just over
   EXPECT_NE("aligned_stores", chosen(problem(1028, 1024, 4)));  // fp32, 4 MiB: the small-fp32 rule
   EXPECT_EQ("aligned_stores", chosen(problem(1028, 4096, 4)));  // just over 16 MiB
-  Plan plan;
-  ASSERT_FALSE(plan_auto(problem(30011, 29989, 4), h100, &plan).failed());
-  EXPECT_NE(std::string::npos, plan.reason.find("multiples of 16 bytes")) << plan.reason;
+  Choice c;
+  ASSERT_FALSE(choose(problem(30011, 29989, 4), h100, &c).failed());
+  EXPECT_EQ("7", std::string(c.rule->id));
   // one block row more than 30011 / 64 rounds to: the last pieces start up to 7 rows early
-  EXPECT_NE(std::string::npos, describe(plan).find("kernel aligned_stores, grid 469x470x1, block 256x1x1, tile 64x64"))
-      << describe(plan);
+  EXPECT_NE(std::string::npos,
+            describe(c.plan).find("kernel aligned_stores (element loads), grid 469x470x1, block 256x1x1, tile 64x64"))
+      << describe(c.plan);
+  EXPECT_EQ(470, c.plan.walk.row_tiles);
+  ASSERT_FALSE(choose(with_ld(30011, 29989, 4, 29992, 30012), h100, &c).failed());
+  EXPECT_EQ(1, c.plan.variant);  // 16-byte src rows: 16-byte loads
 }
 
 TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
@@ -219,14 +249,14 @@ TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {
 }
 
 TEST(PlanNamed, SaysWhyAKernelCannotServe) {
-  Plan plan;
-  const Error e = plan_named(*find_kernel("vec_swizzled"), problem(31, 33, 4), h100, &plan);
+  Choice c;
+  const Error e = choose_named(*find_engine("vec_swizzled"), problem(31, 33, 4), h100, &c);
   EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
   EXPECT_EQ("vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
-  EXPECT_FALSE(plan_named(*find_kernel("smem"), problem(31, 33, 4), h100, &plan).failed());
-  EXPECT_STREQ("smem", plan.kernel->name);
+  EXPECT_FALSE(choose_named(*find_engine("smem"), problem(31, 33, 4), h100, &c).failed());
+  EXPECT_STREQ("smem", c.plan.engine->name);
   const auto refusal = [&](const char* kernel, const Problem& p) {
-    const Error err = plan_named(*find_kernel(kernel), p, h100, &plan);
+    const Error err = choose_named(*find_engine(kernel), p, h100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, err.status) << kernel;
     return err.message;
   };
@@ -246,16 +276,16 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 4096 bytes",
             refusal("tiny_batched", with_ld(16, 16, 4, 20, 0, 100)));
   for (const char* kernel : {"skinny", "aligned_stores"})  // both serve what their names say
-    EXPECT_FALSE(plan_named(*find_kernel(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)
-                                                                                 : problem(31, 33, 4),
-                            h100, &plan)
+    EXPECT_FALSE(choose_named(*find_engine(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)
+                                                                                   : problem(31, 33, 4),
+                              h100, &c)
                      .failed())
         << kernel;
 }
 
 TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
-  for (const Kernel* k : transpose_kernels()) names.push_back(k->name);
+  for (const Engine* e : engines()) names.push_back(e->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
                                    "vec_swizzled", "skinny", "tiny_batched", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
@@ -264,10 +294,104 @@ TEST(Registry, ListsTheLadderInOrder) {
     want.push_back(name);
 #endif
   EXPECT_EQ(want, names);
-  EXPECT_EQ(nullptr, find_kernel("copy"));
+  EXPECT_EQ(nullptr, find_engine("copy"));  // the benchmark's ceiling is the benchmark's own
   std::string list;
-  for (const std::string& name : want) list += name + ", ";
-  EXPECT_EQ(list + "copy", kernel_names());
+  for (const std::string& name : want) list += (list.empty() ? "" : ", ") + name;
+  EXPECT_EQ(list, engine_names());
+}
+
+// One problem each rule decides on a pretend H100 (the tests below iterate the table, so a
+// rule added without an example here fails them).
+const std::map<std::string, Problem>& examples() {
+  static const std::map<std::string, Problem> all = {
+      {"1", problem(2, 4096, 4)},
+      {"1b", with_ld(32, 32, 4, 0, 0, 100)},
+      {"2", with_ld(4096, 128, 1, 0, 0, 256)},
+      {"3", with_ld(32768, 32768, 4, 0, 32772)},
+      {"3b", problem(32768, 32768, 4)},
+      {"4a", problem(1024, 1024, 1)},
+      {"4b", problem(4096, 4096, 2)},
+      {"4c", problem(16384, 16384, 2)},
+      {"4d", problem(16384, 16384, 1)},
+      {"5", problem(1024, 1024, 4)},
+      {"6", problem(4096, 4096, 8)},
+      {"7", problem(30011, 29989, 4)},
+      {"8", problem(30011, 29989, 1)},
+  };
+  return all;
+}
+
+TEST(RuleTable, EveryRuleDecidesItsExample) {
+  std::set<std::string> ids;
+  for (const Rule& r : rules()) {
+    SCOPED_TRACE(std::string("rule ") + r.id);
+    EXPECT_TRUE(ids.insert(r.id).second) << "two rules share an id";
+    EXPECT_FALSE(std::string(r.condition).empty());
+    EXPECT_FALSE(std::string(r.reason).empty());
+    EXPECT_EQ(std::string::npos, std::string(r.reason).find('\n'));
+    const Engine* listed = find_engine(r.engine_name);
+    EXPECT_EQ(listed, r.engine) << "a rule's engine is the registry's engine of that name";
+    ASSERT_EQ(1u, examples().count(r.id)) << "no example problem for this rule";
+    if (!r.engine) continue;  // a build without the CuTe family skips the rule
+    Choice c;
+    ASSERT_FALSE(choose(examples().at(r.id), h100, &c).failed());
+    EXPECT_EQ(r.id, std::string(c.rule->id));
+    EXPECT_EQ(r.engine, c.plan.engine);
+    EXPECT_NE(std::string::npos, explain(c).find(std::string("rule ") + r.id + " (H100 tuning): kernel " + r.engine_name))
+        << explain(c);
+  }
+  EXPECT_EQ(examples().size(), rules().size());
+}
+
+TEST(RuleTable, ThePlanIsTheEnginesOwnForTheProblem) {
+  for (const auto& [id, p] : examples()) {
+    Choice automatic, named;
+    if (choose(p, h100, &automatic).failed()) continue;
+    ASSERT_FALSE(choose_named(*automatic.plan.engine, p, h100, &named).failed()) << id;
+    EXPECT_EQ(describe(automatic.plan), describe(named.plan)) << id;
+    EXPECT_EQ(automatic.plan.smem_bytes, named.plan.smem_bytes) << id;
+  }
+}
+
+TEST(Tuning, RecordsAreChosenByTheDevicesProperties) {
+  EXPECT_STREQ("H100", tuning_for(h100).name);
+  EXPECT_STREQ("H200", tuning_for(h200).name);
+  EXPECT_STREQ("other GPUs", tuning_for(a100).name);
+  EXPECT_STREQ("other GPUs", tuning_for(testing::b200).name);
+  EXPECT_STREQ("other GPUs", tuning_for(turing).name);
+  Device renamed = h200;  // the same properties under any name select the same record
+  renamed.id = 3;
+  EXPECT_STREQ("H200", tuning_for(renamed).name);
+  Device slow_hopper = h100;
+  slow_hopper.memory_gbps = 2000;  // an H100 PCIe: still Hopper under 4 TB/s
+  EXPECT_STREQ("H100", tuning_for(slow_hopper).name);
+  EXPECT_STREQ("other GPUs", tunings().back().name);  // the defaults come last and match every device
+  for (const Tuning& t : tunings())
+    for (const TuningField& f : tuning_fields()) EXPECT_GT(t.*f.value, 0) << t.name << " " << f.name;
+}
+
+TEST(Tuning, EveryParameterIsNamedInARuleCondition) {
+  for (const TuningField& f : tuning_fields()) {
+    bool named = false;
+    for (const Rule& r : rules()) named |= std::string(r.condition).find(std::string("`") + f.name + "`") != std::string::npos;
+    EXPECT_TRUE(named) << f.name;
+  }
+}
+
+TEST(Tuning, TheRulesReadTheRecord) {
+  // Rule 4a's bound moves with the record: what is vec_swizzled under the H100's 2 MiB is
+  // the pipeline under a record with a smaller bound.
+  Tuning small = tuning_for(h100);
+  small.vec_side = 1 << 20;
+  const Problem p = problem(1024, 1024, 2);  // 2 MiB
+  int taken = 0;
+  for (const Rule& r : rules()) {
+    if (std::string(r.id) != "4a") continue;
+    EXPECT_TRUE(r.applies(p, h100, tuning_for(h100)));
+    EXPECT_FALSE(r.applies(p, h100, small));
+    ++taken;
+  }
+  EXPECT_EQ(1, taken);
 }
 
 }  // namespace

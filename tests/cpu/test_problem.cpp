@@ -4,8 +4,9 @@
 
 #include <set>
 
-#include "problem.hpp"
-#include "registry.hpp"
+#include "api/validate.hpp"
+#include "dispatch/registry.hpp"
+#include "support/devices.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -54,7 +55,10 @@ Args at(uintptr_t src, uintptr_t dst, int64_t rows, int64_t cols, int64_t e) {
   return Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0};
 }
 
-const Device h100{0, 90, 132};
+using testing::h100;
+
+// The reason `name` declines `p` on a pretend H100 (empty when it serves it).
+std::string refusal(const char* name, const Problem& p) { return why(find_engine(name)->supports(p, h100), h100); }
 
 // A batch stride of one matrix addresses nothing: it takes its packed value, so that no
 // kernel's check multiplies the caller's 2^61 by 16 bytes (which wraps to 0 in int64).
@@ -69,7 +73,7 @@ TEST(Resolve, IgnoresTheBatchStridesOfASingleMatrix) {
   EXPECT_EQ(p.cols * p.ld_dst, p.stride_dst);
   EXPECT_EQ(64 * 64 * 16, p.src_span_bytes());
   for (const char* name : {"tma_swizzle128", "tma_pipeline", "vec_swizzled"})
-    EXPECT_EQ("", find_kernel(name)->unsupported(p, h100)) << name;
+    EXPECT_EQ("", refusal(name, p)) << name;
 }
 
 // So do the pitch of a single src row and of a single dst row.
@@ -80,13 +84,13 @@ TEST(Resolve, IgnoresThePitchOfASingleRow) {
   ASSERT_FALSE(resolve(a, &p).failed());
   EXPECT_EQ(64, p.ld_src);
   EXPECT_EQ(64, p.stride_src);
-  EXPECT_EQ("", find_kernel("tma_swizzle128")->unsupported(p, h100));
+  EXPECT_EQ("", refusal("tma_swizzle128", p));
   a = at(1 << 20, uintptr_t(1) << 44, 64, 1, 16);
   a.ld_dst = INT64_MAX;
   ASSERT_FALSE(resolve(a, &p).failed());
   EXPECT_EQ(64, p.ld_dst);
   EXPECT_EQ(64, p.stride_dst);
-  EXPECT_EQ("", find_kernel("vec_swizzled")->unsupported(p, h100));
+  EXPECT_EQ("", refusal("vec_swizzled", p));
 }
 
 // The default batch stride is rows * ld_src as the caller gave ld_src, even where ld_src

@@ -8,11 +8,14 @@
 #include <set>
 #include <type_traits>
 
-#include "kernels/tma/tensor_map.hpp"
+#include "api/validate.hpp"
+#include "dispatch/registry.hpp"
+#include "dispatch/rules.hpp"
+#include "engines/tma/tensor_map.hpp"
 #include "layout/bank_model.hpp"
 #include "layout/micro_block.hpp"
 #include "layout/tma_tile.hpp"
-#include "plan.hpp"
+#include "support/devices.hpp"
 
 namespace xpose {
 namespace {
@@ -73,7 +76,7 @@ detail::Problem problem(int64_t rows, int64_t cols, int64_t e, int64_t ld_src = 
 
 TEST(TensorMap, EachSideIsItsOwnRowMajorStack) {
   const detail::Problem p = problem(3000, 1000, 4, 1024, 3008, 5);
-  const auto src = kernels::tma::src_map_shape(p, 32, true);
+  const auto src = engines::tma::src_map(p, 32, true);
   EXPECT_EQ(4, src.elem_bytes);
   EXPECT_EQ(1000u, src.dims[0]);
   EXPECT_EQ(3000u, src.dims[1]);
@@ -84,7 +87,7 @@ TEST(TensorMap, EachSideIsItsOwnRowMajorStack) {
   EXPECT_EQ(32u, src.box[1]);
   EXPECT_EQ(1u, src.box[2]);
   EXPECT_TRUE(src.swizzle128);
-  const auto dst = kernels::tma::dst_map_shape(p, 32, false);
+  const auto dst = engines::tma::dst_map(p, 32, false);
   EXPECT_EQ(3000u, dst.dims[0]);
   EXPECT_EQ(1000u, dst.dims[1]);
   EXPECT_EQ(3008u * 4, dst.strides[0]);
@@ -94,7 +97,7 @@ TEST(TensorMap, EachSideIsItsOwnRowMajorStack) {
 
 TEST(TensorMap, SixteenByteElementsTravelAsPairsAndSingleMatricesGetAValidPitch) {
   const detail::Problem p = problem(7, 9, 16);
-  const auto src = kernels::tma::src_map_shape(p, 8, true);
+  const auto src = engines::tma::src_map(p, 8, true);
   EXPECT_EQ(8, src.elem_bytes);
   EXPECT_EQ(18u, src.dims[0]);  // 9 elements of 16 bytes
   EXPECT_EQ(16u, src.box[0]);   // 8 elements of 16 bytes: one 128-byte row
@@ -102,12 +105,12 @@ TEST(TensorMap, SixteenByteElementsTravelAsPairsAndSingleMatricesGetAValidPitch)
   EXPECT_EQ(1u, src.dims[2]);
   EXPECT_EQ(0u, src.strides[1] % 16);
   EXPECT_GE(src.strides[1], 7u * 9 * 16);
-  const auto odd = kernels::tma::map_shape(3, 5, 3, 1, 0, 2, 64, 64, true);  // 30 bytes: rounded up
+  const auto odd = layout::map_shape(3, 5, 3, 1, 0, 2, 64, 64, true);  // 30 bytes: rounded up
   EXPECT_EQ(32u, odd.strides[1]);
 }
 
 TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
-  using kernels::tma::unaddressable;
+  const auto unaddressable = [](const detail::Problem& p) { return detail::why(engines::tma::addressable(p), testing::h100); };
   EXPECT_EQ("", unaddressable(problem(30012, 29989, 4, 29992, 30016)));  // a partial src chunk reads exactly
   const char* whole_chunks = "TMA stores write whole 16-byte chunks: rows x element size must be a multiple of 16 bytes";
   EXPECT_EQ(whole_chunks, unaddressable(problem(30011, 29989, 4, 29992, 30012)));
@@ -119,7 +122,7 @@ TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
             unaddressable(problem(64, 64, 4, 0, 0, 1, (1 << 20) + 8)));
   EXPECT_EQ("", unaddressable(problem(4, 64, 4, 0, 0, 3)));  // batch stride 1024 bytes
   EXPECT_EQ("TMA needs stride_src and stride_dst to be multiples of 16 bytes",
-            [] {
+            [&] {
               detail::Problem p = problem(4, 64, 4, 0, 0, 3);
               p.stride_src += 1;
               return unaddressable(p);
@@ -131,17 +134,18 @@ TEST(TensorMap, RefusesWhatTheCopyEngineCannotAddress) {
 }
 
 TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
-  const detail::Device h100{0, 90, 132}, a100{0, 80, 108};
-  detail::Plan plan;
+  using testing::a100;
+  using testing::h100;
+  detail::Choice c;
   for (const char* name : {"tma", "tma_swizzle128", "tma_batched", "tma_pipeline"}) {
-    const detail::Kernel* k = detail::find_kernel(name);
+    const detail::Engine* k = detail::find_engine(name);
     ASSERT_NE(nullptr, k) << name;
-    EXPECT_FALSE(detail::plan_named(*k, problem(4096, 4096, 2), h100, &plan).failed());
-    EXPECT_EQ(std::string(name), plan.kernel->name);
-    detail::Error e = detail::plan_named(*k, problem(4096, 4096, 2), a100, &plan);
+    EXPECT_FALSE(detail::choose_named(*k, problem(4096, 4096, 2), h100, &c).failed());
+    EXPECT_EQ(std::string(name), c.plan.engine->name);
+    detail::Error e = detail::choose_named(*k, problem(4096, 4096, 2), a100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
     EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (sm_90a); the device is 8.0", e.message);
-    e = detail::plan_named(*k, problem(31, 33, 4), h100, &plan);
+    e = detail::choose_named(*k, problem(31, 33, 4), h100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
     EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
   }

@@ -1,9 +1,8 @@
-// Bad requests against device buffers, host pointers, and the copy kernel's bytes.
+// Bad requests against device buffers, and host pointers.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "kernels/copy.hpp"
 #include "support/bad_inputs.hpp"
 
 namespace xpose::testing {
@@ -64,25 +63,6 @@ TEST(PinnedHostMemory, IsServedThroughItsDeviceMapping) {
     for (int64_t j = 0; j < cols; ++j) ASSERT_EQ(src[i * cols + j], dst[j * rows + i]);
   cudaFreeHost(src);
   cudaFreeHost(dst);
-}
-
-TEST(CopyKernel, CopiesEveryByteAndNothingElse) {
-  XPOSE_REQUIRE_GPU();
-  const struct { int64_t bytes, src_offset, dst_offset; } cases[] = {
-      {1, 0, 0}, {15, 0, 0}, {16, 0, 0}, {1000003, 0, 0}, {1000003, 3, 3}, {777, 5, 9}, {64 << 20, 0, 0}};
-  for (const auto& c : cases) {
-    SCOPED_TRACE(std::to_string(c.bytes) + " bytes, offsets " + std::to_string(c.src_offset) + "/" +
-                 std::to_string(c.dst_offset));
-    std::vector<uint8_t> src(size_t(c.bytes + c.src_offset)), dst(size_t(c.bytes + c.dst_offset + 2 * guard_bytes), poison);
-    fill_random(src, fresh_seed());
-    DeviceImage d_src(src), d_dst(dst);
-    ASSERT_TRUE(d_src.ok() && d_dst.ok());
-    ASSERT_EQ(cudaSuccess, kernels::launch_copy(d_src.data() + c.src_offset, d_dst.data() + guard_bytes + c.dst_offset,
-                                                c.bytes, nullptr));
-    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-    std::memcpy(&dst[guard_bytes + size_t(c.dst_offset)], &src[size_t(c.src_offset)], size_t(c.bytes));
-    EXPECT_EQ(-1, first_difference(d_dst.read(), dst));
-  }
 }
 
 }  // namespace

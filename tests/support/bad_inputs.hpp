@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "problem.hpp"
+#include "api/validate.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.h"
 
@@ -80,8 +80,8 @@ inline const std::vector<BadInput>& bad_inputs() {
        XPOSE_ERROR_INVALID_ARGUMENT, "overflows int64"},
       {"unknown kernel", [](Request& r) { r.kernel = "transpose_fast_please"; }, XPOSE_ERROR_INVALID_ARGUMENT,
        "unknown kernel 'transpose_fast_please'; known: naive_read"},
-      {"copy is no transpose", [](Request& r) { r.kernel = "copy"; }, XPOSE_ERROR_NOT_SUPPORTED,
-       "copy is the benchmark's copy ceiling"},
+      {"copy is the benchmark's, not a transpose", [](Request& r) { r.kernel = "copy"; },
+       XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel 'copy'"},
   };
   return table;
 }

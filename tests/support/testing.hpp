@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cpu/reference.hpp"
-#include "problem.hpp"
+#include "api/validate.hpp"
 #include "xpose/xpose.h"
 
 namespace xpose::testing {

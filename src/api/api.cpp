@@ -1,0 +1,176 @@
+// The C ABI and the C++ API's library functions: arguments -> validated Problem -> the
+// rule table's (or the caller's) engine -> its plan -> launch.
+#include <new>
+#include <string>
+
+#include "api/validate.hpp"
+#include "core/device.hpp"
+#include "core/engine.hpp"
+#include "cpu/reference.hpp"
+#include "dispatch/registry.hpp"
+#include "dispatch/rules.hpp"
+#include "dispatch/tuning.hpp"
+#include "xpose/xpose.h"
+#include "xpose/xpose.hpp"
+
+namespace xpose::detail {
+namespace {
+
+thread_local std::string last_error_message;
+
+xpose_status_t report(const Error& e) {
+  if (e.failed()) last_error_message = e.message;
+  return e.status;
+}
+
+// Everything short of the launch. `name` null means the automatic choice. An empty
+// problem succeeds here with no plan (out->plan.engine stays null).
+Error prepare(const char* name, const Args& args, Choice* out) {
+  const Engine* named = nullptr;
+  if (name) {
+    named = find_engine(name);
+    if (!named)
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel '" + std::string(name) + "'; known: " + engine_names());
+  }
+  Problem problem;
+  if (Error e = resolve(args, &problem); e.failed() || problem.empty()) return e;
+  Device device;
+  if (Error e = current_device(&device); e.failed()) return e;
+  if (Error e = check_device_access(problem, device); e.failed()) return e;
+  return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
+}
+
+Error run(const char* name, const Args& args, cudaStream_t stream) {
+  Choice choice;
+  if (Error e = prepare(name, args, &choice); e.failed() || !choice.plan.engine) return e;
+  XPOSE_TRY_CUDA(choice.plan.engine->launch(choice.plan, stream));
+  return ok();
+}
+
+// The C ABI's wall: no exception crosses it.
+template <class F>
+xpose_status_t guarded(F&& f) {
+  try {
+    return report(f());
+  } catch (const std::bad_alloc&) {
+    return report(fail(XPOSE_ERROR_NOT_SUPPORTED, "out of host memory"));
+  } catch (const std::exception& e) {
+    return report(fail(XPOSE_ERROR_NOT_SUPPORTED, std::string("internal error: ") + e.what()));
+  }
+}
+
+Args args_of(const void* src, void* dst, int64_t elem_bytes, const xpose::Shape& s) {
+  return Args{src, dst, s.rows, s.cols, elem_bytes, s.ld_src, s.ld_dst, s.batch, s.stride_src, s.stride_dst};
+}
+
+void throw_if_failed(const Error& e) {
+  if (e.failed()) throw xpose::Error(e.status, e.message);
+}
+
+}  // namespace
+}  // namespace xpose::detail
+
+extern "C" {
+
+xpose_status_t xpose_transpose(const void* src, void* dst, int64_t rows, int64_t cols, int64_t elem_bytes,
+                               int64_t ld_src, int64_t ld_dst, int64_t batch, int64_t stride_src,
+                               int64_t stride_dst, cudaStream_t stream) {
+  using namespace xpose::detail;
+  return guarded(
+      [&] { return run(nullptr, {src, dst, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src, stride_dst}, stream); });
+}
+
+xpose_status_t xpose_transpose_with(const char* kernel, const void* src, void* dst, int64_t rows, int64_t cols,
+                                    int64_t elem_bytes, int64_t ld_src, int64_t ld_dst, int64_t batch,
+                                    int64_t stride_src, int64_t stride_dst, cudaStream_t stream) {
+  using namespace xpose::detail;
+  if (!kernel) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "kernel name is a null pointer"));
+  return guarded(
+      [&] { return run(kernel, {src, dst, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src, stride_dst}, stream); });
+}
+
+const char* xpose_status_string(xpose_status_t status) {
+  switch (status) {
+    case XPOSE_SUCCESS: return "success";
+    case XPOSE_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case XPOSE_ERROR_NOT_SUPPORTED: return "not supported";
+    case XPOSE_ERROR_CUDA: return "CUDA error";
+  }
+  return "unknown status";
+}
+
+const char* xpose_last_error(void) { return xpose::detail::last_error_message.c_str(); }
+
+}  // extern "C"
+
+namespace xpose {
+
+std::vector<KernelInfo> kernel_list() {
+  std::vector<KernelInfo> list;
+  for (const detail::Engine* e : detail::engines()) list.push_back({e->name, e->summary});
+  return list;
+}
+
+Layout resolve(int64_t elem_bytes, const Shape& shape) {
+  detail::Problem p;
+  detail::throw_if_failed(detail::resolve_shape(detail::args_of(nullptr, nullptr, elem_bytes, shape), &p));
+  Layout l;
+  l.shape = Shape{p.rows, p.cols, p.ld_src, p.ld_dst, p.batch, p.stride_src, p.stride_dst};
+  l.elem_bytes = p.elem_bytes;
+  l.bytes = p.bytes();
+  l.src_span_bytes = p.src_span_bytes();
+  l.dst_span_bytes = p.dst_span_bytes();
+  return l;
+}
+
+Explanation explain_choice(const void* src, void* dst, int64_t elem_bytes, const Shape& shape, const char* kernel) {
+  detail::Choice choice;
+  detail::throw_if_failed(
+      detail::prepare(kernel && *kernel ? kernel : nullptr, detail::args_of(src, dst, elem_bytes, shape), &choice));
+  if (!choice.plan.engine) return {"", "", "", "nothing to do: the problem is empty"};
+  return {choice.plan.engine->name, choice.rule ? choice.rule->id : "", choice.tuning ? choice.tuning->name : "",
+          detail::explain(choice)};
+}
+
+std::string explain(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {
+  return explain_choice(src, dst, elem_bytes, shape).text;
+}
+
+std::vector<RuleInfo> rules() {
+  std::vector<RuleInfo> list;
+  for (const detail::Rule& r : detail::rules()) {
+    const detail::Engine* e = detail::find_engine(r.engine_name);
+    list.push_back({r.id, r.engine_name, r.condition, r.reason, e ? e->launch_text : "", r.engine != nullptr});
+  }
+  return list;
+}
+
+std::vector<TuningParameter> tuning_parameters() {
+  std::vector<TuningParameter> list;
+  for (const detail::TuningField& f : detail::tuning_fields()) list.push_back({f.name, f.meaning, f.bytes});
+  return list;
+}
+
+std::vector<TuningRecord> tuning_records() {
+  std::vector<TuningRecord> list;
+  for (const detail::Tuning& t : detail::tunings()) {
+    TuningRecord r{t.name, t.selects, {}};
+    for (const detail::TuningField& f : detail::tuning_fields()) r.values.push_back(t.*f.value);
+    list.push_back(r);
+  }
+  return list;
+}
+
+std::string current_tuning() {
+  detail::Device d;
+  detail::throw_if_failed(detail::current_device(&d));
+  return detail::tuning_for(d).name;
+}
+
+void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {
+  detail::Problem problem;
+  detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
+  cpu::transpose(problem);
+}
+
+}  // namespace xpose

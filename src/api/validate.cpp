@@ -1,0 +1,179 @@
+#include "api/validate.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace xpose::detail {
+namespace {
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+bool mul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+bool add(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+// Elements from the first to one past the last of a (batch x outer x inner) block with
+// unit inner stride, or false on int64 overflow.
+bool span_of(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t stride, int64_t* span) {
+  int64_t a, b;
+  return mul(outer - 1, ld, &a) && mul(batch - 1, stride, &b) && add(a, b, &a) && add(a, inner, span);
+}
+
+Error overflow(const char* what) {
+  return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(what) + " overflows int64");
+}
+
+}  // namespace
+
+bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride) {
+  if (batch <= 1) return true;
+  if (outer <= 1) return batch_stride >= inner;
+  // Nested layouts only: the smaller of the two strides must clear the unit-stride
+  // extent, and the larger must clear everything the smaller one spans.
+  if (batch_stride >= ld) return ld >= inner && batch_stride >= (outer - 1) * ld + inner;
+  return batch_stride >= inner && ld >= (batch - 1) * batch_stride + inner;
+}
+
+namespace {
+
+// Counts, pitches, overflow and the normalization of pitches that address nothing: the
+// arithmetic of a request, pointers aside (they are copied, unchecked).
+Error resolve_extents(const Args& a, Problem* out) {
+  const int64_t e = a.elem_bytes;
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "elem_bytes is " + str(e) + "; it must be 1, 2, 4, 8 or 16");
+  const struct { const char* name; int64_t value; } counts[] = {
+      {"rows", a.rows},     {"cols", a.cols},         {"batch", a.batch},          {"ld_src", a.ld_src},
+      {"ld_dst", a.ld_dst}, {"stride_src", a.stride_src}, {"stride_dst", a.stride_dst}};
+  for (const auto& c : counts)
+    if (c.value < 0) return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(c.name) + " is negative (" + str(c.value) + ")");
+
+  Problem p;
+  p.src = a.src;
+  p.dst = a.dst;
+  p.rows = a.rows;
+  p.cols = a.cols;
+  p.elem_bytes = e;
+  p.batch = a.batch;
+  p.ld_src = a.ld_src ? a.ld_src : a.cols;
+  p.ld_dst = a.ld_dst ? a.ld_dst : a.rows;
+  if (p.ld_src < p.cols)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "ld_src (" + str(p.ld_src) + ") is smaller than cols (" + str(p.cols) + ")");
+  if (p.ld_dst < p.rows)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "ld_dst (" + str(p.ld_dst) + ") is smaller than rows (" + str(p.rows) + ")");
+  if (p.empty()) {
+    *out = p;
+    return ok();
+  }
+
+  // A batch stride of 0 is one matrix by the caller's pitch (before the normalization below).
+  if (!a.stride_src && !mul(p.rows, p.ld_src, &p.stride_src)) return overflow("rows * ld_src");
+  if (!a.stride_dst && !mul(p.cols, p.ld_dst, &p.stride_dst)) return overflow("cols * ld_dst");
+  if (a.stride_src) p.stride_src = a.stride_src;
+  if (a.stride_dst) p.stride_dst = a.stride_dst;
+
+  int64_t total, src_span, dst_span, src_bytes, dst_bytes;
+  if (!mul(p.rows, p.cols, &total) || !mul(total, p.batch, &total) || !mul(total, e, &total))
+    return overflow("rows * cols * batch * elem_bytes");
+  if (!span_of(p.cols, p.rows, p.ld_src, p.batch, p.stride_src, &src_span) || !mul(src_span, e, &src_bytes))
+    return overflow("the extent of src in bytes");
+  if (!span_of(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst, &dst_span) || !mul(dst_span, e, &dst_bytes))
+    return overflow("the extent of dst in bytes");
+
+  // Pitches that address nothing take their packed values: a single src row has no src
+  // pitch, a single dst row no dst pitch, a single matrix no batch stride. The caller's
+  // values there may be anything, and the kernels' checks multiply every field by the
+  // element size. With one matrix's pitch in bytes checked too, every such product fits.
+  if (p.rows == 1) p.ld_src = p.cols;
+  if (p.cols == 1) p.ld_dst = p.rows;
+  int64_t src_matrix, dst_matrix, unused;
+  if (!mul(p.rows, p.ld_src, &src_matrix) || !mul(src_matrix, e, &unused))
+    return overflow("rows * ld_src * elem_bytes");
+  if (!mul(p.cols, p.ld_dst, &dst_matrix) || !mul(dst_matrix, e, &unused))
+    return overflow("cols * ld_dst * elem_bytes");
+  if (p.batch == 1) {
+    p.stride_src = src_matrix;
+    p.stride_dst = dst_matrix;
+  }
+  *out = p;
+  return ok();
+}
+
+Error dst_disjoint(const Problem& p) {
+  if (dst_batches_disjoint(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst)) return ok();
+  return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst batches overlap: stride_dst " + str(p.stride_dst) + " with ld_dst " +
+                                                str(p.ld_dst) + " does not keep " + str(p.batch) + " batches apart");
+}
+
+}  // namespace
+
+Error resolve_shape(const Args& a, Problem* out) {
+  Args shape = a;
+  shape.src = nullptr;
+  shape.dst = nullptr;
+  Problem p;
+  if (Error e = resolve_extents(shape, &p); e.failed()) return e;
+  if (!p.empty())
+    if (Error e = dst_disjoint(p); e.failed()) return e;
+  *out = p;
+  return ok();
+}
+
+Error resolve(const Args& a, Problem* out) {
+  Problem p;
+  if (Error e = resolve_extents(a, &p); e.failed()) return e;
+  if (p.empty()) {
+    *out = p;
+    return ok();
+  }
+  const int64_t e = p.elem_bytes, src_bytes = p.src_span_bytes(), dst_bytes = p.dst_span_bytes();
+  if (!p.src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
+  if (!p.dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");
+  const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
+  if (s % uintptr_t(e))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is not aligned to its element size of " + str(e) + " bytes");
+  if (d % uintptr_t(e))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is not aligned to its element size of " + str(e) + " bytes");
+  if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src or dst extends past the end of the address space");
+  if (Error err = dst_disjoint(p); err.failed()) return err;
+  if (s < d + uintptr_t(dst_bytes) && d < s + uintptr_t(src_bytes))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src and dst overlap; xpose transposes out of place only");
+  *out = p;
+  return ok();
+}
+
+namespace {
+
+Error check_pointer(const char* name, const void* ptr, const Device& dev) {
+  const int device = dev.id;
+  cudaPointerAttributes attr{};
+  XPOSE_TRY_CUDA(cudaPointerGetAttributes(&attr, ptr));
+  switch (attr.type) {
+    case cudaMemoryTypeDevice:
+      if (attr.device != device)
+        return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(name) + " is memory of device " + str(attr.device) +
+                                                      " but the current device is " + str(device));
+      return ok();
+    case cudaMemoryTypeManaged:
+      return ok();
+    case cudaMemoryTypeHost:
+      if (attr.devicePointer == ptr) return ok();
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + " is pinned host memory not mapped at the same address on the device");
+    default:
+      if (dev.pageable_access) return ok();
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                  std::string(name) + " is a host pointer the GPU cannot access (allocate it with cudaMalloc)");
+  }
+}
+
+}  // namespace
+
+Error check_device_access(const Problem& p, const Device& d) {
+  if (Error e = check_pointer("src", p.src, d); e.failed()) return e;
+  return check_pointer("dst", p.dst, d);
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,38 @@
+// Raw arguments -> one validated Problem. Every check of a request lives here, at the
+// boundary; nothing below (dispatch, engines, kernels) validates again.
+#pragma once
+
+#include <cstdint>
+
+#include "core/device.hpp"
+#include "core/problem.hpp"
+#include "core/status.hpp"
+
+namespace xpose::detail {
+
+// The arguments as the C ABI receives them (0 still means "the default").
+struct Args {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int64_t rows = 0, cols = 0, elem_bytes = 0;
+  int64_t ld_src = 0, ld_dst = 0;
+  int64_t batch = 1, stride_src = 0, stride_dst = 0;
+};
+
+// The checks that need no GPU: element size, signs, leading dimensions, strides, int64
+// overflow, null and misaligned pointers, dst batches that overlap, src and dst that
+// overlap. An empty request (a zero extent) passes with pointers unchecked.
+Error resolve(const Args& args, Problem* out);
+
+// The same without the pointers (args.src and args.dst are ignored and left null): the
+// layout alone, for callers that want the resolved pitches and spans before allocating.
+Error resolve_shape(const Args& args, Problem* out);
+
+// The checks that ask the driver: each pointer must be reachable from device `d`.
+Error check_device_access(const Problem& problem, const Device& d);
+
+// True when the elements {b*batch_stride + j*ld + i} for i < inner, j < outer, b < batch
+// are all distinct and the layout nests (one stride spans the other extent). Exposed for tests.
+bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride);
+
+}  // namespace xpose::detail

@@ -1,0 +1,32 @@
+#include "dispatch/registry.hpp"
+
+#include "engines/engines.hpp"
+
+namespace xpose::detail {
+
+const std::vector<const Engine*>& engines() {
+  using namespace xpose::engines;
+  static const std::vector<const Engine*> all = {
+      &naive_read,  &naive_write,    &smem,        &smem_padded,  &smem_swizzled, &vec_swizzled, &skinny,
+      &tiny_batched, &aligned_stores, &tma_plain,   &tma_swizzle128, &tma_batched, &tma_pipeline,
+#ifdef XPOSE_HAVE_CUTE
+      &cute_naive_read, &cute_naive_write, &cute_smem_conflict_read, &cute_smem_conflict_write, &cute_padded,
+      &cute_swizzled, &cute_vectorized, &cute_vectorized_swizzled, &cute_tma,
+#endif
+  };
+  return all;
+}
+
+const Engine* find_engine(std::string_view name) {
+  for (const Engine* e : engines())
+    if (name == e->name) return e;
+  return nullptr;
+}
+
+std::string engine_names() {
+  std::string names;
+  for (const Engine* e : engines()) names += (names.empty() ? "" : ", ") + std::string(e->name);
+  return names;
+}
+
+}  // namespace xpose::detail

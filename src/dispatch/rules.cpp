@@ -1,0 +1,136 @@
+#include "dispatch/rules.hpp"
+
+#include <algorithm>
+
+#include "engines/engines.hpp"
+#include "layout/grid.hpp"
+#include "layout/smem_layout.hpp"
+#include "layout/tma_tile.hpp"
+
+namespace xpose::detail {
+namespace {
+
+#ifdef XPOSE_HAVE_CUTE
+#define XPOSE_CUTE_ENGINE(name) #name, &engines::name
+#else
+#define XPOSE_CUTE_ENGINE(name) #name, nullptr
+#endif
+#define XPOSE_ENGINE(name) #name, &engines::name
+
+bool served(const Engine& e, const Problem& p, const Device& d) { return e.supports(p, d).served(); }
+
+// Where the copy engine can address both sides (and the device has the TMA kernels).
+bool tma_addressable(const Problem& p, const Device& d) { return served(engines::tma_swizzle128, p, d); }
+
+bool middle_size(const Problem& p) { return p.elem_bytes >= 2 && p.elem_bytes <= 8; }
+
+}  // namespace
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> table = {
+      {"1", XPOSE_ENGINE(skinny), [](const Problem&, const Device&, const Tuning&) { return true; },
+       "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
+       "cols), any element size, any batch",
+       "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
+      {"1b", XPOSE_ENGINE(tiny_batched),
+       [](const Problem& p, const Device&, const Tuning&) {
+         return p.batch > 1 && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < layout::VecTile<1>::tile);
+       },
+       "a batch of dense matrices (ld = extent, batch stride = matrix size) of at most 4 KiB each, except 1-byte "
+       "matrices of at least 64x64 (whole byte tiles)",
+       "a batch of dense matrices of at most 4 KiB each: whole matrices per block"},
+      {"2", XPOSE_ENGINE(vec_swizzled),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return p.elem_bytes == 1 && std::min(p.rows, p.cols) <= t.bytes_short_side;
+       },
+       "1-byte elements, a side of at most `bytes_short_side`, rows and bases 16-byte aligned",
+       "bytes with a short side: 16-byte vectors on both sides"},
+      {"3", XPOSE_ENGINE(aligned_stores),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 && p.bytes() > t.pitch_side;
+       },
+       "2-, 4- or 8-byte elements whose dst pitch is 16 mod 32 bytes, more than `pitch_side` a side (src or dst, "
+       "batch included)",
+       "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
+      {"3b", XPOSE_CUTE_ENGINE(cute_tma),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return p.bytes() > (p.elem_bytes == 1 ? t.cute_tma_side_bytes : t.cute_tma_side) &&
+                layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
+       },
+       "1-, 2-, 4- or 8-byte elements on compute capability 9.0 where TMA can address both sides, more than "
+       "`cute_tma_side` a side (bytes: `cute_tma_side_bytes`), src and dst rows whole 128-byte segments (cols and "
+       "rows multiples of 128/E), CuTe family built",
+       "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
+      {"4a", XPOSE_ENGINE(vec_swizzled),
+       [](const Problem& p, const Device& d, const Tuning& t) {
+         return p.elem_bytes <= 2 && p.bytes() <= t.vec_side && tma_addressable(p, d);
+       },
+       "1- or 2-byte elements on compute capability 9.0 where TMA can address both sides (16-byte bases and "
+       "pitches, dst rows a multiple of 16 bytes), at most `vec_side` a side",
+       "1- and 2-byte elements, small: 16-byte vectors, one short launch"},
+      {"4b", XPOSE_ENGINE(tma_pipeline),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return p.elem_bytes <= 2 && p.bytes() <= t.pipeline_side;
+       },
+       "... at most `pipeline_side` a side", "1- and 2-byte elements on Hopper, mid-sized: persistent TMA pipeline"},
+      {"4c", XPOSE_ENGINE(aligned_stores),
+       [](const Problem& p, const Device& d, const Tuning& t) {
+         return p.elem_bytes == 2 && p.rows >= t.halves_min_rows && p.cols >= t.halves_min_cols &&
+                tma_addressable(p, d);
+       },
+       "... more, 2-byte elements, at least `halves_min_rows` rows and `halves_min_cols` columns",
+       "large 2-byte problems: 16-byte loads, 256-byte dst pieces on 32-byte sectors"},
+      {"4d", XPOSE_ENGINE(tma_swizzle128),
+       [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 2; }, "... more",
+       "large 1- and 2-byte problems on Hopper: TMA tiles with the 128-byte swizzle"},
+      {"5", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
+       [](const Problem& p, const Device& d, const Tuning& t) {
+         constexpr int edge = layout::VecTile<4>::tile;
+         const int64_t tiles = layout::ceil_div(p.rows, edge) * layout::ceil_div(p.cols, edge) * p.batch;
+         return p.elem_bytes == 4 && tiles < t.min_fp32_tiles_per_sm * d.sm_count && served(engines::vec_swizzled, p, d);
+       },
+       "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles (CuTe family built)",
+       "fp32 with few 64x64 tiles per SM: 16-byte vectors through 32x32 tiles, 4x the blocks"},
+      {"6", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
+       "rows and bases 16-byte aligned", "16-byte aligned rows and bases: 16-byte vectors on both sides"},
+      {"7", XPOSE_ENGINE(aligned_stores),
+       [](const Problem& p, const Device&, const Tuning&) { return middle_size(p); },
+       "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned",
+       "rows not 16-byte aligned: 16-byte stores shifted onto 32-byte sectors"},
+      {"8", XPOSE_ENGINE(smem_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
+       "anything else (unaligned bytes; unaligned 16-byte bases cannot occur)", "element-wise swizzled tile"},
+  };
+  return table;
+}
+
+Error choose(const Problem& p, const Device& d, Choice* out) {
+  const Tuning& t = tuning_for(d);
+  Support refusal = refused(Refusal::other, "no rule applies");
+  for (const Rule& r : rules()) {
+    if (!r.engine || !r.applies(p, d, t)) continue;
+    const Support s = r.engine->supports(p, d);
+    if (!s.served()) {
+      refusal = s;
+      continue;
+    }
+    *out = Choice{&r, &t, r.engine->plan(p, d)};
+    out->plan.engine = r.engine;
+    return ok();
+  }
+  return fail(XPOSE_ERROR_NOT_SUPPORTED, why(refusal, d));
+}
+
+Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out) {
+  if (const Support s = e.supports(p, d); !s.served()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
+  *out = Choice{nullptr, nullptr, e.plan(p, d)};
+  out->plan.engine = &e;
+  return ok();
+}
+
+std::string explain(const Choice& c) {
+  if (!c.rule) return describe(c.plan) + ": named by the caller";
+  return "rule " + std::string(c.rule->id) + " (" + c.tuning->name + " tuning): " + describe(c.plan) + ": " +
+         c.rule->reason;
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,45 @@
+// The automatic choice as data: an ordered table of rules, each a condition on the problem
+// (its thresholds from the device's tuning record) and the engine it sends the problem to.
+// The first rule whose condition holds and whose engine serves the problem wins.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/status.hpp"
+#include "dispatch/tuning.hpp"
+
+namespace xpose::detail {
+
+struct Rule {
+  const char* id;           // "1", "1b", "2", ...: docs/performance.md keys its measurements by it
+  const char* engine_name;  // printable even where this build lacks the engine
+  const Engine* engine;     // nullptr where this build lacks it (the CuTe family)
+  bool (*applies)(const Problem& p, const Device& d, const Tuning& t);
+  const char* condition;    // in words; `name` stands for the tuning record's field of that name
+  const char* reason;       // one line: why this engine there
+};
+
+// In the order they are tried.
+const std::vector<Rule>& rules();
+
+// A decision: the rule that made it (nullptr where the caller named the engine), the
+// tuning record it read, and the plan.
+struct Choice {
+  const Rule* rule = nullptr;
+  const Tuning* tuning = nullptr;
+  Plan plan;
+};
+
+// The automatic choice: the first rule that applies and whose engine serves the problem.
+// NOT_SUPPORTED, with the last refusal, where none does.
+Error choose(const Problem& p, const Device& d, Choice* out);
+
+// One named engine, or NOT_SUPPORTED with its own reason.
+Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
+
+// "rule 6 (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
+std::string explain(const Choice& c);
+
+}  // namespace xpose::detail

@@ -1,0 +1,81 @@
+// What every engine's kernels share: element types by size, and the tile a block turns.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/engine.hpp"
+
+namespace xpose::engines {
+
+using detail::Device;
+using detail::Plan;
+using detail::Problem;
+using detail::Support;
+
+// Elements are moved as opaque words of their size.
+template <int E> struct ElemOf;
+template <> struct ElemOf<1> { using type = uint8_t; };
+template <> struct ElemOf<2> { using type = uint16_t; };
+template <> struct ElemOf<4> { using type = uint32_t; };
+template <> struct ElemOf<8> { using type = uint2; };
+template <> struct ElemOf<16> { using type = uint4; };
+template <int E> using Elem = typename ElemOf<E>::type;
+
+// Calls f(SizeTag<E>{}) with the element size as a compile-time value.
+template <int E> struct SizeTag { static constexpr int value = E; };
+template <class F>
+auto with_elem_bytes(int64_t elem_bytes, F&& f) {
+  switch (elem_bytes) {
+    case 1: return f(SizeTag<1>{});
+    case 2: return f(SizeTag<2>{});
+    case 4: return f(SizeTag<4>{});
+    case 8: return f(SizeTag<8>{});
+    default: return f(SizeTag<16>{});
+  }
+}
+
+// with_elem_bytes for the engines that move elements of at most 8 bytes (TMA's widest
+// element, 16-byte vectors of at least two): `refused` for 16-byte elements, which their
+// supports() turns away before any plan or launch.
+template <class R, class F>
+R with_elem_bytes_up_to_8(int64_t elem_bytes, R refused, F&& f) {
+  switch (elem_bytes) {
+    case 1: return f(SizeTag<1>{});
+    case 2: return f(SizeTag<2>{});
+    case 4: return f(SizeTag<4>{});
+    case 8: return f(SizeTag<8>{});
+    default: return refused;
+  }
+}
+
+// One tile: its first src element, its first dst element, and how much of it lies
+// inside the matrix (whole tiles take the unpredicated path).
+template <class T>
+struct TileRef {
+  const T* src;
+  T* dst;
+  int rows, cols;
+};
+
+// Each block turns exactly one tile: block (x, y, z) is column tile x, row tile y and
+// batch z, counted from the launch's origin. Walks larger than CUDA's grid limits are
+// split into several launches on the host (launch_tiles), so kernels carry no tile loops.
+struct TileOrigin {
+  int64_t col_tile = 0, row_tile = 0, batch = 0;
+};
+
+template <class T>
+__device__ __forceinline__ TileRef<T> block_tile(const Problem& p, const TileOrigin& o, int tile_rows, int tile_cols) {
+  const int64_t b = o.batch + blockIdx.z;
+  const int64_t r0 = (o.row_tile + blockIdx.y) * tile_rows, c0 = (o.col_tile + blockIdx.x) * tile_cols;
+  TileRef<T> t;
+  t.src = static_cast<const T*>(p.src) + b * p.stride_src + r0 * p.ld_src + c0;
+  t.dst = static_cast<T*>(p.dst) + b * p.stride_dst + c0 * p.ld_dst + r0;
+  t.rows = int(min(int64_t(tile_rows), p.rows - r0));
+  t.cols = int(min(int64_t(tile_cols), p.cols - c0));
+  return t;
+}
+
+}  // namespace xpose::engines

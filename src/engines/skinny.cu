@@ -1,0 +1,142 @@
+// skinny: matrices with a short side of at most 8 elements stored dense (2 x N -> N x 2
+// interleave, N x 2 -> 2 x N de-interleave, 3 x N planar -> packed, ...), where a square
+// tile would be mostly empty. Each block moves a span of 256 x V long-side indices (V =
+// 16/E): every thread one 16-byte vector of each of the S lines, turned in registers into
+// S 16-byte vectors of the dense run (layout::SkinnySpan), which crosses shared memory so
+// that the dense side, too, is read or written in coalesced 16-byte vectors. Spans cut by
+// the end of the matrix, and lines or dense runs not 16-byte aligned, move element by
+// element in the same order.
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "engines/vector.cuh"
+#include "layout/skinny.hpp"
+
+namespace xpose::engines {
+namespace {
+
+constexpr int threads = 256;
+template <int E> constexpr int span = threads * (16 / E);  // long-side indices per block
+
+template <int E, int S>
+__device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t ld, Elem<E>* dense, uint4* staged) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+  Vector<E> line[S], run[S];
+#pragma unroll
+  for (int i = 0; i < S; ++i) line[i].bits = *reinterpret_cast<const uint4*>(lines + i * ld + threadIdx.x * (16 / E));
+#pragma unroll
+  for (int q = 0; q < S; ++q)
+#pragma unroll
+    for (int u = 0; u < 16 / E; ++u) {
+      const auto from = Span::line_of(q, u);
+      run[q].e[u] = line[from.line].e[from.k];
+    }
+#pragma unroll
+  for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < S; ++q)
+    __stwb(reinterpret_cast<uint4*>(dense) + q * threads + threadIdx.x, staged[q * threads + threadIdx.x]);
+}
+
+template <int E, int S>
+__device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<E>* lines, int64_t ld, uint4* staged) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+#pragma unroll
+  for (int q = 0; q < S; ++q) staged[q * threads + threadIdx.x] = reinterpret_cast<const uint4*>(dense)[q * threads + threadIdx.x];
+  __syncthreads();
+  Vector<E> run[S], line[S];
+#pragma unroll
+  for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
+#pragma unroll
+  for (int i = 0; i < S; ++i)
+#pragma unroll
+    for (int k = 0; k < 16 / E; ++k) {
+      const auto to = Span::dense_slot(i, k);
+      line[i].e[k] = run[to.vector].e[to.element];
+    }
+#pragma unroll
+  for (int i = 0; i < S; ++i) __stwb(reinterpret_cast<uint4*>(lines + i * ld + threadIdx.x * (16 / E)), whole(line[i]));
+}
+
+template <int E, int S, bool Interleave>
+__global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigin o) {
+  __shared__ uint4 staged[S * threads];
+  constexpr int J = span<E>;
+  const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, J) : block_tile<Elem<E>>(p, o, J, S);
+  const int n = Interleave ? t.cols : t.rows;
+  const int64_t ld = Interleave ? p.ld_src : p.ld_dst;
+  // interleave: src rows are the lines, dst the dense run; de-interleave: the other way round
+  const bool vectors = n == J && (ld * E) % 16 == 0 && aligned_16(t.src) && aligned_16(t.dst);
+  if (vectors) {
+    if constexpr (Interleave)
+      interleave_vectors<E, S>(t.src, ld, t.dst, staged);
+    else
+      deinterleave_vectors<E, S>(t.src, t.dst, ld, staged);
+    return;
+  }
+#pragma unroll 1
+  for (int f = threadIdx.x; f < n * S; f += threads) {
+    const int k = f / S, i = f % S;  // dense position f is element k of line i
+    if constexpr (Interleave)
+      t.dst[f] = t.src[i * ld + k];
+    else
+      t.dst[i * ld + k] = t.src[f];
+  }
+}
+
+enum class Direction { none, interleave, deinterleave };
+
+// Interleave where rows are few and dst rows dense; de-interleave where cols are few and
+// src rows dense; the shorter side wins when both are.
+Direction direction(const Problem& p) {
+  const bool rows_short = p.rows <= layout::skinny_max && p.ld_dst == p.rows;
+  const bool cols_short = p.cols <= layout::skinny_max && p.ld_src == p.cols;
+  if (rows_short && (!cols_short || p.rows <= p.cols)) return Direction::interleave;
+  if (cols_short) return Direction::deinterleave;
+  return Direction::none;
+}
+
+Support supports(const Problem& p, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  if (direction(p) == Direction::none)
+    return detail::refused(detail::Refusal::other,
+                           "skinny needs a short side of at most 8 elements stored dense (rows <= 8 with ld_dst == "
+                           "rows, or cols <= 8 with ld_src == cols)");
+  return detail::served();
+}
+static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
+
+// The variant is the short side, negative for de-interleaving.
+Plan plan(const Problem& p, const Device& d) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    constexpr int J = span<decltype(e)::value>;
+    const bool interleave = direction(p) == Direction::interleave;
+    Plan plan = interleave ? tile_plan(p, d, int(p.rows), J, {threads, 1, 1}) : tile_plan(p, d, J, int(p.cols), {threads, 1, 1});
+    plan.variant = interleave ? int(p.rows) : -int(p.cols);
+    plan.variant_name = interleave ? "interleave" : "de-interleave";
+    return plan;
+  });
+}
+
+template <int E, bool Interleave, int S = 1>
+cudaError_t launch_short(const Plan& plan, cudaStream_t s, int short_side) {
+  if constexpr (S < layout::skinny_max)
+    if (short_side != S) return launch_short<E, Interleave, S + 1>(plan, s, short_side);
+  return launch_tiles(transpose_skinny<E, S, Interleave>, plan, s, plan.problem);
+}
+
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    if (plan.variant > 0) return launch_short<E, true>(plan, s, plan.variant);
+    return launch_short<E, false>(plan, s, -plan.variant);
+  });
+}
+
+}  // namespace
+
+const Engine skinny = {"skinny", "short side of at most 8 elements: 16-byte lines turned in registers into a dense run",
+                       "256 threads per span of 4096/E long-side indices", supports, plan, launch};
+
+}  // namespace xpose::engines

@@ -1,0 +1,92 @@
+// tiny_batched: batches of small dense matrices (at most 4 KiB each), where a tile per
+// matrix would leave most of each block idle. A block takes a chunk of whole matrices
+// (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
+// shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
+// each element gathered from the staged src. Chunks that do not start on 16 bytes, and
+// the last vector's tail, move element by element.
+#include <climits>
+
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "engines/vector.cuh"
+#include "layout/tiny_batch.hpp"
+
+namespace xpose::engines {
+namespace {
+
+using layout::TinyBatch;
+
+template <int E>
+__global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Problem p, int chunk_elems) {
+  __shared__ alignas(16) Elem<E> staged[TinyBatch::chunk_bytes / E];
+  constexpr int V = 16 / E;
+  const int64_t first = int64_t(blockIdx.x) * chunk_elems;
+  const int len = int(min(int64_t(chunk_elems), p.rows * p.cols * p.batch - first));
+  const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + first;
+  Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + first;
+  const int rows = int(p.rows), cols = int(p.cols);
+  const int vecs = aligned_16(src) && aligned_16(dst) ? len / V : 0;
+
+#pragma unroll 4
+  for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads)
+    reinterpret_cast<uint4*>(staged)[v] = reinterpret_cast<const uint4*>(src)[v];
+  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads) staged[i] = src[i];
+  __syncthreads();
+#pragma unroll 4
+  for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
+    Vector<E> out;
+#pragma unroll
+    for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(v * V + k, rows, cols)];
+    __stwb(reinterpret_cast<uint4*>(dst) + v, whole(out));
+  }
+  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)
+    dst[i] = staged[TinyBatch::src_of_dst(i, rows, cols)];
+}
+
+int64_t chunk_elems(const Problem& p) {
+  const int64_t n = p.rows * p.cols;
+  return TinyBatch::matrices_per_chunk(n, int(p.elem_bytes)) * n;
+}
+
+Support supports(const Problem& p, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  const int64_t n = p.rows * p.cols;
+  const bool dense = p.ld_src == p.cols && p.ld_dst == p.rows && (p.batch == 1 || (p.stride_src == n && p.stride_dst == n));
+  if (!dense || n * p.elem_bytes > TinyBatch::max_bytes)
+    return detail::refused(detail::Refusal::other,
+                           "tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most "
+                           "4096 bytes");
+  if (layout::ceil_div(n * p.batch, chunk_elems(p)) > INT_MAX)
+    return detail::refused(detail::Refusal::other, "tiny_batched: more chunks than one grid holds");
+  return detail::served();
+}
+static_assert(TinyBatch::max_bytes == 4096, "tiny_batched's refusal names the bound");
+
+// One block per chunk of whole matrices; the walk's tile is one matrix.
+Plan plan(const Problem& p, const Device& d) {
+  Plan plan;
+  plan.device = d.id;
+  plan.problem = p;
+  plan.chunk_elems = chunk_elems(p);
+  plan.walk = {layout::ceil_div(p.rows * p.cols * p.batch, plan.chunk_elems), 1, 1, int(p.rows), int(p.cols)};
+  plan.grid = {uint32_t(plan.walk.col_tiles), 1, 1};
+  plan.block = {uint32_t(TinyBatch::threads), 1, 1};
+  return plan;
+}
+
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+    transpose_tiny_batched<decltype(e)::value><<<to_dim3(plan.grid), to_dim3(plan.block), 0, s>>>(
+        plan.problem, int(plan.chunk_elems));
+    return cudaGetLastError();
+  });
+}
+
+}  // namespace
+
+const Engine tiny_batched = {
+    "tiny_batched", "batches of dense matrices of at most 4 KiB: whole matrices per block, 16-byte loads and stores",
+    "16 KiB of whole matrices per block, 256 threads", supports, plan, launch};
+
+}  // namespace xpose::engines

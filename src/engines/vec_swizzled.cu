@@ -1,0 +1,100 @@
+// vec_swizzled (seed 004's fastest): 16-byte global loads and stores on both sides,
+// the tile in a swizzled shared-memory layout that keeps both walks conflict-free.
+// Edge tiles fall back to predicated element accesses through the same layout.
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "engines/vector.cuh"
+#include "layout/smem_layout.hpp"
+
+namespace xpose::engines {
+namespace {
+
+// Whole tiles move as 16-byte vectors, every load in flight before the first shared-
+// memory store. Tiles cut by the matrix edge walk the same layout element by element,
+// predicated, in a rolled loop.
+template <int E>
+__device__ __forceinline__ void vectors_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
+  using V = layout::VecTile<E>;
+  using Tile = typename V::Layout;
+  Vector<E> in[V::per_thread];
+#pragma unroll
+  for (int i = 0; i < V::per_thread; ++i) {
+    const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
+    in[i].bits = *reinterpret_cast<const uint4*>(t.src + e.r * p.ld_src + e.c);
+  }
+#pragma unroll
+  for (int i = 0; i < V::per_thread; ++i)
+#pragma unroll
+    for (int k = 0; k < V::vec; ++k) {
+      const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
+      smem[Tile::at(e.r, e.c)] = in[i].e[k];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < V::per_thread; ++i) {
+    const int v = i * V::threads + threadIdx.x;
+    Vector<E> out;
+#pragma unroll
+    for (int k = 0; k < V::vec; ++k) {
+      const auto e = V::store_coord(v, k);
+      out.e[k] = smem[Tile::at(e.r, e.c)];
+    }
+    const auto e = V::store_coord(v, 0);
+    __stwb(reinterpret_cast<uint4*>(t.dst + e.c * p.ld_dst + e.r), whole(out));
+  }
+}
+
+template <int E>
+__device__ __forceinline__ void elements_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
+  using V = layout::VecTile<E>;
+  using Tile = typename V::Layout;
+#pragma unroll 1
+  for (int i = threadIdx.x; i < V::tile * V::tile; i += V::threads) {
+    const int r = i / V::tile, c = i % V::tile;  // along a src row
+    if (r < t.rows && c < t.cols) smem[Tile::at(r, c)] = t.src[r * p.ld_src + c];
+  }
+  __syncthreads();
+#pragma unroll 1
+  for (int i = threadIdx.x; i < V::tile * V::tile; i += V::threads) {
+    const int c = i / V::tile, r = i % V::tile;  // along a dst row
+    if (r < t.rows && c < t.cols) t.dst[c * p.ld_dst + r] = smem[Tile::at(r, c)];
+  }
+}
+
+template <int E>
+__global__ void __launch_bounds__(layout::VecTile<E>::threads) transpose_vec_swizzled(Problem p, TileOrigin o) {
+  using V = layout::VecTile<E>;
+  __shared__ Elem<E> smem[V::Layout::size];
+  const TileRef<Elem<E>> t = block_tile<Elem<E>>(p, o, V::tile, V::tile);
+  if (t.rows == V::tile && t.cols == V::tile)
+    vectors_through_smem<E>(p, t, smem);
+  else
+    elements_through_smem<E>(p, t, smem);
+}
+
+Support supports(const Problem& p, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  return detail::needs_16_byte_rows(p, "vec_swizzled");
+}
+
+Plan plan(const Problem& p, const Device& d) {
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    using V = layout::VecTile<decltype(e)::value>;
+    return tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
+  });
+}
+
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+    return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, plan, s, plan.problem);
+  });
+}
+
+}  // namespace
+
+const Engine vec_swizzled = {
+    "vec_swizzled", "16-byte vector loads and stores, swizzled shared-memory tile",
+    "64x64 tile for 1- and 4-byte elements, else 32x32; 256 threads (128 for 2-byte)", supports, plan, launch};
+
+}  // namespace xpose::engines

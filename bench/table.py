@@ -4,6 +4,7 @@
   python3 bench/table.py ladder FILE... [--case LABEL]...   one table per case: every kernel and peer
   python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
   python3 bench/table.py kernels FILE... --kernel NAME...   one row per case, one column per kernel
+  python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
@@ -54,9 +55,26 @@ def kernels(records, names):
         print(f"| {label} | " + " | ".join(f"{r['pct_copy']:.1f}%" if r else "-" for r in cells) + " |")
 
 
+def choice(records, tolerance=2.0):
+    """The automatic choice beside the fastest named kernel of the same run: `auto / best` is
+    the ratio of their bandwidths; a row more than `tolerance` percent short is marked."""
+    print("| case | xpose auto | best named xpose | auto / best |")
+    print("|---|---:|---|---:|")
+    short = 0
+    for label, rows in by_case(records).items():
+        auto, best = pick(rows, "auto"), best_named(rows)
+        if not auto or not best:
+            continue
+        ratio = 100.0 * auto["gbps"] / best["gbps"]
+        mark = " **short**" if ratio < 100.0 - tolerance else ""
+        short += bool(mark)
+        print(f"| {label} | {auto['pct_copy']:.1f}% | {best['kernel']} {best['pct_copy']:.1f}% | {ratio:.1f}%{mark} |")
+    print(f"\n{short} case(s) where the automatic choice is more than {tolerance:g}% below the best named kernel")
+
+
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
@@ -65,6 +83,8 @@ def main():
         ladder(load(args.files), args.case)
     elif args.kind == "kernels":
         kernels(load(args.files), args.kernel)
+    elif args.kind == "choice":
+        choice(load(args.files))
     else:
         cases(load(args.files))
 

@@ -78,11 +78,13 @@ class _Array:
         if len(self.shape) not in (2, 3):
             raise _error(ValueError, f"{what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
                                      f"got {len(self.shape)}-D")
-        # An axis of one index addresses nothing: its stride, whatever it is, is never used.
-        if any(s % self.itemsize for n, s in zip(self.shape, self.byte_strides) if n > 1):
+        # An axis of one index addresses nothing, and an empty array nothing at all: such
+        # strides, whatever they are, are never used.
+        used = [n > 1 and 0 not in self.shape for n in self.shape]
+        if any(s % self.itemsize for u, s in zip(used, self.byte_strides) if u):
             raise _error(ValueError, f"{what}'s strides {self.byte_strides} (bytes) are not whole "
                                      f"{self.itemsize}-byte elements")
-        self.strides = tuple(s // self.itemsize if n > 1 else 0 for n, s in zip(self.shape, self.byte_strides))
+        self.strides = tuple(s // self.itemsize if u else 0 for u, s in zip(used, self.byte_strides))
 
     def empty(self):
         return 0 in self.shape

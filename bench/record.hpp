@@ -24,6 +24,7 @@ struct Record {
   double pct_peak = 0;     // of the theoretical DRAM bandwidth (0 when unknown)
   std::string check;       // "passed", "FAILED", or "" (not checked)
   std::string device, commit, date;
+  std::string chosen;      // for "auto": the kernel the automatic choice ran (else "")
 };
 
 nlohmann::json to_json(const Record& r);

@@ -280,6 +280,7 @@ class GpuBench {
       r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
       r.pct_peak = gpu_.peak_gbps > 0 ? 100.0 * r.gbps / gpu_.peak_gbps : 0.0;
       r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today();
+      if (k.name == "auto") r.chosen = explain_choice(p.src, p.dst, p.elem_bytes, p.shape()).kernel;
       rows.push_back(r);
     }
     double ceiling = 0;

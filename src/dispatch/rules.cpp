@@ -55,11 +55,11 @@ const std::vector<Rule>& rules() {
       {"3b", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {
          return p.bytes() > (p.elem_bytes == 1 ? t.cute_tma_side_bytes : t.cute_tma_side) &&
-                layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
+                p.rows >= t.cute_tma_min_rows && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
        },
        "1-, 2-, 4- or 8-byte elements on compute capability 9.0 where TMA can address both sides, more than "
-       "`cute_tma_side` a side (bytes: `cute_tma_side_bytes`), src and dst rows whole 128-byte segments (cols and "
-       "rows multiples of 128/E), CuTe family built",
+       "`cute_tma_side` a side (bytes: `cute_tma_side_bytes`), at least `cute_tma_min_rows` rows, src and dst rows "
+       "whole 128-byte segments (cols and rows multiples of 128/E), CuTe family built",
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
       {"4a", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {

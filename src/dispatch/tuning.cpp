@@ -11,18 +11,21 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*pitch_side=*/16 * MiB,
                          /*cute_tma_side=*/1 * GiB,
                          /*cute_tma_side_bytes=*/256 * MiB,
+                         /*cute_tma_min_rows=*/1,
                          /*vec_side=*/2 * MiB,
                          /*pipeline_side=*/64 * MiB,
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
                          /*min_fp32_tiles_per_sm=*/4};
 
-// An H200 (4.8 TB/s, 60 MiB of L2): the H100's values until measured otherwise.
+// Measured on an H200 (4.8 TB/s, 60 MiB of L2): the H100's values but for rule 3b, which
+// leaves matrices of a single 128-row tile (a batch of 4096 bf16 128x4096) to the later rules.
 constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 90, 4000, 1e12,
                          h100.bytes_short_side,
                          h100.pitch_side,
                          h100.cute_tma_side,
                          h100.cute_tma_side_bytes,
+                         /*cute_tma_min_rows=*/129,
                          h100.vec_side,
                          h100.pipeline_side,
                          h100.halves_min_rows,
@@ -36,6 +39,7 @@ constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
                            h100.pitch_side,
                            h100.cute_tma_side,
                            h100.cute_tma_side_bytes,
+                           h100.cute_tma_min_rows,
                            h100.vec_side,
                            h100.pipeline_side,
                            h100.halves_min_rows,
@@ -64,6 +68,7 @@ const std::vector<TuningField>& tuning_fields() {
       {"cute_tma_side", "rule 3b: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements",
        &Tuning::cute_tma_side, true},
       {"cute_tma_side_bytes", "rule 3b: the same for 1-byte elements", &Tuning::cute_tma_side_bytes, true},
+      {"cute_tma_min_rows", "rule 3b: the fewest src rows it takes", &Tuning::cute_tma_min_rows, false},
       {"vec_side", "rule 4a: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled", &Tuning::vec_side,
        true},
       {"pipeline_side", "rule 4b: ... up to this many to tma_pipeline", &Tuning::pipeline_side, true},

@@ -23,6 +23,7 @@ struct Tuning {
   int64_t pitch_side;            // rule 3: bytes of one side past which a 16-mod-32 dst pitch goes to aligned_stores
   int64_t cute_tma_side;         // rule 3b: bytes of one side past which cute_tma takes 2-, 4-, 8-byte elements
   int64_t cute_tma_side_bytes;   // rule 3b: the same for 1-byte elements
+  int64_t cute_tma_min_rows;     // rule 3b: ... with at least this many rows
   int64_t vec_side;              // rule 4a: 1- and 2-byte elements up to this many bytes a side: vec_swizzled
   int64_t pipeline_side;         // rule 4b: ... up to this many: tma_pipeline
   int64_t halves_min_rows;       // rule 4c: 2-byte elements past pipeline_side with at least these rows ...

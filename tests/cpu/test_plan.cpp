@@ -378,6 +378,13 @@ TEST(Tuning, EveryParameterIsNamedInARuleCondition) {
   }
 }
 
+TEST(Tuning, TheH200LeavesSingleTileRowMatricesToTheTmaTile) {
+  const Problem batch = with_ld(128, 4096, 2, 0, 0, 4096);  // bf16: 128 rows, one cute_tma tile row
+  EXPECT_EQ(rule_3b_or("tma_swizzle128"), chosen(batch, h100));
+  EXPECT_EQ("tma_swizzle128", chosen(batch, h200));
+  EXPECT_EQ(rule_3b_or("aligned_stores"), chosen(problem(32768, 32768, 2), h200));  // squares keep cute_tma
+}
+
 TEST(Tuning, TheRulesReadTheRecord) {
   // Rule 4a's bound moves with the record: what is vec_swizzled under the H100's 2 MiB is
   // the pipeline under a record with a smaller bound.

@@ -24,6 +24,13 @@ bool tma_addressable(const Problem& p, const Device& d) { return served(engines:
 
 bool middle_size(const Problem& p) { return p.elem_bytes >= 2 && p.elem_bytes <= 8; }
 
+// Byte matrices with a short side, but not wide ones: a matrix of few rows past
+// short_rows_side bytes is the copy-engine tiles' (rule 4).
+bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
+  return p.elem_bytes == 1 && std::min(p.rows, p.cols) <= t.bytes_short_side &&
+         (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
+}
+
 }  // namespace
 
 const std::vector<Rule>& rules() {
@@ -39,11 +46,11 @@ const std::vector<Rule>& rules() {
        "a batch of dense matrices (ld = extent, batch stride = matrix size) of at most 4 KiB each, except 1-byte "
        "matrices of at least 64x64 (whole byte tiles)",
        "a batch of dense matrices of at most 4 KiB each: whole matrices per block"},
-      {"2", XPOSE_ENGINE(vec_swizzled),
-       [](const Problem& p, const Device&, const Tuning& t) {
-         return p.elem_bytes == 1 && std::min(p.rows, p.cols) <= t.bytes_short_side;
-       },
-       "1-byte elements, a side of at most `bytes_short_side`, rows and bases 16-byte aligned",
+      {"2", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
+       "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
+       "a matrix), rows and bases 16-byte aligned, CuTe family built",
+       "bytes with a short side: 16-byte copy atoms on both sides through a 64x64 tile"},
+      {"2v", XPOSE_ENGINE(vec_swizzled), short_bytes, "... the same without the CuTe family",
        "bytes with a short side: 16-byte vectors on both sides"},
       {"3", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) {
@@ -54,12 +61,13 @@ const std::vector<Rule>& rules() {
        "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
       {"3b", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {
-         return p.bytes() > (p.elem_bytes == 1 ? t.cute_tma_side_bytes : t.cute_tma_side) &&
-                p.rows >= t.cute_tma_min_rows && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
+         const bool large = p.elem_bytes == 1 ? p.bytes() > t.cute_tma_side_bytes
+                                              : p.bytes() > t.cute_tma_side && p.rows >= t.cute_tma_min_rows;
+         return large && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
        },
        "1-, 2-, 4- or 8-byte elements on compute capability 9.0 where TMA can address both sides, more than "
-       "`cute_tma_side` a side (bytes: `cute_tma_side_bytes`), at least `cute_tma_min_rows` rows, src and dst rows "
-       "whole 128-byte segments (cols and rows multiples of 128/E), CuTe family built",
+       "`cute_tma_side` a side and at least `cute_tma_min_rows` rows (bytes: more than `cute_tma_side_bytes`), src "
+       "and dst rows whole 128-byte segments (cols and rows multiples of 128/E), CuTe family built",
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
       {"4a", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
@@ -70,9 +78,9 @@ const std::vector<Rule>& rules() {
        "1- and 2-byte elements, small: 16-byte vectors, one short launch"},
       {"4b", XPOSE_ENGINE(tma_pipeline),
        [](const Problem& p, const Device&, const Tuning& t) {
-         return p.elem_bytes <= 2 && p.bytes() <= t.pipeline_side;
+         return p.elem_bytes <= 2 && p.bytes() <= (p.elem_bytes == 1 ? t.pipeline_side_bytes : t.pipeline_side);
        },
-       "... at most `pipeline_side` a side", "1- and 2-byte elements on Hopper, mid-sized: persistent TMA pipeline"},
+       "... at most `pipeline_side` a side (bytes: `pipeline_side_bytes`)", "1- and 2-byte elements on Hopper, mid-sized: persistent TMA pipeline"},
       {"4c", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.elem_bytes == 2 && p.rows >= t.halves_min_rows && p.cols >= t.halves_min_cols &&

@@ -8,26 +8,32 @@ constexpr int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 // Measured on an H100 80GB HBM3 (3.35 TB/s, 50 MiB L2; docs/performance.md, "The rules").
 constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s of memory bandwidth", 90, 0, 4000,
                          /*bytes_short_side=*/128,
+                         /*short_rows_side=*/64 * MiB,
                          /*pitch_side=*/16 * MiB,
                          /*cute_tma_side=*/1 * GiB,
                          /*cute_tma_side_bytes=*/256 * MiB,
                          /*cute_tma_min_rows=*/1,
                          /*vec_side=*/2 * MiB,
                          /*pipeline_side=*/64 * MiB,
+                         /*pipeline_side_bytes=*/64 * MiB,
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
                          /*min_fp32_tiles_per_sm=*/4};
 
-// Measured on an H200 (4.8 TB/s, 60 MiB of L2): the H100's values but for rule 3b, which
-// leaves matrices of a single 128-row tile (a batch of 4096 bf16 128x4096) to the later rules.
+// Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
+// H100's values but for rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024
+// rows to the later rules (batches of 64- to 256-row matrices ran 2-5 points faster through
+// them), and rule 4b, which keeps large 1-byte problems on the persistent pipeline.
 constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 90, 4000, 1e12,
                          h100.bytes_short_side,
+                         h100.short_rows_side,
                          h100.pitch_side,
                          h100.cute_tma_side,
                          h100.cute_tma_side_bytes,
-                         /*cute_tma_min_rows=*/129,
+                         /*cute_tma_min_rows=*/1024,
                          h100.vec_side,
                          h100.pipeline_side,
+                         /*pipeline_side_bytes=*/int64_t(1) << 40,
                          h100.halves_min_rows,
                          h100.halves_min_cols,
                          h100.min_fp32_tiles_per_sm};
@@ -36,12 +42,14 @@ constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 9
 // 9.0); the rest keep the H100's values, unmeasured elsewhere.
 constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
                            h100.bytes_short_side,
+                           h100.short_rows_side,
                            h100.pitch_side,
                            h100.cute_tma_side,
                            h100.cute_tma_side_bytes,
                            h100.cute_tma_min_rows,
                            h100.vec_side,
                            h100.pipeline_side,
+                           h100.pipeline_side_bytes,
                            h100.halves_min_rows,
                            h100.halves_min_cols,
                            h100.min_fp32_tiles_per_sm};
@@ -63,15 +71,18 @@ const Tuning& tuning_for(const Device& d) {
 const std::vector<TuningField>& tuning_fields() {
   static const std::vector<TuningField> fields = {
       {"bytes_short_side", "rule 2: the short side of a byte matrix, elements", &Tuning::bytes_short_side, false},
+      {"short_rows_side", "rule 2: where that side is the rows, the most bytes a matrix", &Tuning::short_rows_side, true},
       {"pitch_side", "rule 3: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores",
        &Tuning::pitch_side, true},
       {"cute_tma_side", "rule 3b: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements",
        &Tuning::cute_tma_side, true},
       {"cute_tma_side_bytes", "rule 3b: the same for 1-byte elements", &Tuning::cute_tma_side_bytes, true},
-      {"cute_tma_min_rows", "rule 3b: the fewest src rows it takes", &Tuning::cute_tma_min_rows, false},
+      {"cute_tma_min_rows", "rule 3b: the fewest src rows it takes of 2-, 4- and 8-byte elements",
+       &Tuning::cute_tma_min_rows, false},
       {"vec_side", "rule 4a: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled", &Tuning::vec_side,
        true},
       {"pipeline_side", "rule 4b: ... up to this many to tma_pipeline", &Tuning::pipeline_side, true},
+      {"pipeline_side_bytes", "rule 4b: the same bound for 1-byte elements", &Tuning::pipeline_side_bytes, true},
       {"halves_min_rows", "rule 4c: 2-byte elements past pipeline_side with at least these rows ...",
        &Tuning::halves_min_rows, false},
       {"halves_min_cols", "rule 4c: ... and columns go to aligned_stores", &Tuning::halves_min_cols, false},

@@ -19,13 +19,15 @@ struct Tuning {
   int cc;
   double min_gbps, max_gbps;
 
-  int64_t bytes_short_side;      // rule 2: byte matrices with a side of at most this many elements
+  int64_t bytes_short_side;      // rule 2: byte matrices with a side of at most this many elements ...
+  int64_t short_rows_side;       // ... where that side is the rows, at most this many bytes a matrix
   int64_t pitch_side;            // rule 3: bytes of one side past which a 16-mod-32 dst pitch goes to aligned_stores
   int64_t cute_tma_side;         // rule 3b: bytes of one side past which cute_tma takes 2-, 4-, 8-byte elements
   int64_t cute_tma_side_bytes;   // rule 3b: the same for 1-byte elements
-  int64_t cute_tma_min_rows;     // rule 3b: ... with at least this many rows
+  int64_t cute_tma_min_rows;     // rule 3b: 2-, 4- and 8-byte elements with at least this many rows
   int64_t vec_side;              // rule 4a: 1- and 2-byte elements up to this many bytes a side: vec_swizzled
   int64_t pipeline_side;         // rule 4b: ... up to this many: tma_pipeline
+  int64_t pipeline_side_bytes;   // rule 4b: the same bound for 1-byte elements
   int64_t halves_min_rows;       // rule 4c: 2-byte elements past pipeline_side with at least these rows ...
   int64_t halves_min_cols;       // ... and columns: aligned_stores
   int64_t min_fp32_tiles_per_sm; // rule 5: fp32 with fewer of vec_swizzled's tiles per SM: the 32x32 CuTe tile

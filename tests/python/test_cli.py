@@ -47,7 +47,12 @@ BAD_ARGUMENTS = [
     [*CPU, "--sweep"],
     [*CPU, "--shape", "4000000000x4000000000"],  # its byte count overflows int64
     [*CPU, "--shape", "8x8", "--ld-src", "3"],
+    [*CPU, "--host-cost"],
+    ["--host-cost", "--cases"],
+    ["--host-cost", "--check"],
 ]
+
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
 
 
 def run(args, memory_limit=None):
@@ -81,6 +86,24 @@ class Cli(unittest.TestCase):
                 self.assert_one_line(r.stderr)
                 self.assertTrue(r.stderr.startswith("xpose-bench: "), r.stderr)
                 self.assertEqual(r.stdout, "")
+
+    def test_rules_are_the_readmes_table(self):
+        """`--rules` needs no GPU, and the README's rule and tuning tables are its output."""
+        r = run(["--rules"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        tables = [line for line in r.stdout.splitlines() if line.startswith("|")]
+        self.assertGreater(len(tables), 20)
+        for rule in ["1", "1b", "2", "3", "3b", "4a", "4d", "5", "6", "7", "8"]:
+            self.assertTrue(any(line.startswith(f"| {rule} |") for line in tables), rule)
+        with open(README) as f:
+            readme = f.read()
+        start, end = "<!-- xpose-bench --rules -->\n", "<!-- end of xpose-bench --rules -->"
+        self.assertIn(start, readme)
+        block = readme[readme.index(start) + len(start):readme.index(end)]
+        # a build without the CuTe family adds a line saying which rules it skips; the tables match
+        self.assertEqual([line for line in block.splitlines() if line.startswith("|")], tables,
+                         "README.md's rule table is not `xpose-bench --rules`: paste its output")
 
     def test_ld_message_is_readable(self):
         r = run(["--ld-src", "-1"])

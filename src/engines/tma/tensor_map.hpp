@@ -31,4 +31,7 @@ detail::Support supports(const detail::Problem& p, const detail::Device& d);
 // driver lacks cuTensorMapEncodeTiled, cudaErrorInvalidValue where it refuses the map).
 cudaError_t encode(const layout::MapShape& shape, const void* base, CUtensorMap* out);
 
+// Both of a plan's maps, over its src and dst.
+cudaError_t encode(const detail::Plan& plan, CUtensorMap* src, CUtensorMap* dst);
+
 }  // namespace xpose::engines::tma

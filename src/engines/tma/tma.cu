@@ -73,8 +73,7 @@ template <bool Swizzled, int Run>
 cudaError_t launch(const Plan& plan, cudaStream_t s) {
   const Problem& p = plan.problem;
   CUtensorMap src, dst;
-  if (cudaError_t e = tma::encode(plan.maps.src, p.src, &src); e != cudaSuccess) return e;
-  if (cudaError_t e = tma::encode(plan.maps.dst, p.dst, &dst); e != cudaSuccess) return e;
+  if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     using Tile = std::conditional_t<Swizzled, typename layout::TmaTile<E>::Swizzled128,

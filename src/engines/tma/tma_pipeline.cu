@@ -52,8 +52,7 @@ Plan plan(const Problem& p, const Device& d) {
 cudaError_t launch(const Plan& plan, cudaStream_t s) {
   const Problem& p = plan.problem;
   CUtensorMap src, dst;
-  if (cudaError_t e = tma::encode(plan.maps.src, p.src, &src); e != cudaSuccess) return e;
-  if (cudaError_t e = tma::encode(plan.maps.dst, p.dst, &dst); e != cudaSuccess) return e;
+  if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;
   return with_elem_bytes(p.elem_bytes, [&](auto tag) {
     constexpr int E = decltype(tag)::value;
     if (cudaError_t e = detail::allow_dynamic_smem<kernel<E>>(plan.device, plan.smem_bytes); e != cudaSuccess) return e;

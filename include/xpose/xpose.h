@@ -47,6 +47,24 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
                                               int64_t batch, int64_t stride_src, int64_t stride_dst,
                                               cudaStream_t stream);
 
+#define XPOSE_MAX_RANK 16
+
+/* dst = src with its axes permuted, as numpy.transpose(src, perm): dst's axis k is src's
+   axis perm[k], so dst's extent k is extents[perm[k]]. extents: src's `rank` extents.
+   Strides are in elements. src_strides NULL means src is dense row-major; a src stride
+   may be 0 (a broadcast axis). dst_strides NULL means dst is dense row-major in its own
+   (permuted) shape; otherwise no two dst elements may share memory. 0 <= rank <= XPOSE_MAX_RANK;
+   an extent of 0 is success with nothing launched. Enqueued on `stream`. */
+XPOSE_API xpose_status_t xpose_permute(const void *src, void *dst, int rank, const int64_t *extents,
+                                       const int *perm, int64_t elem_bytes,
+                                       const int64_t *src_strides, const int64_t *dst_strides,
+                                       cudaStream_t stream);
+/* The same with one named kernel instead of the automatic choice. */
+XPOSE_API xpose_status_t xpose_permute_with(const char *kernel, const void *src, void *dst, int rank,
+                                            const int64_t *extents, const int *perm, int64_t elem_bytes,
+                                            const int64_t *src_strides, const int64_t *dst_strides,
+                                            cudaStream_t stream);
+
 XPOSE_API const char *xpose_status_string(xpose_status_t status);
 XPOSE_API const char *xpose_last_error(void); /* this thread's message for its last failed call */
 

@@ -114,6 +114,54 @@ inline void transpose(const void* src, void* dst, int64_t elem_bytes, const Shap
                                             s.stride_src, s.stride_dst, stream));
 }
 
+// An N-D permutation (xpose_permute): dst = numpy.transpose(src, perm). Counts in elements;
+// empty strides mean dense row-major (src in its shape, dst in the permuted shape).
+struct PermuteShape {
+  std::vector<int64_t> extents;  // src's extents
+  std::vector<int> perm;         // dst axis k is src axis perm[k]
+  std::vector<int64_t> src_strides, dst_strides;
+};
+
+// The sizes of a PermuteShape's vectors agree (else xpose::Error, invalid argument).
+inline void check_sizes(const PermuteShape& s) {
+  const size_t rank = s.extents.size();
+  const auto refuse = [&](const char* what, size_t n) {
+    throw Error(XPOSE_ERROR_INVALID_ARGUMENT, std::string(what) + " has " + std::to_string(n) + " entries; extents has " +
+                                                  std::to_string(rank));
+  };
+  if (s.perm.size() != rank) refuse("perm", s.perm.size());
+  if (!s.src_strides.empty() && s.src_strides.size() != rank) refuse("src_strides", s.src_strides.size());
+  if (!s.dst_strides.empty() && s.dst_strides.size() != rank) refuse("dst_strides", s.dst_strides.size());
+}
+
+// Untyped: elem_bytes is 1, 2, 4, 8 or 16. `kernel` null or empty means the automatic choice.
+inline void permute(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& s,
+                    cudaStream_t stream = nullptr, const char* kernel = nullptr) {
+  check_sizes(s);
+  const int64_t* src_strides = s.src_strides.empty() ? nullptr : s.src_strides.data();
+  const int64_t* dst_strides = s.dst_strides.empty() ? nullptr : s.dst_strides.data();
+  const int rank = s.extents.size() > size_t(XPOSE_MAX_RANK) ? XPOSE_MAX_RANK + 1 : int(s.extents.size());
+  check(kernel && *kernel ? xpose_permute_with(kernel, src, dst, rank, s.extents.data(), s.perm.data(), elem_bytes,
+                                               src_strides, dst_strides, stream)
+                          : xpose_permute(src, dst, rank, s.extents.data(), s.perm.data(), elem_bytes, src_strides,
+                                          dst_strides, stream));
+}
+
+template <class T>
+void permute(const T* src, T* dst, const PermuteShape& s, cudaStream_t stream = nullptr, const char* kernel = nullptr) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+                "xpose permutes elements of 1, 2, 4, 8 or 16 bytes");
+  permute(static_cast<const void*>(src), static_cast<void*>(dst), int64_t(sizeof(T)), s, stream, kernel);
+}
+
+// What xpose_permute would launch, and why (the permutation's normalized form, and the rule
+// and kernel of the transpose it is). Throws xpose::Error where the call would fail.
+XPOSE_API Explanation explain_permute(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape,
+                                      const char* kernel = nullptr);
+
+// The CPU path for permutations: the reference on host memory, with the same checks.
+XPOSE_API void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape);
+
 // Typed: any trivially copyable T of 1, 2, 4, 8 or 16 bytes (int8_t, __half, float,
 // double, cuDoubleComplex, ...).
 template <class T>

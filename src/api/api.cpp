@@ -10,6 +10,7 @@
 #include "dispatch/registry.hpp"
 #include "dispatch/rules.hpp"
 #include "dispatch/tuning.hpp"
+#include "layout/permute.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
@@ -23,15 +24,21 @@ xpose_status_t report(const Error& e) {
   return e.status;
 }
 
+// The engine a name calls for: nullptr (the automatic choice) for a null name.
+Error named_engine(const char* name, const Engine** out) {
+  *out = nullptr;
+  if (!name) return ok();
+  *out = find_engine(name);
+  if (!*out)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel '" + std::string(name) + "'; known: " + engine_names());
+  return ok();
+}
+
 // Everything short of the launch. `name` null means the automatic choice. An empty
 // problem succeeds here with no plan (out->plan.engine stays null).
 Error prepare(const char* name, const Args& args, Choice* out) {
   const Engine* named = nullptr;
-  if (name) {
-    named = find_engine(name);
-    if (!named)
-      return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel '" + std::string(name) + "'; known: " + engine_names());
-  }
+  if (Error e = named_engine(name, &named); e.failed()) return e;
   Problem problem;
   if (Error e = resolve(args, &problem); e.failed() || problem.empty()) return e;
   Device device;
@@ -40,11 +47,68 @@ Error prepare(const char* name, const Args& args, Choice* out) {
   return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
 }
 
-Error run(const char* name, const Args& args, cudaStream_t stream) {
-  Choice choice;
-  if (Error e = prepare(name, args, &choice); e.failed() || !choice.plan.engine) return e;
+// A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
+// both bases allow (layout/permute.hpp).
+layout::PermuteShape normalized(const Permutation& p) {
+  layout::PermuteShape s;
+  s.rank = p.rank;
+  s.elem_bytes = p.elem_bytes;
+  for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
+  const uintptr_t bases = reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst);
+  int64_t widest = 16;
+  while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
+  return layout::normalize(s, widest);
+}
+
+std::string axes_text(const layout::PermuteShape& s) {
+  std::string text = std::to_string(s.elem_bytes) + "-byte elements, axes (extent:src stride:dst stride)";
+  for (int i = 0; i < s.rank; ++i)
+    text += " " + std::to_string(s.axes[i].extent) + ":" + std::to_string(s.axes[i].src_stride) + ":" +
+            std::to_string(s.axes[i].dst_stride);
+  return text;
+}
+
+// A permutation is served by the engines of its normalized form: today, where that is a
+// (batched) 2-D transpose or a copy, the transpose engines, through the rule table.
+Error prepare_permute(const char* name, const PermuteArgs& args, Choice* out, layout::PermuteShape* shape) {
+  const Engine* named = nullptr;
+  if (Error e = named_engine(name, &named); e.failed()) return e;
+  Permutation p;
+  if (Error e = resolve_permute(args, &p); e.failed() || p.empty()) return e;
+  Device device;
+  if (Error e = current_device(&device); e.failed()) return e;
+  if (Error e = check_device_access(p, device); e.failed()) return e;
+  *shape = normalized(p);
+  layout::TransposeForm t;
+  if (!layout::as_transpose(*shape, &t))
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation is not a batched 2-D transpose once normalized (" +
+                                               axes_text(*shape) + "); its N-D engine is not built yet");
+  Problem problem;
+  if (Error e = resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
+                             t.stride_dst},
+                        &problem);
+      e.failed())
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "internal error: the permutation's transpose was refused: " + e.message);
+  return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
+}
+
+Error launch(const Choice& choice, cudaStream_t stream) {
+  if (!choice.plan.engine) return ok();  // an empty problem: nothing to launch
   XPOSE_TRY_CUDA(choice.plan.engine->launch(choice.plan, stream));
   return ok();
+}
+
+Error run(const char* name, const Args& args, cudaStream_t stream) {
+  Choice choice;
+  if (Error e = prepare(name, args, &choice); e.failed()) return e;
+  return launch(choice, stream);
+}
+
+Error run_permute(const char* name, const PermuteArgs& args, cudaStream_t stream) {
+  Choice choice;
+  layout::PermuteShape shape;
+  if (Error e = prepare_permute(name, args, &choice, &shape); e.failed()) return e;
+  return launch(choice, stream);
 }
 
 // The C ABI's wall: no exception crosses it.
@@ -87,6 +151,25 @@ xpose_status_t xpose_transpose_with(const char* kernel, const void* src, void* d
   if (!kernel) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "kernel name is a null pointer"));
   return guarded(
       [&] { return run(kernel, {src, dst, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src, stride_dst}, stream); });
+}
+
+xpose_status_t xpose_permute(const void* src, void* dst, int rank, const int64_t* extents, const int* perm,
+                             int64_t elem_bytes, const int64_t* src_strides, const int64_t* dst_strides,
+                             cudaStream_t stream) {
+  using namespace xpose::detail;
+  return guarded([&] {
+    return run_permute(nullptr, {src, dst, rank, extents, perm, elem_bytes, src_strides, dst_strides}, stream);
+  });
+}
+
+xpose_status_t xpose_permute_with(const char* kernel, const void* src, void* dst, int rank, const int64_t* extents,
+                                  const int* perm, int64_t elem_bytes, const int64_t* src_strides,
+                                  const int64_t* dst_strides, cudaStream_t stream) {
+  using namespace xpose::detail;
+  if (!kernel) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "kernel name is a null pointer"));
+  return guarded([&] {
+    return run_permute(kernel, {src, dst, rank, extents, perm, elem_bytes, src_strides, dst_strides}, stream);
+  });
 }
 
 const char* xpose_status_string(xpose_status_t status) {
@@ -165,6 +248,37 @@ std::string current_tuning() {
   detail::Device d;
   detail::throw_if_failed(detail::current_device(&d));
   return detail::tuning_for(d).name;
+}
+
+namespace {
+
+detail::PermuteArgs permute_args(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& s) {
+  return {src,           dst,
+          int(s.extents.size()), s.extents.data(),
+          s.perm.data(), elem_bytes,
+          s.src_strides.empty() ? nullptr : s.src_strides.data(),
+          s.dst_strides.empty() ? nullptr : s.dst_strides.data()};
+}
+
+}  // namespace
+
+Explanation explain_permute(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape,
+                            const char* kernel) {
+  check_sizes(shape);
+  detail::Choice choice;
+  layout::PermuteShape normalized;
+  detail::throw_if_failed(detail::prepare_permute(kernel && *kernel ? kernel : nullptr,
+                                                  permute_args(src, dst, elem_bytes, shape), &choice, &normalized));
+  if (!choice.plan.engine) return {"", "", "", "nothing to do: the permutation is empty"};
+  return {choice.plan.engine->name, choice.rule ? choice.rule->id : "", choice.tuning ? choice.tuning->name : "",
+          "normalized to " + detail::axes_text(normalized) + ", a batched 2-D transpose: " + detail::explain(choice)};
+}
+
+void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape) {
+  check_sizes(shape);
+  detail::Permutation p;
+  detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
+  cpu::permute(p);
 }
 
 void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {

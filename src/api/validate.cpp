@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -174,6 +175,123 @@ Error check_pointer(const char* name, const void* ptr, const Device& dev) {
 Error check_device_access(const Problem& p, const Device& d) {
   if (Error e = check_pointer("src", p.src, d); e.failed()) return e;
   return check_pointer("dst", p.dst, d);
+}
+
+Error check_device_access(const Permutation& p, const Device& d) {
+  if (Error e = check_pointer("src", p.src, d); e.failed()) return e;
+  return check_pointer("dst", p.dst, d);
+}
+
+bool dst_axes_disjoint(int rank, const int64_t* extents, const int64_t* strides) {
+  struct Axis { int64_t extent, stride; };
+  Axis axes[max_rank];
+  int n = 0;
+  for (int i = 0; i < rank; ++i)
+    if (extents[i] > 1) axes[n++] = {extents[i], strides[i]};
+  std::sort(axes, axes + n, [](const Axis& a, const Axis& b) { return a.stride < b.stride; });
+  int64_t reach = 1;  // one past the largest offset the smaller axes reach
+  for (int i = 0; i < n; ++i) {
+    if (axes[i].stride < reach) return false;
+    int64_t span;
+    if (__builtin_mul_overflow(axes[i].extent - 1, axes[i].stride, &span) || __builtin_add_overflow(reach, span, &reach))
+      return false;
+  }
+  return true;
+}
+
+Error resolve_permute(const PermuteArgs& a, Permutation* out) {
+  const auto invalid = [](std::string message) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::move(message)); };
+  if (a.rank < 0 || a.rank > max_rank)
+    return invalid("rank is " + std::to_string(a.rank) + "; it must be 0 to " + std::to_string(max_rank));
+  if (a.rank > 0 && !a.extents) return invalid("extents is a null pointer");
+  if (a.rank > 0 && !a.perm) return invalid("perm is a null pointer");
+  const int64_t e = a.elem_bytes;
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
+    return invalid("elem_bytes is " + str(e) + "; it must be 1, 2, 4, 8 or 16");
+  const int rank = a.rank;
+  for (int i = 0; i < rank; ++i)
+    if (a.extents[i] < 0) return invalid("extents[" + std::to_string(i) + "] is negative (" + str(a.extents[i]) + ")");
+  bool seen[max_rank] = {};
+  for (int k = 0; k < rank; ++k) {
+    const int axis = a.perm[k];
+    if (axis < 0 || axis >= rank)
+      return invalid("perm[" + std::to_string(k) + "] is " + std::to_string(axis) + "; perm must be a permutation of 0 to " +
+                     std::to_string(rank - 1));
+    if (seen[axis])
+      return invalid("perm[" + std::to_string(k) + "] repeats axis " + std::to_string(axis) +
+                     "; perm must be a permutation of 0 to " + std::to_string(rank - 1));
+    seen[axis] = true;
+  }
+  for (const auto& [name, strides] : {std::pair{"src_strides", a.src_strides}, std::pair{"dst_strides", a.dst_strides}})
+    if (strides)
+      for (int i = 0; i < rank; ++i)
+        if (strides[i] < 0)
+          return invalid(std::string(name) + "[" + std::to_string(i) + "] is negative (" + str(strides[i]) + ")");
+
+  Permutation p;
+  p.src = a.src;
+  p.dst = a.dst;
+  p.elem_bytes = e;
+  p.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    p.axes[i].extent = a.extents[i];
+    p.perm[i] = a.perm[i];
+  }
+  if (p.empty()) {
+    *out = p;
+    return ok();
+  }
+  int64_t total = e;
+  for (int i = 0; i < rank; ++i)
+    if (!mul(total, a.extents[i], &total)) return invalid("the element count times elem_bytes overflows int64");
+
+  // Dense defaults (no overflow: each is a product of extents, at most the element count).
+  int64_t dense = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    p.axes[i].src_stride = a.src_strides ? a.src_strides[i] : dense;
+    dense *= a.extents[i];
+  }
+  dense = 1;
+  int64_t dst_strides[max_rank];
+  for (int k = rank - 1; k >= 0; --k) {
+    dst_strides[k] = a.dst_strides ? a.dst_strides[k] : dense;
+    p.axes[a.perm[k]].dst_stride = dst_strides[k];
+    dense *= a.extents[a.perm[k]];
+  }
+  // An axis of one index addresses nothing: its strides, whatever they are, are never used.
+  for (int i = 0; i < rank; ++i)
+    if (p.axes[i].extent == 1) p.axes[i].src_stride = p.axes[i].dst_stride = 0;
+  for (const auto& [name, stride] : {std::pair{"src", &PermAxis::src_stride}, std::pair{"dst", &PermAxis::dst_stride}}) {
+    int64_t last = 0;
+    for (int i = 0; i < rank; ++i) {
+      int64_t step;
+      if (!mul(p.axes[i].extent - 1, p.axes[i].*stride, &step) || !add(last, step, &last))
+        return invalid(std::string("the extent of ") + name + " in bytes overflows int64");
+    }
+    if (!add(last, 1, &last) || !mul(last, e, &last))
+      return invalid(std::string("the extent of ") + name + " in bytes overflows int64");
+  }
+
+  if (!p.src) return invalid("src is a null pointer");
+  if (!p.dst) return invalid("dst is a null pointer");
+  const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
+  if (s % uintptr_t(e)) return invalid("src is not aligned to its element size of " + str(e) + " bytes");
+  if (d % uintptr_t(e)) return invalid("dst is not aligned to its element size of " + str(e) + " bytes");
+  const int64_t src_bytes = p.src_span_bytes(), dst_bytes = p.dst_span_bytes();
+  if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
+    return invalid("src or dst extends past the end of the address space");
+  int64_t dst_extents[max_rank];
+  for (int k = 0; k < rank; ++k) {
+    dst_extents[k] = a.extents[a.perm[k]];
+    if (dst_extents[k] == 1) dst_strides[k] = 0;
+  }
+  if (!dst_axes_disjoint(rank, dst_extents, dst_strides))
+    return invalid("dst strides let elements share memory: sorted by stride, each axis of more than one index must "
+                   "stride past what the smaller ones span");
+  if (s < d + uintptr_t(dst_bytes) && d < s + uintptr_t(src_bytes))
+    return invalid("src and dst overlap; xpose permutes out of place only");
+  *out = p;
+  return ok();
 }
 
 }  // namespace xpose::detail

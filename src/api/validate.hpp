@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/device.hpp"
+#include "core/permutation.hpp"
 #include "core/problem.hpp"
 #include "core/status.hpp"
 
@@ -30,6 +31,32 @@ Error resolve_shape(const Args& args, Problem* out);
 
 // The checks that ask the driver: each pointer must be reachable from device `d`.
 Error check_device_access(const Problem& problem, const Device& d);
+
+// xpose_permute's arguments as the C ABI receives them (null strides: dense).
+struct PermuteArgs {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int rank = 0;
+  const int64_t* extents = nullptr;
+  const int* perm = nullptr;
+  int64_t elem_bytes = 0;
+  const int64_t* src_strides = nullptr;
+  const int64_t* dst_strides = nullptr;
+};
+
+// Every check of a permutation that needs no GPU: rank, perm, element size, signs, int64
+// overflow, dst strides under which elements could share memory (only layouts that nest,
+// sorted by stride, are accepted), null and misaligned pointers, src and dst that overlap.
+// An empty request (an extent of 0) passes with strides and pointers unchecked. Strides of
+// axes with one index address nothing and become 0.
+Error resolve_permute(const PermuteArgs& args, Permutation* out);
+
+// The pointer checks of check_device_access for a permutation.
+Error check_device_access(const Permutation& p, const Device& d);
+
+// True when dst axes of these extents and strides give every index its own element: sorted
+// by stride, each axis of more than one index strides past what the smaller ones span.
+bool dst_axes_disjoint(int rank, const int64_t* extents, const int64_t* strides);
 
 // True when the elements {b*batch_stride + j*ld + i} for i < inner, j < outer, b < batch
 // are all distinct and the layout nests (one stride spans the other extent). Exposed for tests.

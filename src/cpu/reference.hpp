@@ -3,11 +3,15 @@
 // `xpose-bench --device cpu` and xpose::transpose_host run it.
 #pragma once
 
+#include "core/permutation.hpp"
 #include "core/problem.hpp"
 
 namespace xpose::cpu {
 
 // dst[b*stride_dst + j*ld_dst + i] = src[b*stride_src + i*ld_src + j] on host memory.
 void transpose(const detail::Problem& p);
+
+// dst[sum x_i * dst_stride_i] = src[sum x_i * src_stride_i] for every index x, on host memory.
+void permute(const detail::Permutation& p);
 
 }  // namespace xpose::cpu

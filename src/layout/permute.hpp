@@ -81,10 +81,17 @@ struct TransposeForm {
   int64_t batch = 1, stride_src = 0, stride_dst = 0;
 };
 
+// a * b * c fits in int64 (all non-negative).
+inline bool product_fits(int64_t a, int64_t b, int64_t c) {
+  int64_t ab, abc;
+  return !__builtin_mul_overflow(a, b, &ab) && !__builtin_mul_overflow(ab, c, &abc);
+}
+
 // A normalized permutation as a transpose of `batch` matrices, where it is one: an axis
 // contiguous in src (the columns), an axis contiguous in dst (the rows), and at most one
-// more (the batch), with pitches that clear their rows (a 2-D request cannot say "stride 0"
-// or "rows overlap"). A copy is the transpose of a single row.
+// more (the batch), with pitches that clear their rows and one matrix's pitch in bytes
+// within int64, as xpose_transpose requires (a 2-D request cannot say "stride 0" or "rows
+// overlap"). A copy is the transpose of a single row.
 inline bool as_transpose(const PermuteShape& s, TransposeForm* out) {
   if (s.rank > 3) return false;
   PermuteAxis unit;  // an axis of one index: strides that address nothing
@@ -102,6 +109,7 @@ inline bool as_transpose(const PermuteShape& s, TransposeForm* out) {
     t.rows = r.extent, t.cols = c.extent, t.batch = b.extent, t.elem_bytes = s.elem_bytes;
     t.ld_src = r.extent == 1 ? c.extent : r.src_stride;
     t.ld_dst = c.extent == 1 ? r.extent : c.dst_stride;
+    if (!product_fits(t.rows, t.ld_src, t.elem_bytes) || !product_fits(t.cols, t.ld_dst, t.elem_bytes)) continue;
     t.stride_src = b.extent == 1 ? 0 : b.src_stride;
     t.stride_dst = b.extent == 1 ? 0 : b.dst_stride;
     *out = t;

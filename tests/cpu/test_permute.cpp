@@ -1,0 +1,334 @@
+// N-D permutations on the host: xpose_permute's argument checks, the normalization and the
+// transpose form (layout/permute.hpp), and the CPU reference, checked against an
+// independent element-by-element model on random permutations of rank 1-8 with odd
+// extents, every element size, dense, padded and broadcast src strides and padded dst
+// strides: the normalized permutation and the transpose it maps to (run through the 2-D
+// reference) must write exactly what the model writes, gaps untouched.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/validate.hpp"
+#include "cpu/reference.hpp"
+#include "layout/permute.hpp"
+#include "support/permutations.hpp"
+#include "xpose/xpose.h"
+#include "xpose/xpose.hpp"
+
+namespace xpose::detail {
+namespace {
+
+const void* at(uintptr_t a) { return reinterpret_cast<const void*>(a); }
+void* at_mut(uintptr_t a) { return reinterpret_cast<void*>(a); }
+
+struct Bad {
+  const char* what;
+  PermuteArgs args;
+  const char* message;  // a substring of the refusal
+};
+
+TEST(ResolvePermute, RefusesBadRequestsWithOneLine) {
+  static const int64_t ext2[] = {4, 6}, ext2neg[] = {4, -6}, big[] = {int64_t(1) << 40, int64_t(1) << 40};
+  static const int64_t ext22[] = {2, 2}, ext3[] = {3, 4, 5};
+  static const int p01[] = {0, 1}, p10[] = {1, 0}, p00[] = {0, 0}, p02[] = {0, 2}, p021[] = {0, 2, 1};
+  static const int64_t neg[] = {-1, 1}, zero_stride[] = {0, 1}, share[] = {1, 1};
+  const uintptr_t s = 1 << 20, d = uintptr_t(1) << 40;
+  const std::vector<Bad> bad = {
+      {"rank below 0", {at(s), at_mut(d), -1, ext2, p01, 4}, "rank is -1; it must be 0 to 16"},
+      {"rank past 16", {at(s), at_mut(d), 17, ext2, p01, 4}, "rank is 17; it must be 0 to 16"},
+      {"null extents", {at(s), at_mut(d), 2, nullptr, p01, 4}, "extents is a null pointer"},
+      {"null perm", {at(s), at_mut(d), 2, ext2, nullptr, 4}, "perm is a null pointer"},
+      {"element size", {at(s), at_mut(d), 2, ext2, p01, 3}, "elem_bytes is 3"},
+      {"negative extent", {at(s), at_mut(d), 2, ext2neg, p01, 4}, "extents[1] is negative (-6)"},
+      {"perm out of range", {at(s), at_mut(d), 2, ext2, p02, 4}, "perm[1] is 2; perm must be a permutation of 0 to 1"},
+      {"perm repeats", {at(s), at_mut(d), 2, ext2, p00, 4}, "perm[1] repeats axis 0"},
+      {"negative src stride", {at(s), at_mut(d), 2, ext2, p10, 4, neg}, "src_strides[0] is negative (-1)"},
+      {"negative dst stride", {at(s), at_mut(d), 2, ext2, p10, 4, nullptr, neg}, "dst_strides[0] is negative (-1)"},
+      {"overflow", {at(s), at_mut(d), 2, big, p10, 4}, "overflows int64"},
+      {"dst broadcast", {at(s), at_mut(d), 2, ext22, p10, 4, nullptr, zero_stride}, "dst strides let elements share memory"},
+      {"dst interleaved", {at(s), at_mut(d), 2, ext22, p10, 4, nullptr, share}, "dst strides let elements share memory"},
+      {"null src", {nullptr, at_mut(d), 3, ext3, p021, 4}, "src is a null pointer"},
+      {"null dst", {at(s), nullptr, 3, ext3, p021, 4}, "dst is a null pointer"},
+      {"misaligned src", {at(s + 2), at_mut(d), 3, ext3, p021, 4}, "src is not aligned to its element size of 4 bytes"},
+      {"overlap", {at(s), at_mut(s + 16), 3, ext3, p021, 4}, "src and dst overlap"},
+      {"end of the address space", {at(s), at_mut((UINTPTR_MAX - 64) & ~uintptr_t(15)), 3, ext3, p021, 4}, "past the end of the address space"},
+  };
+  for (const Bad& b : bad) {
+    SCOPED_TRACE(b.what);
+    Permutation p;
+    const Error e = resolve_permute(b.args, &p);
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
+    EXPECT_NE(std::string::npos, e.message.find(b.message)) << e.message;
+    EXPECT_EQ(std::string::npos, e.message.find('\n'));
+    // The C ABI says the same, before it asks any GPU.
+    const PermuteArgs& a = b.args;
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
+              xpose_permute(a.src, a.dst, a.rank, a.extents, a.perm, a.elem_bytes, a.src_strides, a.dst_strides, nullptr));
+    EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(b.message)) << xpose_last_error();
+  }
+}
+
+TEST(ResolvePermute, AcceptsEmptyAndRankZeroAndResolvesDefaults) {
+  static const int64_t ext[] = {3, 0, 5};
+  static const int perm[] = {2, 0, 1};
+  Permutation p;
+  EXPECT_FALSE(resolve_permute({nullptr, nullptr, 3, ext, perm, 4}, &p).failed());  // empty: pointers unchecked
+  EXPECT_TRUE(p.empty());
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_permute(nullptr, nullptr, 3, ext, perm, 4, nullptr, nullptr, nullptr));
+  EXPECT_FALSE(resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), 0, nullptr, nullptr, 8}, &p).failed());
+  EXPECT_EQ(1, p.elements());
+  static const int64_t ext3[] = {3, 4, 5};
+  ASSERT_FALSE(resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), 3, ext3, perm, 2}, &p).failed());
+  // src dense: strides 20, 5, 1; dst shape (5, 3, 4) dense: strides 12, 4, 1 for src axes 2, 0, 1.
+  EXPECT_EQ(20, p.axes[0].src_stride);
+  EXPECT_EQ(1, p.axes[2].src_stride);
+  EXPECT_EQ(4, p.axes[0].dst_stride);
+  EXPECT_EQ(1, p.axes[1].dst_stride);
+  EXPECT_EQ(12, p.axes[2].dst_stride);
+  EXPECT_EQ(60 * 2, p.dst_span_bytes());
+}
+
+TEST(ResolvePermute, DstAxesMustNest) {
+  const int64_t e[] = {4, 3}, nested[] = {1, 4}, padded[] = {1, 5}, tight[] = {1, 3}, transposed[] = {3, 1};
+  EXPECT_TRUE(dst_axes_disjoint(2, e, nested));
+  EXPECT_TRUE(dst_axes_disjoint(2, e, padded));
+  EXPECT_FALSE(dst_axes_disjoint(2, e, tight));   // axis 1 starts inside axis 0's 4 elements
+  EXPECT_TRUE(dst_axes_disjoint(2, e, transposed));  // axis 1 inner: 3 elements, axis 0 strides 3
+  const int64_t one[] = {1, 7}, any[] = {0, 1};
+  EXPECT_TRUE(dst_axes_disjoint(2, one, any));  // an axis of one index takes no room
+}
+
+layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {
+  Permutation p;
+  const Error e = resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), int(extents.size()), extents.data(),
+                                   perm.data(), elem_bytes},
+                                  &p);
+  EXPECT_FALSE(e.failed()) << e.message;
+  layout::PermuteShape s;
+  s.rank = p.rank;
+  s.elem_bytes = elem_bytes;
+  for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
+  return s;
+}
+
+TEST(NormalizePermute, LayoutChangesOfModelsBecomeTransposes) {
+  layout::TransposeForm t;
+  // NCHW -> NHWC, fp16: a batch of N transposes of C x (H*W).
+  auto n = layout::normalize(shape_of({2, 64, 7, 9}, {0, 2, 3, 1}, 2));
+  EXPECT_EQ(3, n.rank);
+  ASSERT_TRUE(layout::as_transpose(n, &t));
+  EXPECT_EQ(64, t.rows);
+  EXPECT_EQ(63, t.cols);
+  EXPECT_EQ(2, t.batch);
+  EXPECT_EQ(2, t.elem_bytes);
+  // NHWC -> NCHW
+  ASSERT_TRUE(layout::as_transpose(layout::normalize(shape_of({2, 7, 9, 64}, {0, 3, 1, 2}, 4)), &t));
+  EXPECT_EQ(63, t.rows);
+  EXPECT_EQ(64, t.cols);
+  // (B, S, H, D) -> (B, H, S, D), bf16 D = 8: D folds into 16-byte elements, a batch of S x H transposes.
+  n = layout::normalize(shape_of({4, 100, 12, 8}, {0, 2, 1, 3}, 2));
+  EXPECT_EQ(16, n.elem_bytes);
+  ASSERT_TRUE(layout::as_transpose(n, &t));
+  EXPECT_EQ(100, t.rows);
+  EXPECT_EQ(12, t.cols);
+  EXPECT_EQ(4, t.batch);
+  // D = 64: 128-byte rows move whole; 16-byte elements, 8 of them a row, stay an axis: N-D.
+  n = layout::normalize(shape_of({4, 100, 12, 64}, {0, 2, 1, 3}, 2));
+  EXPECT_EQ(16, n.elem_bytes);
+  EXPECT_EQ(4, n.rank);
+  EXPECT_FALSE(layout::as_transpose(n, &t));
+  // A volume reversed, (2, 1, 0): a batch of transposes whose batches interleave.
+  n = layout::normalize(shape_of({5, 6, 7}, {2, 1, 0}, 4));
+  ASSERT_TRUE(layout::as_transpose(n, &t));
+  EXPECT_EQ(5, t.rows);
+  EXPECT_EQ(7, t.cols);
+  EXPECT_EQ(6, t.batch);
+  EXPECT_EQ(42, t.ld_src);
+  EXPECT_EQ(7, t.stride_src);
+  EXPECT_EQ(30, t.ld_dst);
+  EXPECT_EQ(5, t.stride_dst);
+  // Nothing moves: one axis, a copy (the transpose of one row).
+  n = layout::normalize(shape_of({3, 5, 7}, {0, 1, 2}, 4));
+  EXPECT_EQ(1, n.rank);
+  ASSERT_TRUE(layout::as_transpose(n, &t));
+  EXPECT_EQ(105, t.rows * t.cols * t.batch);
+  // Unit axes disappear; a rank-6 permutation of them is still a 2-D transpose.
+  n = layout::normalize(shape_of({1, 30, 1, 40, 1, 1}, {5, 3, 2, 0, 1, 4}, 8));
+  ASSERT_TRUE(layout::as_transpose(n, &t));
+  EXPECT_EQ(30, t.rows);
+  EXPECT_EQ(40, t.cols);
+  // Rank 4 with every axis moved: no 2-D form.
+  EXPECT_FALSE(layout::as_transpose(layout::normalize(shape_of({3, 4, 5, 6}, {3, 1, 0, 2}, 4)), &t));
+}
+
+TEST(NormalizePermute, FoldsOnlyWhatTheBasesAllow) {
+  const auto s = shape_of({4, 100, 12, 8}, {0, 2, 1, 3}, 2);
+  EXPECT_EQ(16, layout::normalize(s, 16).elem_bytes);
+  EXPECT_EQ(4, layout::normalize(s, 4).elem_bytes);  // bases aligned to 4 bytes only
+  EXPECT_EQ(2, layout::normalize(s, 2).elem_bytes);
+}
+
+TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
+  std::mt19937_64 rng(20261123);
+  int mapped = 0, unmapped = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    const int rank = int(r.extents.size());
+    const int64_t E = r.elem_bytes;
+    std::vector<uint8_t> src(size_t(r.src_span_elements() * E));
+    for (auto& b : src) b = uint8_t(rng());
+    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
+    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5), normal(dst_bytes, 0xA5), as2d(dst_bytes, 0xA5);
+    r.model(src.data(), want.data());
+
+    const PermuteArgs args{src.data(), got.data(), rank, r.extents.data(), r.perm.data(), E, r.src_or_null(),
+                           r.dst_or_null()};
+    Permutation p;
+    const Error e = resolve_permute(args, &p);
+    ASSERT_FALSE(e.failed()) << e.message;
+    cpu::permute(p);
+    ASSERT_EQ(want, got) << "the CPU reference differs from the model";
+
+    // The normalized permutation, run by the reference over the same bases, writes the same.
+    layout::PermuteShape s;
+    s.rank = p.rank;
+    s.elem_bytes = E;
+    for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
+    const uintptr_t bases = reinterpret_cast<uintptr_t>(src.data()) | reinterpret_cast<uintptr_t>(normal.data());
+    int64_t widest = 16;
+    while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
+    const layout::PermuteShape n = layout::normalize(s, widest);
+    Permutation q;
+    q.src = src.data();
+    q.dst = normal.data();
+    q.elem_bytes = n.elem_bytes;
+    q.rank = n.rank;
+    for (int i = 0; i < n.rank; ++i) q.axes[i] = {n.axes[i].extent, n.axes[i].src_stride, n.axes[i].dst_stride};
+    ASSERT_EQ(p.elements() * E, q.elements() * n.elem_bytes);
+    cpu::permute(q);
+    ASSERT_EQ(want, normal) << "the normalized permutation writes otherwise";
+
+    // Where it is a transpose, the 2-D reference through xpose_transpose's own checks writes the same.
+    layout::TransposeForm t;
+    if (!layout::as_transpose(n, &t)) {
+      ++unmapped;
+      continue;
+    }
+    ++mapped;
+    Problem problem;
+    const Error te = resolve(Args{src.data(), as2d.data(), t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
+                                  t.stride_src, t.stride_dst},
+                             &problem);
+    ASSERT_FALSE(te.failed()) << te.message;
+    cpu::transpose(problem);
+    ASSERT_EQ(want, as2d) << "the transpose form writes otherwise";
+  }
+  EXPECT_GT(mapped, 300);
+  EXPECT_GT(unmapped, 300);
+}
+
+// Random requests from ordinary to absurd (huge extents and strides, stride 0, pointers near
+// the top of the address space): resolve_permute never overflows (the sanitizer build runs
+// this too), and what it accepts holds its promises: spans that fit, dst elements that never
+// share memory (counted one by one where small), and a transpose form, where the normalized
+// permutation has one, that xpose_transpose's own checks accept.
+TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
+  std::mt19937_64 rng(7);
+  const int64_t extremes[] = {0, 1, 2, 3, 7, 64, 1000, int64_t(1) << 20, int64_t(1) << 31, int64_t(1) << 40,
+                              INT64_MAX / 3, INT64_MAX};
+  const auto value = [&](bool small) {
+    return small || rng() % 3 ? int64_t(rng() % 9) : extremes[rng() % (sizeof(extremes) / sizeof(extremes[0]))];
+  };
+  int accepted = 0, mapped = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int rank = int(rng() % 7);
+    std::vector<int64_t> extents(rank), src_strides(rank), dst_strides(rank);
+    std::vector<int> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    if (rank && rng() % 20 == 0) perm[rng() % rank] = int(rng() % 9) - 2;
+    const bool small = rng() % 2;
+    for (int i = 0; i < rank; ++i) {
+      extents[i] = value(small) * (rng() % 40 == 0 ? -1 : 1);
+      src_strides[i] = value(false);
+      dst_strides[i] = value(false);
+    }
+    const uintptr_t tops[] = {uintptr_t(1) << 20, uintptr_t(1) << 44, UINTPTR_MAX - (uintptr_t(1) << 20) + 1};
+    const uintptr_t src = tops[rng() % 3] + 16 * (rng() % 4), dst = tops[rng() % 3] + 16 * (rng() % 4) + 8;
+    const PermuteArgs args{at(src), at_mut(dst), rank, extents.data(), perm.data(), int64_t(1) << (rng() % 5),
+                           rng() % 2 ? src_strides.data() : nullptr, rng() % 2 ? dst_strides.data() : nullptr};
+    Permutation p;
+    const Error e = resolve_permute(args, &p);
+    if (e.failed()) {
+      ASSERT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
+      ASSERT_EQ(std::string::npos, e.message.find('\n'));
+      continue;
+    }
+    ++accepted;
+    if (p.empty()) continue;
+    __int128 count = 1, src_last = 0, dst_last = 0;
+    for (int i = 0; i < p.rank; ++i) {
+      count *= p.axes[i].extent;
+      src_last += __int128(p.axes[i].extent - 1) * p.axes[i].src_stride;
+      dst_last += __int128(p.axes[i].extent - 1) * p.axes[i].dst_stride;
+    }
+    ASSERT_LE(count * p.elem_bytes, __int128(INT64_MAX));
+    ASSERT_EQ(__int128(p.src_span_bytes()), (src_last + 1) * p.elem_bytes);
+    ASSERT_EQ(__int128(p.dst_span_bytes()), (dst_last + 1) * p.elem_bytes);
+    if (count <= 4096) {
+      std::vector<int64_t> offsets;
+      std::vector<int64_t> index(size_t(p.rank), 0);
+      for (int64_t n = 0; n < int64_t(count); ++n) {
+        int64_t d = 0;
+        for (int i = 0; i < p.rank; ++i) d += index[size_t(i)] * p.axes[i].dst_stride;
+        offsets.push_back(d);
+        for (int i = p.rank - 1; i >= 0 && ++index[size_t(i)] == p.axes[i].extent; --i) index[size_t(i)] = 0;
+      }
+      std::sort(offsets.begin(), offsets.end());
+      ASSERT_EQ(offsets.end(), std::adjacent_find(offsets.begin(), offsets.end())) << "two dst elements share memory";
+    }
+    layout::PermuteShape s;
+    s.rank = p.rank;
+    s.elem_bytes = p.elem_bytes;
+    for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
+    const layout::PermuteShape n = layout::normalize(s, 8);  // the bases above are 8-byte aligned
+    layout::TransposeForm t;
+    if (!layout::as_transpose(n, &t)) continue;
+    ++mapped;
+    Problem problem;
+    const Error te = resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
+                                  t.stride_dst},
+                             &problem);
+    ASSERT_FALSE(te.failed()) << "the transpose form was refused: " << te.message;
+    ASSERT_EQ(problem.bytes(), p.elements() * p.elem_bytes);
+  }
+  EXPECT_GT(accepted, 20000);
+  EXPECT_GT(mapped, 5000);
+}
+
+TEST(PermuteHost, TheCppApiChecksSizesAndRuns) {
+  std::vector<float> src(24), dst(24, -1.0f);
+  std::iota(src.begin(), src.end(), 0.0f);
+  xpose::permute_host(src.data(), dst.data(), 4, xpose::PermuteShape{{2, 3, 4}, {2, 0, 1}, {}, {}});
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int c = 0; c < 4; ++c) EXPECT_EQ(src[(a * 3 + b) * 4 + c], dst[(c * 2 + a) * 3 + b]);
+  EXPECT_THROW(xpose::permute_host(src.data(), dst.data(), 4, xpose::PermuteShape{{2, 3, 4}, {2, 0}, {}, {}}),
+               xpose::Error);
+  try {
+    xpose::permute(src.data(), dst.data(), xpose::PermuteShape{{2, 3}, {1, 0}, {3}, {}});
+    FAIL() << "a strides vector of the wrong size was taken";
+  } catch (const xpose::Error& e) {
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status());
+    EXPECT_STREQ("src_strides has 1 entries; extents has 2", e.what());
+  }
+}
+
+}  // namespace
+}  // namespace xpose::detail

@@ -41,6 +41,25 @@ void transpose_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, int64_t 
                                           stride_src, stride_dst, s));
 }
 
+xpose::PermuteShape permute_shape(const std::vector<int64_t>& extents, const std::vector<int>& perm,
+                                  const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides) {
+  return xpose::PermuteShape{extents, perm, src_strides, dst_strides};
+}
+
+void permute_host(uintptr_t src, uintptr_t dst, int64_t elem_bytes, const std::vector<int64_t>& extents,
+                  const std::vector<int>& perm, const std::vector<int64_t>& src_strides,
+                  const std::vector<int64_t>& dst_strides) {
+  xpose::permute_host(reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), elem_bytes,
+                      permute_shape(extents, perm, src_strides, dst_strides));
+}
+
+void permute_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, const std::vector<int64_t>& extents,
+                    const std::vector<int>& perm, const std::vector<int64_t>& src_strides,
+                    const std::vector<int64_t>& dst_strides, uintptr_t stream) {
+  xpose::permute(reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), elem_bytes,
+                 permute_shape(extents, perm, src_strides, dst_strides), reinterpret_cast<cudaStream_t>(stream));
+}
+
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
   for (const auto& k : xpose::kernel_list()) names.push_back(k.name);
@@ -63,5 +82,9 @@ NB_MODULE(_xpose, m) {
   m.def("transpose_device", &transpose_device, "src"_a, "dst"_a, "elem_bytes"_a, "rows"_a, "cols"_a, "ld_src"_a,
         "ld_dst"_a, "batch"_a, "stride_src"_a, "stride_dst"_a, "stream"_a, "kernel"_a,
         nb::call_guard<nb::gil_scoped_release>());
+  m.def("permute_host", &permute_host, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
+        "dst_strides"_a, nb::call_guard<nb::gil_scoped_release>());
+  m.def("permute_device", &permute_device, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
+        "dst_strides"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("kernel_names", &kernel_names);
 }

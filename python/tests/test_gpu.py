@@ -240,3 +240,52 @@ def test_cupy_broadcasts():
         xpose.transpose(random_cupy(cp, (4, 5), "float32"),
                         out=cp.lib.stride_tricks.as_strided(out, (5, 4), (8, 4)))
     assert bool((out == 2.0).all())
+
+
+# xpose.permute on the GPU: the permutations that reduce to a batched 2-D transpose or a copy.
+SERVED = [((2, 16, 7, 9), (0, 2, 3, 1)),    # NCHW -> NHWC
+          ((2, 7, 9, 16), (0, 3, 1, 2)),    # NHWC -> NCHW
+          ((3, 50, 12, 8), (0, 2, 1, 3)),   # (B, S, H, D) -> (B, H, S, D), D of 16 bytes in fp16
+          ((5, 6, 7), (2, 1, 0)),           # a volume reversed
+          ((4, 1, 33, 65), (3, 1, 0, 2)),   # unit axes drop out
+          ((3, 4, 5), (0, 1, 2))]           # nothing moves: a copy
+
+
+@pytest.mark.parametrize("shape,dims", SERVED, ids=str)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
+def test_torch_permute_matches(shape, dims, dtype):
+    x = random_tensor(shape, dtype)
+    y = xpose.permute(x, dims)
+    assert y.is_contiguous() and y.device == x.device
+    assert same_bits(y, x.permute(dims))
+    out = torch.empty([shape[d] for d in dims], dtype=dtype, device="cuda")
+    assert xpose.permute(x, dims, out=out) is out
+    assert same_bits(out, x.permute(dims))
+
+
+def test_torch_permute_refuses_what_needs_the_nd_engine():
+    x = random_tensor((3, 4, 5, 6), torch.float32)
+    out = torch.full((6, 4, 3, 5), 7.0, device="cuda")
+    with pytest.raises(ValueError, match="N-D engine"):
+        xpose.permute(x, (3, 1, 0, 2), out=out)
+    assert bool((out == 7).all())
+
+
+def test_torch_permute_gradient_and_compile():
+    x = torch.randn(3, 5, 7, device="cuda", dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: xpose.permute(t, (2, 1, 0)), (x,))
+
+    def f(t):
+        return xpose.permute(t * 2, (0, 2, 1)) + 1
+
+    y = random_tensor((4, 96, 80), torch.float32).nan_to_num()
+    assert torch.equal(torch.compile(f, fullgraph=True)(y), (y * 2).permute(0, 2, 1) + 1)
+
+
+@pytest.mark.parametrize("shape,dims", SERVED, ids=str)
+def test_cupy_permute_matches(shape, dims):
+    cp = cupy_or_skip()
+    x = random_cupy(cp, shape, "float16")
+    y = xpose.permute(x, dims)
+    assert isinstance(y, cp.ndarray) and y.flags.c_contiguous
+    assert cupy_same_bits(cp, y, x.transpose(dims))

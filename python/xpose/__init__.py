@@ -14,14 +14,14 @@ may be padded the same way).
 
 from . import _xpose
 
-__all__ = ["transpose", "kernels"]
+__all__ = ["transpose", "permute", "kernels"]
 
 _ITEMSIZES = (1, 2, 4, 8, 16)
 _COPY_ADVICE = "numpy.ascontiguousarray(x), x.contiguous() or cupy.ascontiguousarray(x)"
 
 
-def _error(kind, message):
-    return kind("xpose.transpose: " + message)
+def _error(kind, message, fn="transpose"):
+    return kind(f"xpose.{fn}: " + message)
 
 
 def kernels():
@@ -34,17 +34,18 @@ class _Array:
     its extents and its strides in elements. Reading it checks only what every use needs
     (a strided array of a served element size); the layout checks differ for x and out."""
 
-    def __init__(self, x, what):
+    def __init__(self, x, what, fn="transpose", ranks=(2, 3)):
+        self.fn = fn
         kind = type(x).__module__.split(".")[0]
         self.writable = True
         if kind == "numpy":
             import numpy as np
 
             if not isinstance(x, np.ndarray):
-                raise _error(TypeError, f"{what} must be an array, not {type(x).__name__}")
+                raise _error(TypeError, f"{what} must be an array, not {type(x).__name__}", fn)
             if x.dtype.hasobject:
                 raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
-                                        "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
+                                        "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
             self.ptr, self.shape, self.itemsize = x.ctypes.data, tuple(x.shape), x.itemsize
             self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
             self.writable = bool(x.flags.writeable)
@@ -52,15 +53,15 @@ class _Array:
             import torch
 
             if x.device.type not in ("cuda", "cpu"):
-                raise _error(ValueError, f"{what} is on {x.device}; xpose serves CUDA devices and the CPU")
+                raise _error(ValueError, f"{what} is on {x.device}; xpose serves CUDA devices and the CPU", fn)
             if x.layout != torch.strided or x.is_quantized:
                 raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
-                                        "xpose moves the elements of dense (strided) tensors")
+                                        "xpose moves the elements of dense (strided) tensors", fn)
             if x.is_conj() or x.is_neg():
                 lazy = "conjugated" if x.is_conj() else "negated"
                 fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
                 raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
-                                         f"that; call {what}.{fix} first")
+                                         f"that; call {what}.{fix} first", fn)
             self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), x.element_size()
             self.byte_strides = tuple(s * x.element_size() for s in x.stride())
             self.device = x.device if x.device.type == "cuda" else None
@@ -70,20 +71,20 @@ class _Array:
             self.byte_strides, self.device, self.dtype = tuple(x.strides), x.device, x.dtype
         else:
             raise _error(TypeError, f"{what} must be a PyTorch tensor, a CuPy array or a NumPy array, "
-                                    f"not {type(x).__module__}.{type(x).__name__}")
+                                    f"not {type(x).__module__}.{type(x).__name__}", fn)
         self.kind, self.array, self.what = kind, x, what
         if self.itemsize not in _ITEMSIZES:
             raise _error(TypeError, f"{what} has {self.itemsize}-byte elements ({self.dtype}); "
-                                    "xpose moves elements of 1, 2, 4, 8 or 16 bytes")
-        if len(self.shape) not in (2, 3):
+                                    "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
+        if ranks and len(self.shape) not in ranks:
             raise _error(ValueError, f"{what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
-                                     f"got {len(self.shape)}-D")
+                                     f"got {len(self.shape)}-D", fn)
         # An axis of one index addresses nothing, and an empty array nothing at all: such
         # strides, whatever they are, are never used.
         used = [n > 1 and 0 not in self.shape for n in self.shape]
         if any(s % self.itemsize for u, s in zip(used, self.byte_strides) if u):
             raise _error(ValueError, f"{what}'s strides {self.byte_strides} (bytes) are not whole "
-                                     f"{self.itemsize}-byte elements")
+                                     f"{self.itemsize}-byte elements", fn)
         self.strides = tuple(s // self.itemsize if u else 0 for u, s in zip(used, self.byte_strides))
 
     def empty(self):
@@ -312,3 +313,94 @@ def _transpose(x, out=None, kernel="auto"):
         _launch(inner, target, kernel)
         _copy_along(out, along)
     return out
+
+
+def permute(x, dims, out=None):
+    """`x` with its axes permuted: the result's axis k is x's axis dims[k], as
+    `numpy.transpose(x, dims)` (negative axes count from the end); any rank up to 16.
+
+    Returns `out` if given (the result's shape and dtype, writable, where `x` lives, memory of
+    its own for every element, any non-negative strides, not overlapping x), else a new dense
+    array of x's library. x may have any non-negative strides, broadcast axes (stride 0)
+    included. NumPy arrays and PyTorch CPU tensors run on the CPU path; on the GPU the
+    permutations xpose serves today are those that reduce to a batched 2-D transpose or a
+    copy once unit axes are dropped and axes that stay together are fused (NCHW <-> NHWC,
+    (B, S, H, D) -> (B, H, S, D) with D of at most 16 bytes, reversed volumes, any 2-D
+    transpose), and other permutations raise ValueError naming their reduced form. Errors
+    are TypeError or ValueError (RuntimeError where CUDA fails); nothing is written to `out`
+    when a check fails.
+    """
+    if out is None and type(x).__module__.split(".")[0] == "torch":
+        from . import _torch
+
+        return _torch.permute_op(x, _check_dims(dims, x.dim()))
+    return _permute(x, dims, out)
+
+
+def _check_dims(dims, nd):
+    try:
+        dims = [int(d) for d in dims]
+    except (TypeError, ValueError):
+        raise _error(TypeError, f"dims must be a sequence of axis numbers, not {dims!r}", "permute") from None
+    if len(dims) != nd or sorted(d % nd if nd else d for d in dims) != list(range(nd)) or \
+            any(d < -nd or d >= nd for d in dims):
+        raise _error(ValueError, f"dims {tuple(dims)} is not a permutation of the {nd} axes of x", "permute")
+    return [d % nd for d in dims]
+
+
+def _permute(x, dims, out=None):
+    src = _Array(x, "x", "permute", ranks=None)
+    nd = len(src.shape)
+    if nd > 16:
+        raise _error(ValueError, f"x has {nd} axes; xpose permutes at most 16", "permute")
+    dims = _check_dims(dims, nd)
+    shape = tuple(src.shape[d] for d in dims)
+    if not src.empty():
+        if min(src.strides, default=0) < 0:
+            raise _error(ValueError, f"x has negative strides {src.strides} (in elements); make a copy first "
+                                     f"({_COPY_ADVICE})", "permute")
+        if src.ptr % src.itemsize:
+            raise _error(ValueError, f"x's data at address {src.ptr:#x} is not aligned to its {src.itemsize}-byte "
+                                     "elements; make an aligned copy first", "permute")
+    if out is None:
+        dst = _Array(_allocate(src, shape), "out", "permute", ranks=None)
+    else:
+        dst = _Array(out, "out", "permute", ranks=None)
+        if dst.kind != src.kind:
+            raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array", "permute")
+        if dst.shape != shape:
+            raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}", "permute")
+        if dst.dtype != src.dtype:
+            raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}", "permute")
+        if dst.device != src.device:
+            raise _error(ValueError, f"out is on {dst.device or 'the host'}; x is on {src.device or 'the host'}",
+                         "permute")
+        if dst.kind == "torch":
+            _check_torch_out(src.array, out)
+        if not dst.writable:
+            raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array", "permute")
+        if not dst.empty():
+            if min(dst.strides, default=0) < 0:
+                raise _error(ValueError, f"out has negative strides {dst.strides} (in elements)", "permute")
+            if dst.ptr % dst.itemsize:
+                raise _error(ValueError, f"out's data at address {dst.ptr:#x} is not aligned to its "
+                                         f"{dst.itemsize}-byte elements", "permute")
+    result = dst.array
+    if src.empty():
+        return result
+    args = (src.ptr, dst.ptr, src.itemsize, list(src.shape), dims, list(src.strides), list(dst.strides))
+    try:
+        with _on_device(src):
+            if src.device is None:
+                _xpose.permute_host(*args)
+            elif src.kind == "torch":
+                import torch
+
+                _xpose.permute_device(*args, torch.cuda.current_stream(src.device).cuda_stream)
+            else:
+                import cupy
+
+                _xpose.permute_device(*args, cupy.cuda.get_current_stream().ptr)
+    except ValueError as e:  # the library's checks (dst strides that share memory, overlap) in its C terms
+        raise _error(ValueError, str(e), "permute") from None
+    return result

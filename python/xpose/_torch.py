@@ -1,9 +1,10 @@
-"""xpose.transpose as a PyTorch custom op: torch.compile traces it (its fake implementation
-gives the result's shape), and autograd differentiates it (the gradient of a transpose is
-the transpose of the gradient). Imported only when a torch tensor is transposed."""
+"""xpose.transpose and xpose.permute as PyTorch custom ops: torch.compile traces them (their
+fake implementations give the result's shape), and autograd differentiates them (the
+gradient of a permutation is the inverse permutation of the gradient). Imported only when a
+torch tensor is transposed or permuted."""
 import torch
 
-from . import _transpose
+from . import _permute, _transpose
 
 
 @torch.library.custom_op("xpose::transpose", mutates_args=())
@@ -29,3 +30,27 @@ def _backward(ctx, grad):
 
 
 transpose_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+@torch.library.custom_op("xpose::permute", mutates_args=())
+def permute_op(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
+    return _permute(x, dims)
+
+
+@permute_op.register_fake
+def _(x, dims):
+    return x.new_empty([x.shape[d] for d in dims])
+
+
+def _setup_permute_context(ctx, inputs, output):
+    ctx.dims = inputs[1]
+
+
+def _permute_backward(ctx, grad):
+    inverse = [0] * len(ctx.dims)
+    for k, d in enumerate(ctx.dims):
+        inverse[d] = k
+    return permute_op(grad.contiguous(), inverse), None
+
+
+permute_op.register_autograd(_permute_backward, setup_context=_setup_permute_context)

@@ -278,6 +278,16 @@ void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteS
   check_sizes(shape);
   detail::Permutation p;
   detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
+  if (p.empty()) return;
+  // Where the reduced permutation is a transpose, the cache-blocked 2-D reference runs it.
+  layout::TransposeForm t;
+  detail::Problem problem;
+  if (layout::as_transpose(detail::normalized(p), &t) &&
+      !detail::resolve(detail::Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
+                                    t.stride_src, t.stride_dst},
+                       &problem)
+           .failed())
+    return cpu::transpose(problem);
   cpu::permute(p);
 }
 

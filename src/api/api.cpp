@@ -68,6 +68,17 @@ std::string axes_text(const layout::PermuteShape& s) {
   return text;
 }
 
+// The transpose a permutation is once reduced, where it is one (a copy is the transpose of a
+// single row): false where its reduced form has no 2-D equivalent xpose_transpose accepts.
+bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Problem* out) {
+  layout::TransposeForm t;
+  return layout::as_transpose(reduced, &t) &&
+         !resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
+                       t.stride_dst},
+                  out)
+              .failed();
+}
+
 // A permutation is served by the engines of its normalized form: today, where that is a
 // (batched) 2-D transpose or a copy, the transpose engines, through the rule table.
 Error prepare_permute(const char* name, const PermuteArgs& args, Choice* out, layout::PermuteShape* shape) {
@@ -79,16 +90,10 @@ Error prepare_permute(const char* name, const PermuteArgs& args, Choice* out, la
   if (Error e = current_device(&device); e.failed()) return e;
   if (Error e = check_device_access(p, device); e.failed()) return e;
   *shape = normalized(p);
-  layout::TransposeForm t;
-  if (!layout::as_transpose(*shape, &t))
+  Problem problem;
+  if (!transpose_of(p, *shape, &problem))
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation is not a batched 2-D transpose once normalized (" +
                                                axes_text(*shape) + "); its N-D engine is not built yet");
-  Problem problem;
-  if (Error e = resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
-                             t.stride_dst},
-                        &problem);
-      e.failed())
-    return fail(XPOSE_ERROR_NOT_SUPPORTED, "internal error: the permutation's transpose was refused: " + e.message);
   return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
 }
 
@@ -280,14 +285,8 @@ void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteS
   detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
   if (p.empty()) return;
   // Where the reduced permutation is a transpose, the cache-blocked 2-D reference runs it.
-  layout::TransposeForm t;
   detail::Problem problem;
-  if (layout::as_transpose(detail::normalized(p), &t) &&
-      !detail::resolve(detail::Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
-                                    t.stride_src, t.stride_dst},
-                       &problem)
-           .failed())
-    return cpu::transpose(problem);
+  if (detail::transpose_of(p, detail::normalized(p), &problem)) return cpu::transpose(problem);
   cpu::permute(p);
 }
 

@@ -43,21 +43,17 @@ Error prepare(const char* name, const Args& args, Choice* out) {
   if (Error e = resolve(args, &problem); e.failed() || problem.empty()) return e;
   Device device;
   if (Error e = current_device(&device); e.failed()) return e;
-  if (Error e = check_device_access(problem, device); e.failed()) return e;
+  if (Error e = check_device_access(problem.src, problem.dst, device); e.failed()) return e;
   return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
 }
 
 // A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
 // both bases allow (layout/permute.hpp).
 layout::PermuteShape normalized(const Permutation& p) {
-  layout::PermuteShape s;
-  s.rank = p.rank;
-  s.elem_bytes = p.elem_bytes;
-  for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
   const uintptr_t bases = reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst);
   int64_t widest = 16;
   while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
-  return layout::normalize(s, widest);
+  return layout::normalize(p.shape(), widest);
 }
 
 std::string axes_text(const layout::PermuteShape& s) {
@@ -88,7 +84,7 @@ Error prepare_permute(const char* name, const PermuteArgs& args, Choice* out, la
   if (Error e = resolve_permute(args, &p); e.failed() || p.empty()) return e;
   Device device;
   if (Error e = current_device(&device); e.failed()) return e;
-  if (Error e = check_device_access(p, device); e.failed()) return e;
+  if (Error e = check_device_access(p.src, p.dst, device); e.failed()) return e;
   *shape = normalized(p);
   Problem problem;
   if (!transpose_of(p, *shape, &problem))

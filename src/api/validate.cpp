@@ -172,14 +172,9 @@ Error check_pointer(const char* name, const void* ptr, const Device& dev) {
 
 }  // namespace
 
-Error check_device_access(const Problem& p, const Device& d) {
-  if (Error e = check_pointer("src", p.src, d); e.failed()) return e;
-  return check_pointer("dst", p.dst, d);
-}
-
-Error check_device_access(const Permutation& p, const Device& d) {
-  if (Error e = check_pointer("src", p.src, d); e.failed()) return e;
-  return check_pointer("dst", p.dst, d);
+Error check_device_access(const void* src, const void* dst, const Device& d) {
+  if (Error e = check_pointer("src", src, d); e.failed()) return e;
+  return check_pointer("dst", dst, d);
 }
 
 bool dst_axes_disjoint(int rank, const int64_t* extents, const int64_t* strides) {

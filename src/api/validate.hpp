@@ -30,7 +30,7 @@ Error resolve(const Args& args, Problem* out);
 Error resolve_shape(const Args& args, Problem* out);
 
 // The checks that ask the driver: each pointer must be reachable from device `d`.
-Error check_device_access(const Problem& problem, const Device& d);
+Error check_device_access(const void* src, const void* dst, const Device& d);
 
 // xpose_permute's arguments as the C ABI receives them (null strides: dense).
 struct PermuteArgs {
@@ -50,9 +50,6 @@ struct PermuteArgs {
 // An empty request (an extent of 0) passes with strides and pointers unchecked. Strides of
 // axes with one index address nothing and become 0.
 Error resolve_permute(const PermuteArgs& args, Permutation* out);
-
-// The pointer checks of check_device_access for a permutation.
-Error check_device_access(const Permutation& p, const Device& d);
 
 // True when dst axes of these extents and strides give every index its own element: sorted
 // by stride, each axis of more than one index strides past what the smaller ones span.

@@ -4,15 +4,15 @@
 
 #include <cstdint>
 
+#include "layout/permute.hpp"
+
 namespace xpose::detail {
 
 constexpr int max_rank = 16;  // XPOSE_MAX_RANK
 
 // Axis i of src: its extent, its stride in src, and the stride in dst of the dst axis that
 // is this src axis (all in elements). Every default resolved.
-struct PermAxis {
-  int64_t extent = 1, src_stride = 0, dst_stride = 0;
-};
+using PermAxis = layout::PermuteAxis;
 
 // dst[sum_i x_i * dst_stride_i] = src[sum_i x_i * src_stride_i] for every index x with
 // 0 <= x_i < extent_i. `perm` is kept for messages and explanations (dst axis k is src axis
@@ -36,6 +36,14 @@ struct Permutation {
     int64_t n = 1;
     for (int i = 0; i < rank; ++i) n *= axes[i].extent;
     return n;
+  }
+  // The axes as the host index math takes them (layout::normalize, layout::as_transpose).
+  layout::PermuteShape shape() const {
+    layout::PermuteShape s;
+    s.rank = rank;
+    s.elem_bytes = elem_bytes;
+    for (int i = 0; i < rank; ++i) s.axes[i] = axes[i];
+    return s;
   }
   // Bytes from each side's first element to one past its last; 0 when empty.
   int64_t src_span_bytes() const { return span(&PermAxis::src_stride); }

@@ -109,11 +109,7 @@ layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> per
                                    perm.data(), elem_bytes},
                                   &p);
   EXPECT_FALSE(e.failed()) << e.message;
-  layout::PermuteShape s;
-  s.rank = p.rank;
-  s.elem_bytes = elem_bytes;
-  for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
-  return s;
+  return p.shape();
 }
 
 TEST(NormalizePermute, LayoutChangesOfModelsBecomeTransposes) {
@@ -196,10 +192,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     ASSERT_EQ(want, got) << "the CPU reference differs from the model";
 
     // The normalized permutation, run by the reference over the same bases, writes the same.
-    layout::PermuteShape s;
-    s.rank = p.rank;
-    s.elem_bytes = E;
-    for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
+    const layout::PermuteShape s = p.shape();
     const uintptr_t bases = reinterpret_cast<uintptr_t>(src.data()) | reinterpret_cast<uintptr_t>(normal.data());
     int64_t widest = 16;
     while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
@@ -209,7 +202,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     q.dst = normal.data();
     q.elem_bytes = n.elem_bytes;
     q.rank = n.rank;
-    for (int i = 0; i < n.rank; ++i) q.axes[i] = {n.axes[i].extent, n.axes[i].src_stride, n.axes[i].dst_stride};
+    for (int i = 0; i < n.rank; ++i) q.axes[i] = n.axes[i];
     ASSERT_EQ(p.elements() * E, q.elements() * n.elem_bytes);
     cpu::permute(q);
     ASSERT_EQ(want, normal) << "the normalized permutation writes otherwise";
@@ -293,11 +286,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
       std::sort(offsets.begin(), offsets.end());
       ASSERT_EQ(offsets.end(), std::adjacent_find(offsets.begin(), offsets.end())) << "two dst elements share memory";
     }
-    layout::PermuteShape s;
-    s.rank = p.rank;
-    s.elem_bytes = p.elem_bytes;
-    for (int i = 0; i < p.rank; ++i) s.axes[i] = {p.axes[i].extent, p.axes[i].src_stride, p.axes[i].dst_stride};
-    const layout::PermuteShape n = layout::normalize(s, 8);  // the bases above are 8-byte aligned
+    const layout::PermuteShape n = layout::normalize(p.shape(), 8);  // the bases above are 8-byte aligned
     layout::TransposeForm t;
     if (!layout::as_transpose(n, &t)) continue;
     ++mapped;

@@ -27,3 +27,8 @@ endforeach()
 list(GET CUDAToolkit_INCLUDE_DIRS 0 XPOSE_PC_CUDA_INCLUDE)
 configure_file(cmake/xpose.pc.in ${PROJECT_BINARY_DIR}/xpose.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/xpose.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# libxpose_nccl where it was built: xpose::xpose_nccl (it needs NCCL where it was found).
+if(TARGET xpose_nccl)
+  install(TARGETS xpose_nccl EXPORT xposeTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()

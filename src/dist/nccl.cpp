@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "xpose/distributed.hpp"
-#include "xpose/xpose_nccl.h"
+#include "xpose/nccl.hpp"
 
 namespace {
 
@@ -136,15 +135,20 @@ void exchange(const xpose::dist::Plan& plan, int step, void* workspace, ncclComm
   XPOSE_NCCL(ncclGroupEnd());
 }
 
-void run(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const int64_t* row_offsets,
-         const int64_t* col_offsets, int64_t batch, int64_t elem_bytes, void* workspace, size_t workspace_bytes,
-         ncclComm_t comm, cudaStream_t stream) {
+}  // namespace
+
+namespace xpose::nccl {
+
+void transpose(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const int64_t* row_offsets,
+               const int64_t* col_offsets, int64_t batch, int64_t elem_bytes, void* workspace,
+               size_t workspace_bytes, ncclComm_t comm, cudaStream_t stream, const dist::Options& options) {
   const Comm c = comm_facts(comm);
   int current = 0;
   XPOSE_CUDA(cudaGetDevice(&current));
   if (current != c.device)
     refuse("the current device is " + std::to_string(current) + "; comm is on device " + std::to_string(c.device));
-  const xpose::dist::Plan plan(split_of(row_offsets, col_offsets, batch, elem_bytes, c.nranks, ld_src, ld_dst), c.rank);
+  const dist::Plan plan(split_of(row_offsets, col_offsets, batch, elem_bytes, c.nranks, ld_src, ld_dst), c.rank,
+                        options);
   if (workspace_bytes < plan.workspace_bytes())
     refuse("workspace_bytes is " + std::to_string(workspace_bytes) + "; this rank needs " +
            std::to_string(plan.workspace_bytes()) + " (xpose_nccl_transpose_workspace)");
@@ -176,6 +180,16 @@ void run(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const int64
   XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.exchanged[size_t(steps - 1)], 0));
   plan.place(steps - 1, workspace, dst, stream);
 }
+
+size_t workspace_bytes(const int64_t* row_offsets, const int64_t* col_offsets, int64_t batch, int64_t elem_bytes,
+                       ncclComm_t comm, const dist::Options& options) {
+  const Comm c = comm_facts(comm);
+  return dist::Plan(split_of(row_offsets, col_offsets, batch, elem_bytes, c.nranks), c.rank, options).workspace_bytes();
+}
+
+}  // namespace xpose::nccl
+
+namespace {
 
 // What every rank must agree on, as numbers all ranks compare.
 std::vector<int64_t> descriptor(const xpose::dist::Split& s, int nranks) {
@@ -236,9 +250,7 @@ xpose_status_t xpose_nccl_transpose_workspace(const int64_t* row_offsets, const 
                                               int64_t elem_bytes, ncclComm_t comm, size_t* bytes) {
   return guarded([&] {
     if (!bytes) refuse("bytes is a null pointer");
-    const Comm c = comm_facts(comm);
-    *bytes = xpose::dist::Plan(split_of(row_offsets, col_offsets, batch, elem_bytes, c.nranks), c.rank)
-                 .workspace_bytes();
+    *bytes = xpose::nccl::workspace_bytes(row_offsets, col_offsets, batch, elem_bytes, comm);
   });
 }
 
@@ -247,8 +259,8 @@ xpose_status_t xpose_nccl_transpose(const void* src, int64_t ld_src, void* dst, 
                                     int64_t elem_bytes, void* workspace, size_t workspace_bytes, ncclComm_t comm,
                                     cudaStream_t stream) {
   return guarded([&] {
-    run(src, ld_src, dst, ld_dst, row_offsets, col_offsets, batch, elem_bytes, workspace, workspace_bytes, comm,
-        stream);
+    xpose::nccl::transpose(src, ld_src, dst, ld_dst, row_offsets, col_offsets, batch, elem_bytes, workspace,
+                           workspace_bytes, comm, stream);
   });
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "xpose/distributed.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
@@ -60,6 +61,43 @@ void permute_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, const std:
                  permute_shape(extents, perm, src_strides, dst_strides), reinterpret_cast<cudaStream_t>(stream));
 }
 
+// xpose.distributed's plan: the schedule of one rank, run on addresses; the exchange is
+// torch.distributed's.
+class DistPlan {
+ public:
+  DistPlan(const std::vector<int64_t>& row_offsets, const std::vector<int64_t>& col_offsets, int64_t batch,
+           int64_t elem_bytes, int64_t ld_src, int64_t ld_dst, int rank)
+      : plan_(xpose::dist::Split{row_offsets, col_offsets, batch, elem_bytes, ld_src, ld_dst}, rank) {}
+  int steps() const { return plan_.steps(); }
+  size_t workspace_bytes() const { return plan_.workspace_bytes(); }
+  int64_t src_bytes() const { return plan_.src_bytes(); }
+  int64_t dst_bytes() const { return plan_.dst_bytes(); }
+  // (peer, offset, bytes, padded) per message of a step.
+  std::vector<std::vector<int64_t>> sends(int step) const { return rows(plan_.sends(step)); }
+  std::vector<std::vector<int64_t>> recvs(int step) const { return rows(plan_.recvs(step)); }
+  void own(uintptr_t src, uintptr_t dst, uintptr_t stream) const {
+    plan_.transpose_own(ptr(src), ptr(dst), reinterpret_cast<cudaStream_t>(stream));
+  }
+  void pack(int step, uintptr_t src, uintptr_t ws, uintptr_t stream) const {
+    plan_.pack(step, ptr(src), ptr(ws), reinterpret_cast<cudaStream_t>(stream));
+  }
+  void place(int step, uintptr_t ws, uintptr_t dst, uintptr_t stream) const {
+    plan_.place(step, ptr(ws), ptr(dst), reinterpret_cast<cudaStream_t>(stream));
+  }
+  void own_host(uintptr_t src, uintptr_t dst) const { plan_.transpose_own_host(ptr(src), ptr(dst)); }
+  void pack_host(int step, uintptr_t src, uintptr_t ws) const { plan_.pack_host(step, ptr(src), ptr(ws)); }
+  void place_host(int step, uintptr_t ws, uintptr_t dst) const { plan_.place_host(step, ptr(ws), ptr(dst)); }
+
+ private:
+  static void* ptr(uintptr_t p) { return reinterpret_cast<void*>(p); }
+  static std::vector<std::vector<int64_t>> rows(const std::vector<xpose::dist::Message>& list) {
+    std::vector<std::vector<int64_t>> out;
+    for (const auto& m : list) out.push_back({m.peer, int64_t(m.offset), int64_t(m.bytes), int64_t(m.padded)});
+    return out;
+  }
+  xpose::dist::Plan plan_;
+};
+
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
   for (const auto& k : xpose::kernel_list()) names.push_back(k.name);
@@ -87,4 +125,20 @@ NB_MODULE(_xpose, m) {
   m.def("permute_device", &permute_device, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
         "dst_strides"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("kernel_names", &kernel_names);
+  const auto released = nb::call_guard<nb::gil_scoped_release>();
+  nb::class_<DistPlan>(m, "DistPlan")
+      .def(nb::init<const std::vector<int64_t>&, const std::vector<int64_t>&, int64_t, int64_t, int64_t, int64_t, int>(),
+           "row_offsets"_a, "col_offsets"_a, "batch"_a, "elem_bytes"_a, "ld_src"_a, "ld_dst"_a, "rank"_a)
+      .def_prop_ro("steps", &DistPlan::steps)
+      .def_prop_ro("workspace_bytes", &DistPlan::workspace_bytes)
+      .def_prop_ro("src_bytes", &DistPlan::src_bytes)
+      .def_prop_ro("dst_bytes", &DistPlan::dst_bytes)
+      .def("sends", &DistPlan::sends)
+      .def("recvs", &DistPlan::recvs)
+      .def("own", &DistPlan::own, released)
+      .def("pack", &DistPlan::pack, released)
+      .def("place", &DistPlan::place, released)
+      .def("own_host", &DistPlan::own_host, released)
+      .def("pack_host", &DistPlan::pack_host, released)
+      .def("place_host", &DistPlan::place_host, released);
 }

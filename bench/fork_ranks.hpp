@@ -49,6 +49,7 @@ inline int run_ranks(int nranks, const std::function<int(int, int, ncclComm_t)>&
       pids.push_back(pid);
       continue;
     }
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines reach a pipe as they are printed
     ncclUniqueId id;
     if (rank == 0) {
       if (ncclGetUniqueId(&id) != ncclSuccess) _exit(2);

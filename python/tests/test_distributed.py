@@ -120,7 +120,7 @@ def _worker(rank, nranks, backend, init_file):
             ro = [sum(row_splits[:r]) for r in range(nranks + 1)]
             co = ([sum(col_splits[:r]) for r in range(nranks + 1)] if col_splits
                   else [cols * r // nranks for r in range(nranks + 1)])
-            x = a[:, ro[rank]:ro[rank + 1], :].to(device)
+            x = a[:, ro[rank]:ro[rank + 1], :].contiguous().to(device)
             want = a.transpose(1, 2)[:, co[rank]:co[rank + 1], :].contiguous()
             for kwargs in ({}, {"row_splits": row_splits}):
                 got = xpose.distributed.transpose(x if batch > 1 else x[0], col_splits=col_splits, **kwargs)

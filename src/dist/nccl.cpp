@@ -113,7 +113,11 @@ Lane& lane_of(int device) {
   if (size_t(device) >= table.size()) table.resize(size_t(device) + 1, nullptr);
   if (!table[size_t(device)]) {
     auto lane = std::make_unique<Lane>();
-    XPOSE_CUDA(cudaStreamCreateWithFlags(&lane->stream, cudaStreamNonBlocking));
+    // The highest priority: NCCL's blocks then take SMs as soon as the pack and place
+    // kernels' blocks retire, rather than after their whole grids, so the two overlap.
+    int least = 0, greatest = 0;
+    XPOSE_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    XPOSE_CUDA(cudaStreamCreateWithPriority(&lane->stream, cudaStreamNonBlocking, greatest));
     table[size_t(device)] = lane.release();  // lives as long as the process
   }
   return *table[size_t(device)];

@@ -121,7 +121,9 @@ def _worker(rank, nranks, backend, init_file):
             co = ([sum(col_splits[:r]) for r in range(nranks + 1)] if col_splits
                   else [cols * r // nranks for r in range(nranks + 1)])
             x = a[:, ro[rank]:ro[rank + 1], :].contiguous().to(device)
-            want = a.transpose(1, 2)[:, co[rank]:co[rank + 1], :].contiguous()
+            # A fresh tensor of standard strides (an empty one's .contiguous() keeps any strides).
+            part = a.transpose(1, 2)[:, co[rank]:co[rank + 1], :]
+            want = torch.empty(part.shape, dtype=dtype).copy_(part)
             for kwargs in ({}, {"row_splits": row_splits}):
                 got = xpose.distributed.transpose(x if batch > 1 else x[0], col_splits=col_splits, **kwargs)
                 got = got if batch > 1 else got.unsqueeze(0)

@@ -251,8 +251,15 @@ SERVED = [((2, 16, 7, 9), (0, 2, 3, 1)),    # NCHW -> NHWC
           ((3, 4, 5), (0, 1, 2))]           # nothing moves: a copy
 
 
-@pytest.mark.parametrize("shape,dims", SERVED, ids=str)
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
+def _served_with(dtypes):
+    """SERVED x dtypes, less (B, S, H, D) where D elements span more than 16 bytes: that one
+    is no batched 2-D transpose then (it needs the N-D engine)."""
+    return [(shape, dims, dtype) for shape, dims in SERVED for dtype in dtypes
+            if not (dims == (0, 2, 1, 3) and shape[-1] * torch.empty((), dtype=dtype).element_size() > 16)]
+
+
+@pytest.mark.parametrize("shape,dims,dtype",
+                         _served_with([torch.uint8, torch.float16, torch.float32, torch.complex128]), ids=str)
 def test_torch_permute_matches(shape, dims, dtype):
     x = random_tensor(shape, dtype)
     y = xpose.permute(x, dims)

@@ -18,6 +18,7 @@ namespace xpose::ranks {
 
 // The CUDA device count, read in a child so that this process stays without a CUDA context.
 inline int device_count() {
+  std::fflush(nullptr);
   int fds[2];
   if (pipe(fds) != 0) return 0;
   const pid_t pid = fork();
@@ -41,6 +42,7 @@ inline int run_ranks(int nranks, const std::function<int(int, int, ncclComm_t)>&
   std::vector<std::array<int, 2>> id_pipes(static_cast<size_t>(nranks));
   for (auto& p : id_pipes)
     if (pipe(p.data()) != 0) return nranks;
+  std::fflush(nullptr);  // else each child inherits, and prints again, what the parent has buffered
   std::vector<pid_t> pids;
   for (int rank = 0; rank < nranks; ++rank) {
     const pid_t pid = fork();

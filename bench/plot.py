@@ -4,6 +4,7 @@
   python3 bench/plot.py ladder FILE... --out DIR [--case LABEL]...   the ladder as bars, one PNG per case
   python3 bench/plot.py sweep FILE... --out DIR    % of copy against size, per kernel, one panel per dtype
   python3 bench/plot.py cases FILE... --out DIR    % of copy over the case list: xpose auto and each peer
+  python3 bench/plot.py distributed FILE... --out DIR    xpose-dist-bench: % of the same-run all-to-all by size
 
 Every bar and point is a percentage of the copy ceiling measured in the same run.
 """
@@ -105,22 +106,66 @@ def cases(records, out, _):
     save(fig, out, "cases.png")
 
 
+def distributed(files, out, _):
+    """xpose-dist-bench's records (the library's default steps): % of the all-to-all's
+    bandwidth, and both bandwidths, against the matrix's size, one line per rank count and dtype."""
+    import json
+
+    records = []
+    for path in files:
+        try:
+            with open(path) as f:
+                records += [json.loads(line) for line in f if line.strip()]
+        except (OSError, json.JSONDecodeError) as e:
+            fail(f"cannot read {path}: {e}")
+    keys = ("ranks", "dtype", "total_bytes", "alltoall_ms", "xpose_ms", "steps")
+    records = [r for r in records if all(k in r for k in keys) and r["steps"] == 0]
+    if not records:
+        fail("no xpose-dist-bench records with the default steps in " + ", ".join(files))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ranks, dtype in dict.fromkeys((r["ranks"], r["dtype"]) for r in records):
+        rows = sorted((r for r in records if (r["ranks"], r["dtype"]) == (ranks, dtype)), key=lambda r: r["total_bytes"])
+        gib = [r["total_bytes"] / 2**30 for r in rows]
+        label = f"{ranks} GPUs, {dtype}"
+        left.plot(gib, [100 * r["alltoall_ms"] / r["xpose_ms"] for r in rows], marker="o", label=label)
+        sent = [r["total_bytes"] / ranks * (ranks - 1) / ranks for r in rows]  # what a rank sends to the others
+        (line,) = right.plot(gib, [s / (r["xpose_ms"] * 1e6) for s, r in zip(sent, rows)], marker="o",
+                             label=f"xpose, {label}")
+        right.plot(gib, [s / (r["alltoall_ms"] * 1e6) for s, r in zip(sent, rows)], "--", color=line.get_color(),
+                   label=f"all-to-all, {label}")
+    for ax in (left, right):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("A in GiB (split evenly by rows)")
+        ax.grid(alpha=0.3)
+    left.axhline(100, color="black", linewidth=0.8, linestyle="--")
+    left.set_ylim(0, 110)
+    left.set_ylabel("% of the same-run all-to-all's bandwidth")
+    right.set_ylabel("GB/s a rank sends to the others")
+    left.legend(fontsize=8)
+    right.legend(fontsize=7)
+    join = lambda key: ", ".join(dict.fromkeys(str(r[key]) for r in records))  # noqa: E731
+    fig.suptitle(f"The distributed transpose against ncclAlltoAll of the same bytes\n"
+                 f"{join('device')}, {join('date')}, commit {join('commit')}", fontsize=10)
+    save(fig, out, "distributed.png")
+
+
 def main():
     global plt
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "sweep", "cases"])
+    ap.add_argument("kind", choices=["ladder", "sweep", "cases", "distributed"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the PNGs")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     args = ap.parse_args()
-    records = load(args.files)
+    records = args.files if args.kind == "distributed" else load(args.files)  # its records are its own
     if not records:
         fail("no records in " + ", ".join(args.files))
     need("matplotlib", "pip install matplotlib").use("Agg")
     plt = need("matplotlib.pyplot", "pip install matplotlib")
     try:
         os.makedirs(args.out, exist_ok=True)
-        {"ladder": ladder, "sweep": sweep, "cases": cases}[args.kind](records, args.out, args.case)
+        {"ladder": ladder, "sweep": sweep, "cases": cases, "distributed": distributed}[args.kind](
+            records, args.out, args.case)
     except OSError as e:
         fail(f"cannot write the plots to {args.out}: {e.strerror or e}")
 

@@ -106,9 +106,8 @@ def cases(records, out, _):
     save(fig, out, "cases.png")
 
 
-def distributed(files, out, _):
-    """xpose-dist-bench's records (the library's default steps): % of the all-to-all's
-    bandwidth, and both bandwidths, against the matrix's size, one line per rank count and dtype."""
+def load_distributed(files):
+    """xpose-dist-bench's records with the library's default steps (its own kind of record)."""
     import json
 
     records = []
@@ -116,12 +115,18 @@ def distributed(files, out, _):
         try:
             with open(path) as f:
                 records += [json.loads(line) for line in f if line.strip()]
-        except (OSError, json.JSONDecodeError) as e:
-            fail(f"cannot read {path}: {e}")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            fail(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
     keys = ("ranks", "dtype", "total_bytes", "alltoall_ms", "xpose_ms", "steps")
-    records = [r for r in records if all(k in r for k in keys) and r["steps"] == 0]
+    records = [r for r in records if isinstance(r, dict) and all(k in r for k in keys) and r["steps"] == 0]
     if not records:
         fail("no xpose-dist-bench records with the default steps in " + ", ".join(files))
+    return records
+
+
+def distributed(records, out, _):
+    """% of the all-to-all's bandwidth, and both bandwidths, against the matrix's size, one
+    line per rank count and dtype."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for ranks, dtype in dict.fromkeys((r["ranks"], r["dtype"]) for r in records):
         rows = sorted((r for r in records if (r["ranks"], r["dtype"]) == (ranks, dtype)), key=lambda r: r["total_bytes"])
@@ -157,7 +162,7 @@ def main():
     ap.add_argument("--out", default=".", help="folder for the PNGs")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     args = ap.parse_args()
-    records = args.files if args.kind == "distributed" else load(args.files)  # its records are its own
+    records = load_distributed(args.files) if args.kind == "distributed" else load(args.files)
     if not records:
         fail("no records in " + ", ".join(args.files))
     need("matplotlib", "pip install matplotlib").use("Agg")

@@ -153,6 +153,9 @@ class ScriptErrors(unittest.TestCase):
                 with self.subTest(script=script, file=name):
                     self.assertIn(why, self.assert_fails(1, script, "cases", "good.jsonl", name))
         self.assertIn("no records", self.assert_fails(1, "plot.py", "cases", "empty.jsonl"))
+        # xpose-dist-bench's records are their own kind.
+        self.assertIn("No such file", self.assert_fails(1, "plot.py", "distributed", "missing.jsonl"))
+        self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
 
     def test_peers_says_when_the_bench_cannot_run(self):
         self.assertIn("cannot run --bench", self.assert_fails(1, "peers.py", "--bench", "missing", "--json", "p"))

@@ -1,6 +1,7 @@
 """xpose.transpose on PyTorch and CuPy arrays on a CUDA device, bit for bit against the
 library's own transpose; skipped, saying why, where there is no GPU or no such library."""
 import math
+import random
 
 import pytest
 
@@ -251,15 +252,8 @@ SERVED = [((2, 16, 7, 9), (0, 2, 3, 1)),    # NCHW -> NHWC
           ((3, 4, 5), (0, 1, 2))]           # nothing moves: a copy
 
 
-def _served_with(dtypes):
-    """SERVED x dtypes, less (B, S, H, D) where D elements span more than 16 bytes: that one
-    is no batched 2-D transpose then (it needs the N-D engine)."""
-    return [(shape, dims, dtype) for shape, dims in SERVED for dtype in dtypes
-            if not (dims == (0, 2, 1, 3) and shape[-1] * torch.empty((), dtype=dtype).element_size() > 16)]
-
-
-@pytest.mark.parametrize("shape,dims,dtype",
-                         _served_with([torch.uint8, torch.float16, torch.float32, torch.complex128]), ids=str)
+@pytest.mark.parametrize("shape,dims", SERVED, ids=str)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float16, torch.float32, torch.complex128], ids=str)
 def test_torch_permute_matches(shape, dims, dtype):
     x = random_tensor(shape, dtype)
     y = xpose.permute(x, dims)
@@ -270,12 +264,22 @@ def test_torch_permute_matches(shape, dims, dtype):
     assert same_bits(out, x.permute(dims))
 
 
-def test_torch_permute_refuses_what_needs_the_nd_engine():
-    x = random_tensor((3, 4, 5, 6), torch.float32)
-    out = torch.full((6, 4, 3, 5), 7.0, device="cuda")
-    with pytest.raises(ValueError, match="N-D engine"):
-        xpose.permute(x, (3, 1, 0, 2), out=out)
-    assert bool((out == 7).all())
+@pytest.mark.parametrize("seed", range(12))
+def test_torch_permute_serves_every_permutation(seed):
+    """Permutations no 2-D transpose can say (the N-D kernels), broadcast axes included."""
+    rng = random.Random(seed)
+    nd = rng.randint(3, 6)
+    shape = [rng.randint(1, 9) for _ in range(nd)]
+    dims = list(range(nd))
+    rng.shuffle(dims)
+    dtype = rng.choice([torch.uint8, torch.bfloat16, torch.float32, torch.float64, torch.complex128])
+    x = random_tensor(shape, dtype)
+    if rng.random() < 0.4:  # a broadcast axis: stride 0
+        axis = rng.randrange(nd)
+        x = x.narrow(axis, 0, 1).expand(*shape)
+    out = torch.empty([shape[d] for d in dims], dtype=dtype, device="cuda")
+    assert xpose.permute(x, dims, out=out) is out
+    assert same_bits(out, x.permute(dims))
 
 
 def test_torch_permute_gradient_and_compile():

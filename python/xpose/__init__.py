@@ -322,11 +322,11 @@ def permute(x, dims, out=None):
     Returns `out` if given (the result's shape and dtype, writable, where `x` lives, memory of
     its own for every element, any non-negative strides, not overlapping x), else a new dense
     array of x's library. x may have any non-negative strides, broadcast axes (stride 0)
-    included. NumPy arrays and PyTorch CPU tensors run on the CPU path; on the GPU the
-    permutations xpose serves today are those that reduce to a batched 2-D transpose or a
-    copy once unit axes are dropped and axes that stay together are fused (NCHW <-> NHWC,
-    (B, S, H, D) -> (B, H, S, D) with D of at most 16 bytes, reversed volumes, any 2-D
-    transpose), and other permutations raise ValueError naming their reduced form. Errors
+    included. NumPy arrays and PyTorch CPU tensors run on the CPU path. On the GPU a
+    permutation that reduces to a batched 2-D transpose or a copy once unit axes are dropped
+    and axes that stay together are fused (NCHW <-> NHWC, (B, S, H, D) -> (B, H, S, D) with
+    D of at most 16 bytes, reversed volumes) runs through the transpose engines; any other
+    through the N-D kernels (tiles of src's and dst's fastest axes). Errors
     are TypeError or ValueError (RuntimeError where CUDA fails); nothing is written to `out`
     when a check fails.
     """

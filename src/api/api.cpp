@@ -10,6 +10,7 @@
 #include "dispatch/registry.hpp"
 #include "dispatch/rules.hpp"
 #include "dispatch/tuning.hpp"
+#include "engines/permute_nd.hpp"
 #include "layout/permute.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
@@ -75,22 +76,41 @@ bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Pro
               .failed();
 }
 
-// A permutation is served by the engines of its normalized form: today, where that is a
-// (batched) 2-D transpose or a copy, the transpose engines, through the rule table.
-Error prepare_permute(const char* name, const PermuteArgs& args, Choice* out, layout::PermuteShape* shape) {
+// What a permutation runs: a transpose engine's plan (through the rule table, where its
+// normalized form is a batched 2-D transpose or a copy) or an N-D kernel's.
+struct PermuteChoice {
+  Choice transpose;
+  NdPlan nd;  // nd.kernel null: the transpose's
+  layout::PermuteShape shape;  // the normalized form
+};
+
+// The N-D kernels serve any permutation xpose_transpose's form cannot say (more axes, a
+// broadcast axis, ...); a named transpose engine serves only that form.
+Error prepare_permute(const char* name, const PermuteArgs& args, PermuteChoice* out) {
+  const bool nd_named = name && is_nd_kernel(name);
   const Engine* named = nullptr;
-  if (Error e = named_engine(name, &named); e.failed()) return e;
+  if (!nd_named)
+    if (Error e = named_engine(name, &named); e.failed()) {
+      e.message += "; for permutations also permute_tiled, permute_rows";
+      return e;
+    }
   Permutation p;
   if (Error e = resolve_permute(args, &p); e.failed() || p.empty()) return e;
   Device device;
   if (Error e = current_device(&device); e.failed()) return e;
   if (Error e = check_device_access(p.src, p.dst, device); e.failed()) return e;
-  *shape = normalized(p);
+  out->shape = normalized(p);
   Problem problem;
-  if (!transpose_of(p, *shape, &problem))
-    return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation is not a batched 2-D transpose once normalized (" +
-                                               axes_text(*shape) + "); its N-D engine is not built yet");
-  return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
+  if (!nd_named && transpose_of(p, out->shape, &problem))
+    return named ? choose_named(*named, problem, device, &out->transpose) : choose(problem, device, &out->transpose);
+  if (named)
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(name) + " transposes batched matrices; this permutation is "
+                                               "not one once normalized (" + axes_text(out->shape) +
+                                               "): name permute_tiled or permute_rows, or let xpose choose");
+  std::string why;
+  if (!plan_nd(out->shape, p.src, p.dst, nd_named ? name : nullptr, &out->nd, &why))
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(out->shape) + ") cannot be served: " + why);
+  return ok();
 }
 
 Error launch(const Choice& choice, cudaStream_t stream) {
@@ -106,10 +126,13 @@ Error run(const char* name, const Args& args, cudaStream_t stream) {
 }
 
 Error run_permute(const char* name, const PermuteArgs& args, cudaStream_t stream) {
-  Choice choice;
-  layout::PermuteShape shape;
-  if (Error e = prepare_permute(name, args, &choice, &shape); e.failed()) return e;
-  return launch(choice, stream);
+  PermuteChoice choice;
+  if (Error e = prepare_permute(name, args, &choice); e.failed()) return e;
+  if (choice.nd.kernel) {
+    XPOSE_TRY_CUDA(launch_nd(choice.nd, stream));
+    return ok();
+  }
+  return launch(choice.transpose, stream);
 }
 
 // The C ABI's wall: no exception crosses it.
@@ -266,13 +289,15 @@ detail::PermuteArgs permute_args(const void* src, void* dst, int64_t elem_bytes,
 Explanation explain_permute(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape,
                             const char* kernel) {
   check_sizes(shape);
-  detail::Choice choice;
-  layout::PermuteShape normalized;
-  detail::throw_if_failed(detail::prepare_permute(kernel && *kernel ? kernel : nullptr,
-                                                  permute_args(src, dst, elem_bytes, shape), &choice, &normalized));
-  if (!choice.plan.engine) return {"", "", "", "nothing to do: the permutation is empty"};
-  return {choice.plan.engine->name, choice.rule ? choice.rule->id : "", choice.tuning ? choice.tuning->name : "",
-          "normalized to " + detail::axes_text(normalized) + ", a batched 2-D transpose: " + detail::explain(choice)};
+  detail::PermuteChoice c;
+  detail::throw_if_failed(
+      detail::prepare_permute(kernel && *kernel ? kernel : nullptr, permute_args(src, dst, elem_bytes, shape), &c));
+  const std::string normalized = "normalized to " + detail::axes_text(c.shape);
+  if (c.nd.kernel) return {c.nd.kernel, "", "", normalized + ", an N-D permutation: " + detail::describe(c.nd)};
+  const detail::Choice& t = c.transpose;
+  if (!t.plan.engine) return {"", "", "", "nothing to do: the permutation is empty"};
+  return {t.plan.engine->name, t.rule ? t.rule->id : "", t.tuning ? t.tuning->name : "",
+          normalized + ", a batched 2-D transpose: " + detail::explain(t)};
 }
 
 void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape) {

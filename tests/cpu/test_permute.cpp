@@ -15,7 +15,9 @@
 
 #include "api/validate.hpp"
 #include "cpu/reference.hpp"
+#include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
+#include "layout/permute_nd.hpp"
 #include "support/permutations.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
@@ -169,6 +171,42 @@ TEST(NormalizePermute, FoldsOnlyWhatTheBasesAllow) {
   EXPECT_EQ(2, layout::normalize(s, 2).elem_bytes);
 }
 
+// The N-D kernels' mapping on the host: each outer index (by the kernels' own fast-divisor
+// split) and each (a, b) position, with the kernels' index expressions.
+void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
+  const size_t E = size_t(f.elem_bytes);
+  for (uint32_t outer = 0; outer < f.outer_count; ++outer) {
+    int64_t s, d;
+    f.outer_offsets(outer, &s, &d);
+    for (int64_t a = 0; a < f.extent_a; ++a)
+      for (int64_t b = 0; b < f.extent_b; ++b)
+        std::memcpy(dst + size_t(d + a * f.dst_a + b * f.dst_b) * E, src + size_t(s + a * f.src_a + b * f.src_b) * E, E);
+  }
+}
+
+TEST(FastDivmod, DividesEvery32BitNumerator) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint32_t divisors[] = {1, 2, 3, 5, 7, 31, 32, 33, 1000, 65535, 65536, 65537, 1u << 31, (1u << 31) + 1, 0xFFFFFFFFu};
+  for (uint32_t d : divisors) {
+    const layout::FastDivmod f(d);
+    const uint32_t edges[] = {0, 1, d - 1, d, d + 1, 2 * d - 1, 0x7FFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (uint32_t n : edges) {
+      uint32_t r;
+      ASSERT_EQ(n / d, f.divmod(n, &r)) << n << " / " << d;
+      ASSERT_EQ(n % d, r) << n << " % " << d;
+    }
+  }
+  for (int i = 0; i < 2000000; ++i) {
+    uint32_t d = uint32_t(rng() >> (32 + rng() % 32)) | 1u;  // odd divisors of every width, and their successors
+    if ((rng() & 1) && d != 0xFFFFFFFFu) ++d;
+    const uint32_t n = uint32_t(rng() >> (rng() % 8 ? 32 : 32 + rng() % 32));
+    const layout::FastDivmod f(d);
+    ASSERT_EQ(n / f.divisor, f.div(n)) << n << " / " << f.divisor;
+  }
+}
+
 TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
   std::mt19937_64 rng(20261123);
   int mapped = 0, unmapped = 0;
@@ -206,6 +244,14 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     ASSERT_EQ(p.elements() * E, q.elements() * n.elem_bytes);
     cpu::permute(q);
     ASSERT_EQ(want, normal) << "the normalized permutation writes otherwise";
+
+    // The N-D kernels' form of it writes the same.
+    layout::NdForm f;
+    const char* why = nullptr;
+    ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
+    std::vector<uint8_t> nd(dst_bytes, 0xA5);
+    run_nd_form(f, src.data(), nd.data());
+    ASSERT_EQ(want, nd) << "the N-D form (" << (f.tiled ? "tiled" : "rows") << ") writes otherwise";
 
     // Where it is a transpose, the 2-D reference through xpose_transpose's own checks writes the same.
     layout::TransposeForm t;

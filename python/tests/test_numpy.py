@@ -106,7 +106,7 @@ def test_argument_checks():
     refuses(ValueError, x[:, ::2], match="stride 1")                 # every other column
     refuses(ValueError, x[::-1], match="negative")
     refuses(ValueError, np.zeros(5), match="2-D")
-    refuses(ValueError, np.zeros((2, 2, 2, 2)), match="3-D")
+    refuses(ValueError, np.zeros((2, 2, 2, 2)), kernel="smem", match="3-D")  # kernel= names a 2-D engine
     refuses(TypeError, np.zeros((3, 4), dtype="V3"), match="3-byte")
     refuses(TypeError, np.zeros((3, 4), dtype=object), match="objects")
     refuses(TypeError, [[1, 2], [3, 4]], match="NumPy array")
@@ -187,3 +187,15 @@ def test_strides_of_single_index_axes_do_not_matter():
     assert same_bits(xpose.transpose(x), x.T)
     y = np.lib.stride_tricks.as_strided(random_array((30,), np.float32), (1, 3, 10), (3, 40, 4))  # odd batch stride
     assert same_bits(xpose.transpose(y), y.swapaxes(-1, -2))
+
+
+def test_more_axes_transpose_the_last_two():
+    """x of 4 or more axes: the permutation (..., -1, -2), under transpose's name."""
+    x = random_array((2, 3, 5, 7), np.float32)
+    assert same_bits(xpose.transpose(x), np.swapaxes(x, -1, -2))
+    y = random_array((2, 1, 3, 4, 6), np.uint16)[:, :, ::2]  # strided, which permute reads as it is
+    out = np.empty((2, 1, 2, 6, 4), np.uint16)
+    assert xpose.transpose(y, out=out) is out
+    assert same_bits(out, np.swapaxes(y, -1, -2))
+    with pytest.raises(ValueError, match="^xpose.transpose: out has shape"):
+        xpose.transpose(x, out=np.empty((2, 3, 5, 7), np.float32))

@@ -137,10 +137,12 @@ def served_x(xl):
     strides, aligned data, a last axis of adjacent elements or a broadcast one, and rows
     apart once broadcast axes are taken at index 0."""
     e = xl.itemsize
-    if len(xl.shape) not in (2, 3):
+    if len(xl.shape) < 2:
         return False
     if 0 in xl.shape:
         return True
+    if len(xl.shape) > 3:  # permute's contract: any non-negative whole-element strides, aligned
+        return not any(s < 0 or s % e for _, s in owned(xl)) and xl.offset % e == 0
     if any(s < 0 or s % e for _, s in owned(xl)) or xl.offset % e:
         return False
     rows, cols = xl.shape[-2:]
@@ -161,7 +163,7 @@ def served_out(ol, xl, memory, shared):
         return True
     if any(s <= 0 or s % e for _, s in owned(ol)) or ol.offset % e or not nested(ol):
         return False
-    if ol.shape[-1] > 1 and ol.strides[-1] != e:
+    if len(ol.shape) < 4 and ol.shape[-1] > 1 and ol.strides[-1] != e:  # permute (4+ axes) writes any strides
         return False
     if shared:  # xpose keeps out's whole byte span apart from x's
         x_low, x_high = (xl.offset + b for b in extent_of(xl.shape, xl.strides, e))

@@ -254,7 +254,8 @@ def _copy_along(out, axes):
 
 
 def transpose(x, out=None, kernel="auto"):
-    """Transposes the last two axes of `x` (2-D, or 3-D for a batch of matrices).
+    """Transposes the last two axes of `x` (2-D, 3-D for a batch of matrices, or more axes:
+    then it is `permute(x, (..., -1, -2))`, with permute's rules for x and `out`).
 
     Returns `out` if given (it must have the result's shape and dtype, a contiguous last
     axis (its rows may be padded or sliced, like x's), memory of its own for every element,
@@ -269,11 +270,30 @@ def transpose(x, out=None, kernel="auto"):
     `torch.ops.xpose.transpose`, so the call works under torch.compile and carries a
     gradient (the gradient of a transpose is the transpose of the gradient).
     """
+    nd = getattr(x, "ndim", None)
+    if isinstance(nd, int) and nd > 3 and isinstance(kernel, str) and kernel == "auto":
+        return _transpose_nd(x, out, nd)
     if out is None and type(x).__module__.split(".")[0] == "torch":
         from . import _torch
 
         return _torch.transpose_op(x, kernel)
     return _transpose(x, out, kernel)
+
+
+def _transpose_nd(x, out, nd):
+    """x of 4 or more axes: the permutation (..., -1, -2), under transpose's name."""
+    dims = list(range(nd - 2)) + [nd - 1, nd - 2]
+    if out is None and type(x).__module__.split(".")[0] == "torch":
+        from . import _torch
+
+        try:
+            return _torch.permute_op(x, dims)
+        except (TypeError, ValueError, RuntimeError) as e:  # its checks speak as xpose.permute
+            message = str(e)
+            if not message.startswith("xpose.permute: "):
+                raise
+            raise type(e)("xpose.transpose: " + message[len("xpose.permute: "):]) from None
+    return _permute(x, dims, out, fn="transpose")
 
 
 def _transpose(x, out=None, kernel="auto"):
@@ -348,43 +368,43 @@ def _check_dims(dims, nd):
     return [d % nd for d in dims]
 
 
-def _permute(x, dims, out=None):
-    src = _Array(x, "x", "permute", ranks=None)
+def _permute(x, dims, out=None, fn="permute"):
+    src = _Array(x, "x", fn, ranks=None)
     nd = len(src.shape)
     if nd > 16:
-        raise _error(ValueError, f"x has {nd} axes; xpose permutes at most 16", "permute")
+        raise _error(ValueError, f"x has {nd} axes; xpose permutes at most 16", fn)
     dims = _check_dims(dims, nd)
     shape = tuple(src.shape[d] for d in dims)
     if not src.empty():
         if min(src.strides, default=0) < 0:
             raise _error(ValueError, f"x has negative strides {src.strides} (in elements); make a copy first "
-                                     f"({_COPY_ADVICE})", "permute")
+                                     f"({_COPY_ADVICE})", fn)
         if src.ptr % src.itemsize:
             raise _error(ValueError, f"x's data at address {src.ptr:#x} is not aligned to its {src.itemsize}-byte "
-                                     "elements; make an aligned copy first", "permute")
+                                     "elements; make an aligned copy first", fn)
     if out is None:
-        dst = _Array(_allocate(src, shape), "out", "permute", ranks=None)
+        dst = _Array(_allocate(src, shape), "out", fn, ranks=None)
     else:
-        dst = _Array(out, "out", "permute", ranks=None)
+        dst = _Array(out, "out", fn, ranks=None)
         if dst.kind != src.kind:
-            raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array", "permute")
+            raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array", fn)
         if dst.shape != shape:
-            raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}", "permute")
+            raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}", fn)
         if dst.dtype != src.dtype:
-            raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}", "permute")
+            raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}", fn)
         if dst.device != src.device:
             raise _error(ValueError, f"out is on {dst.device or 'the host'}; x is on {src.device or 'the host'}",
-                         "permute")
+                         fn)
         if dst.kind == "torch":
             _check_torch_out(src.array, out)
         if not dst.writable:
-            raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array", "permute")
+            raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array", fn)
         if not dst.empty():
             if min(dst.strides, default=0) < 0:
-                raise _error(ValueError, f"out has negative strides {dst.strides} (in elements)", "permute")
+                raise _error(ValueError, f"out has negative strides {dst.strides} (in elements)", fn)
             if dst.ptr % dst.itemsize:
                 raise _error(ValueError, f"out's data at address {dst.ptr:#x} is not aligned to its "
-                                         f"{dst.itemsize}-byte elements", "permute")
+                                         f"{dst.itemsize}-byte elements", fn)
     result = dst.array
     if src.empty():
         return result
@@ -402,5 +422,5 @@ def _permute(x, dims, out=None):
 
                 _xpose.permute_device(*args, cupy.cuda.get_current_stream().ptr)
     except ValueError as e:  # the library's checks (dst strides that share memory, overlap) in its C terms
-        raise _error(ValueError, str(e), "permute") from None
+        raise _error(ValueError, str(e), fn) from None
     return result

@@ -305,9 +305,14 @@ void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteS
   detail::Permutation p;
   detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
   if (p.empty()) return;
-  // Where the reduced permutation is a transpose, the cache-blocked 2-D reference runs it.
+  // Where the reduced permutation is a transpose, the cache-blocked 2-D reference runs it;
+  // other reduced forms go through the N-D kernels' form in cache-sized tiles.
   detail::Problem problem;
-  if (detail::transpose_of(p, detail::normalized(p), &problem)) return cpu::transpose(problem);
+  const layout::PermuteShape reduced = detail::normalized(p);
+  if (detail::transpose_of(p, reduced, &problem)) return cpu::transpose(problem);
+  layout::NdForm form;
+  const char* why = nullptr;
+  if (layout::nd_form(reduced, &form, &why)) return cpu::permute_form(form, p.src, p.dst);
   cpu::permute(p);
 }
 

@@ -1,12 +1,15 @@
 // The CPU reference permutation: every element, an odometer over the axes with the axis of
 // the smallest dst stride innermost (writes run along dst), the outermost axis split across
-// threads for large problems.
+// threads for large problems. And the CPU path's N-D permutation: the GPU kernels' form
+// (layout/permute_nd.hpp) walked in cache-sized tiles by every core.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "cpu/reference.hpp"
+#include "layout/grid.hpp"
 
 namespace xpose::cpu {
 namespace {
@@ -56,7 +59,49 @@ void permute_all(const detail::Permutation& p) {
   for (auto& t : pool) t.join();
 }
 
+// Tiles of nd_cpu_tile x nd_cpu_tile of (a, b), read along a (src's fastest axis) so that
+// both sides of a tile stay in cache while it is turned; rows (a == b) in chunks along a.
+constexpr int64_t nd_cpu_tile = 64, nd_cpu_chunk = 4096;
+
+template <int E>
+void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigned char* dst) {
+  const int64_t step_a = f.tiled ? nd_cpu_tile : nd_cpu_chunk, step_b = f.tiled ? nd_cpu_tile : 1;
+  const int64_t tiles_a = layout::ceil_div(f.extent_a, step_a), tiles_b = layout::ceil_div(f.extent_b, step_b);
+  const int64_t per_outer = tiles_a * tiles_b, items = int64_t(f.outer_count) * per_outer;
+  std::atomic<int64_t> next{0};
+  const auto work = [&] {
+    for (int64_t item = next++; item < items; item = next++) {
+      const int64_t t = item % per_outer, a0 = (t % tiles_a) * step_a, b0 = (t / tiles_a) * step_b;
+      int64_t s, d;
+      f.outer_offsets(uint32_t(item / per_outer), &s, &d);
+      const int64_t a1 = std::min(f.extent_a, a0 + step_a), b1 = std::min(f.extent_b, b0 + step_b);
+      for (int64_t b = b0; b < b1; ++b)
+        for (int64_t a = a0; a < a1; ++a)
+          std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
+    }
+  };
+  const int64_t elements = int64_t(f.outer_count) * f.extent_a * f.extent_b;
+  const int64_t wanted = std::min<int64_t>(items, elements / (1 << 16) + 1);
+  const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace
+
+void permute_form(const layout::NdForm& f, const void* src, void* dst) {
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  switch (f.elem_bytes) {
+    case 1: return permute_form_all<1>(f, s, d);
+    case 2: return permute_form_all<2>(f, s, d);
+    case 4: return permute_form_all<4>(f, s, d);
+    case 8: return permute_form_all<8>(f, s, d);
+    default: return permute_form_all<16>(f, s, d);
+  }
+}
 
 void permute(const detail::Permutation& p) {
   if (p.empty()) return;

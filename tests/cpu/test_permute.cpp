@@ -252,6 +252,9 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     std::vector<uint8_t> nd(dst_bytes, 0xA5);
     run_nd_form(f, src.data(), nd.data());
     ASSERT_EQ(want, nd) << "the N-D form (" << (f.tiled ? "tiled" : "rows") << ") writes otherwise";
+    std::vector<uint8_t> tiles(dst_bytes, 0xA5);
+    cpu::permute_form(f, src.data(), tiles.data());
+    ASSERT_EQ(want, tiles) << "the CPU path's tiles of the N-D form write otherwise";
 
     // Where it is a transpose, the 2-D reference through xpose_transpose's own checks writes the same.
     layout::TransposeForm t;
@@ -345,6 +348,30 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   }
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
+}
+
+// Large enough for every core: the CPU path's tiles (threads over tiles of every outer index)
+// against the reference, for a permutation that is no transpose and one of rows.
+TEST(PermuteHost, LargePermutationsOnEveryCore) {
+  std::mt19937_64 rng(std::random_device{}());
+  const struct { std::vector<int64_t> extents; std::vector<int> perm; } cases[] = {
+      {{7, 33, 65, 97}, {3, 1, 0, 2}},        // tiled: src's and dst's fastest axes differ
+      {{9, 130, 11, 40}, {2, 0, 1, 3}},       // rows of 40 x 4 bytes: wider than an element
+  };
+  for (const auto& c : cases) {
+    int64_t n = 1;
+    for (int64_t e : c.extents) n *= e;
+    std::vector<float> src(static_cast<size_t>(n)), got(src.size(), -1.0f), want(src.size(), -2.0f);
+    for (auto& v : src) v = float(rng() % 1000000);
+    const xpose::PermuteShape shape{c.extents, c.perm, {}, {}};
+    xpose::permute_host(src.data(), got.data(), 4, shape);
+    Permutation p;
+    const PermuteArgs args{src.data(), want.data(), int(c.extents.size()), c.extents.data(), c.perm.data(), 4,
+                           nullptr, nullptr};
+    ASSERT_FALSE(resolve_permute(args, &p).failed());
+    cpu::permute(p);
+    EXPECT_EQ(want, got);
+  }
 }
 
 TEST(PermuteHost, TheCppApiChecksSizesAndRuns) {

@@ -300,3 +300,13 @@ def test_cupy_permute_matches(shape, dims):
     y = xpose.permute(x, dims)
     assert isinstance(y, cp.ndarray) and y.flags.c_contiguous
     assert cupy_same_bits(cp, y, x.transpose(dims))
+
+
+def test_torch_transpose_of_more_axes():
+    """4 or more axes: xpose.transpose is permute(x, (..., -1, -2)), gradient included."""
+    x = random_tensor((2, 3, 33, 17), torch.float16)
+    assert same_bits(xpose.transpose(x), x.transpose(-1, -2))
+    out = torch.empty((2, 3, 17, 33), dtype=torch.float16, device="cuda")
+    assert xpose.transpose(x, out=out) is out and same_bits(out, x.transpose(-1, -2))
+    w = torch.randn(2, 2, 5, 3, device="cuda", dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: xpose.transpose(t), (w,))

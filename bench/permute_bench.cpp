@@ -1,0 +1,206 @@
+// xpose-permute-bench: N-D permutations (xpose_permute) on a case list of layout changes
+// people make, each as a % of the copy ceiling (the faster of cudaMemcpyAsync and xpose's
+// `copy` kernel on the same bytes) measured for the same case in the same run. For each
+// case: the automatic choice (and the kernel it ran), and the N-D kernel that serves the
+// permutation, named. Records are xpose-bench's, so bench/table.py reads them.
+//
+//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]...
+#include <CLI/CLI.hpp>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "copy.hpp"
+#include "fill.hpp"
+#include "record.hpp"
+#include "timer.hpp"
+#include "xpose/xpose.hpp"
+
+#ifndef XPOSE_COMMIT
+#define XPOSE_COMMIT "unknown"
+#endif
+
+namespace xpose::bench {
+namespace {
+
+struct PermuteCase {
+  std::string what;  // the layout change, in words
+  std::string dtype;
+  int64_t elem_bytes;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
+};
+
+// Layout changes of vision models and transformers, volume reorders, and higher-rank
+// reorders of tensor contractions, over every element size; each moves 128-512 MiB.
+const std::vector<PermuteCase>& cases() {
+  static const std::vector<PermuteCase> list = {
+      {"NCHW->NHWC", "fp16", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
+      {"NHWC->NCHW", "fp16", 2, {64, 56, 56, 256}, {0, 3, 1, 2}},
+      {"NCHW->NHWC, C=3", "u8", 1, {256, 3, 224, 224}, {0, 2, 3, 1}},
+      {"BSHD->BHSD, D=128", "bf16", 2, {8, 2048, 32, 128}, {0, 2, 1, 3}},
+      {"BSHD->BHSD, D=8", "fp16", 2, {64, 2048, 32, 8}, {0, 2, 1, 3}},
+      {"BSHD->BHSD, D=64", "fp32", 4, {8, 1024, 32, 64}, {0, 2, 1, 3}},
+      {"volume reversed", "fp32", 4, {512, 512, 256}, {2, 1, 0}},
+      {"rank 4 (3,1,0,2)", "fp32", 4, {64, 64, 128, 128}, {3, 1, 0, 2}},
+      {"rank 4 (3,1,0,2)", "u8", 1, {64, 128, 128, 128}, {3, 1, 0, 2}},
+      {"rank 4 (1,0,3,2)", "fp64", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
+      {"rank 5 (4,2,0,3,1)", "fp32", 4, {32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}},
+      {"rank 6 (5,3,1,4,2,0)", "fp16", 2, {16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}},
+      {"rank 4 (2,3,0,1)", "c128", 16, {32, 64, 64, 64}, {2, 3, 0, 1}},
+  };
+  return list;
+}
+
+std::string label_of(const PermuteCase& c) {
+  std::string shape, perm;
+  for (int64_t e : c.extents) shape += (shape.empty() ? "" : "x") + std::to_string(e);
+  for (int p : c.perm) perm += (perm.empty() ? "" : ",") + std::to_string(p);
+  return c.dtype + " " + shape + " (" + perm + ") " + c.what;
+}
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "xpose-permute-bench: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+int run(int argc, char** argv) {
+  bool check = false;
+  int reps = 20, warmup = 3;
+  std::string json;
+  std::vector<std::string> only;
+  CLI::App app{"xpose-permute-bench: N-D permutations against the copy of the same bytes"};
+  app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
+  app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
+  app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));
+  app.add_option("--json", json, "append one record per row to this file");
+  app.add_option("--case", only, "only cases whose label contains this (repeatable)");
+  CLI11_PARSE(app, argc, argv);
+
+  cudaDeviceProp prop{};
+  int device = 0;
+  cuda_ok(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_ok(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  std::printf("xpose-permute-bench %s: %s, median of %d calls, %% of the same-run copy ceiling\n", XPOSE_COMMIT,
+              prop.name, reps);
+  RecordWriter writer(json, "");
+  cudaStream_t stream;
+  cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  GpuTimer timer(stream, warmup, reps);
+  int failures = 0;
+  for (const PermuteCase& c : cases()) {
+    const std::string label = label_of(c);
+    if (!only.empty() && std::none_of(only.begin(), only.end(),
+                                      [&](const std::string& s) { return label.find(s) != std::string::npos; }))
+      continue;
+    int64_t elements = 1;
+    for (int64_t e : c.extents) elements *= e;
+    const int64_t bytes = elements * c.elem_bytes;
+    void *src = nullptr, *dst = nullptr;
+    cuda_ok(cudaMalloc(&src, size_t(bytes)), "cudaMalloc");
+    cuda_ok(cudaMalloc(&dst, size_t(bytes)), "cudaMalloc");
+    cuda_ok(fill_random(src, bytes, c.elem_bytes, 2026, stream), "fill_random");
+    const PermuteShape shape{c.extents, c.perm, {}, {}};
+    struct Row {
+      std::string kernel, role;
+      Work work;
+    };
+    std::vector<Row> rows = {
+        {"cudaMemcpyAsync", "ceiling",
+         [&](cudaStream_t s) {
+           const cudaError_t e = cudaMemcpyAsync(dst, src, size_t(bytes), cudaMemcpyDeviceToDevice, s);
+           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+         }},
+        {"copy", "ceiling",
+         [&](cudaStream_t s) {
+           const cudaError_t e = launch_copy(src, dst, bytes, s);
+           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+         }},
+    };
+    const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
+    for (const char* kernel : {"auto", "permute_tiled", "permute_rows"}) {
+      const std::string name = kernel;
+      if (name != "auto") {
+        try {
+          explain_permute(src, dst, c.elem_bytes, shape, kernel);
+        } catch (const Error&) {
+          continue;  // the other N-D kernel: it does not serve this permutation
+        }
+      }
+      rows.push_back({name, "xpose", [&, kernel](cudaStream_t s) {
+                        try {
+                          permute(src, dst, c.elem_bytes, shape, s, std::string(kernel) == "auto" ? nullptr : kernel);
+                          return std::string();
+                        } catch (const Error& e) {
+                          return std::string(e.what());
+                        }
+                      }});
+    }
+    std::vector<Record> records;
+    for (const Row& row : rows) {
+      const Stats st = timer.events(row.work);
+      Record r;
+      r.case_label = label;
+      r.kernel = row.kernel;
+      r.role = row.role;
+      r.dtype = c.dtype;
+      r.elem_bytes = c.elem_bytes;
+      r.rows = elements;  // N-D: the element count (the label carries the shape)
+      r.cols = 1;
+      r.timing = "events";
+      r.ms_median = st.median, r.ms_min = st.min, r.ms_max = st.max;
+      r.gbps = 2.0 * double(bytes) / (st.median * 1e6);
+      r.device = prop.name, r.commit = XPOSE_COMMIT, r.date = date;
+      if (row.kernel == "auto") r.chosen = auto_choice.kernel;
+      if (check && row.role == "xpose") {
+        std::vector<unsigned char> h_src(static_cast<size_t>(bytes)), got(h_src.size()), want(h_src.size());
+        cuda_ok(cudaMemsetAsync(dst, 0xA5, size_t(bytes), stream), "cudaMemset");
+        const std::string error = row.work(stream);
+        cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        cuda_ok(cudaMemcpy(h_src.data(), src, size_t(bytes), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        cuda_ok(cudaMemcpy(got.data(), dst, size_t(bytes), cudaMemcpyDeviceToHost), "cudaMemcpy");
+        permute_host(h_src.data(), want.data(), c.elem_bytes, shape);
+        r.check = error.empty() && got == want ? "passed" : "FAILED";
+        failures += r.check == "FAILED";
+      }
+      records.push_back(r);
+    }
+    double ceiling = 0;
+    for (const Record& r : records)
+      if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
+    std::printf("== %s (%.0f MiB)\n", label.c_str(), double(bytes) / (1 << 20));
+    for (Record& r : records) {
+      r.pct_copy = 100.0 * r.gbps / ceiling;
+      std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%% %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps, r.pct_copy,
+                  r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
+      writer.write(r);
+    }
+    std::fflush(stdout);
+    cudaFree(src);
+    cudaFree(dst);
+  }
+  writer.close();
+  cudaStreamDestroy(stream);
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace xpose::bench
+
+int main(int argc, char** argv) {
+  try {
+    return xpose::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xpose-permute-bench: %s\n", e.what());
+    return 1;
+  }
+}

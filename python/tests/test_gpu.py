@@ -310,3 +310,20 @@ def test_torch_transpose_of_more_axes():
     assert xpose.transpose(x, out=out) is out and same_bits(out, x.transpose(-1, -2))
     w = torch.randn(2, 2, 5, 3, device="cuda", dtype=torch.float64, requires_grad=True)
     assert torch.autograd.gradcheck(lambda t: xpose.transpose(t), (w,))
+
+
+def test_jax_arrays_through_dlpack():
+    """JAX arrays on the GPU: seen through DLPack, transposed and permuted, returned as JAX arrays."""
+    import os
+
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave the GPU's memory to the other tests
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    x = jnp.arange(2 * 33 * 65, dtype=jnp.float32).reshape(2, 33, 65)
+    y = xpose.transpose(x)
+    assert isinstance(y, jax.Array) and bool((y == jnp.swapaxes(x, -1, -2)).all())
+    z = xpose.permute(x, (2, 0, 1))
+    assert isinstance(z, jax.Array) and bool((z == jnp.transpose(x, (2, 0, 1))).all())

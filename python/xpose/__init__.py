@@ -4,13 +4,17 @@
     y = xpose.transpose(x)          # x: (rows, cols) or (batch, rows, cols); y: (..., cols, rows)
 
 PyTorch and CuPy arrays on a CUDA device run on that library's current stream and never
-synchronize; NumPy arrays (and PyTorch CPU tensors) run on the CPU path. Any element of
+synchronize; NumPy arrays (and PyTorch CPU tensors) run on the CPU path. Arrays of other
+libraries that speak DLPack (JAX, ...) are seen without a copy as NumPy, PyTorch or CuPy
+arrays and get their result back as their own library's array (no `out` for them). Any element of
 1, 2, 4, 8 or 16 bytes (bool, fp8, fp16, bf16, fp32, fp64, complex64, complex128, integers).
 Rows may be padded or sliced (the last axis contiguous): they are read in place through
 their strides. A broadcast axis of x (stride 0) is transposed once and copied along by the
 array library itself. The result is an array of the caller's library, or `out` (whose rows
 may be padded the same way).
 """
+
+import sys
 
 from . import _xpose
 
@@ -253,6 +257,54 @@ def _copy_along(out, axes):
         out[tuple(to)] = out[tuple(frm)]  # disjoint regions; NumPy, PyTorch and CuPy broadcast the same way
 
 
+_NATIVE = ("numpy", "torch", "cupy")
+_DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types
+
+
+def _foreign(x):
+    """An array of another library that speaks DLPack (JAX, ...)."""
+    return type(x).__module__.split(".")[0] not in _NATIVE and hasattr(x, "__dlpack__") and \
+        hasattr(x, "__dlpack_device__")
+
+
+def _via_dlpack(x, out, call, fn):
+    """Runs `call` on x seen without a copy through DLPack (NumPy on the host; PyTorch, or CuPy
+    without it, on a GPU, on that library's current stream) and hands the result back to x's
+    library the same way."""
+    root = type(x).__module__.split(".")[0]
+    if out is not None:
+        raise _error(TypeError, f"out must be a NumPy, PyTorch or CuPy array; x is a {root} array: "
+                                "call without out (the result comes back as a " + root + " array)", fn)
+    device_type, device_id = x.__dlpack_device__()
+    if device_type == _DL_CPU:
+        import numpy as np
+
+        result = call(np.from_dlpack(x))
+    elif device_type == _DL_CUDA:
+        try:
+            import torch
+
+            with torch.cuda.device(device_id):
+                result = call(torch.from_dlpack(x))
+        except ImportError:
+            import cupy
+
+            with cupy.cuda.Device(device_id):
+                result = call(cupy.from_dlpack(x))
+    else:
+        raise _error(ValueError, f"x ({root}) lives on DLPack device type {device_type}; xpose serves CUDA "
+                                 "devices and the CPU", fn)
+    if root == "jaxlib" or root == "jax":
+        import jax.dlpack
+
+        return jax.dlpack.from_dlpack(result)
+    lib = sys.modules.get(root)
+    for owner in (lib, getattr(lib, "numpy", None), getattr(lib, "dlpack", None)):
+        if owner is not None and callable(getattr(owner, "from_dlpack", None)):
+            return owner.from_dlpack(result)
+    return result  # a library that takes nothing back: the result in the library it ran in
+
+
 def transpose(x, out=None, kernel="auto"):
     """Transposes the last two axes of `x` (2-D, 3-D for a batch of matrices, or more axes:
     then it is `permute(x, (..., -1, -2))`, with permute's rules for x and `out`).
@@ -270,6 +322,8 @@ def transpose(x, out=None, kernel="auto"):
     `torch.ops.xpose.transpose`, so the call works under torch.compile and carries a
     gradient (the gradient of a transpose is the transpose of the gradient).
     """
+    if _foreign(x):
+        return _via_dlpack(x, out, lambda v: transpose(v, kernel=kernel), "transpose")
     nd = getattr(x, "ndim", None)
     if isinstance(nd, int) and nd > 3 and isinstance(kernel, str) and kernel == "auto":
         return _transpose_nd(x, out, nd)
@@ -350,6 +404,8 @@ def permute(x, dims, out=None):
     are TypeError or ValueError (RuntimeError where CUDA fails); nothing is written to `out`
     when a check fails.
     """
+    if _foreign(x):
+        return _via_dlpack(x, out, lambda v: permute(v, dims), "permute")
     if out is None and type(x).__module__.split(".")[0] == "torch":
         from . import _torch
 

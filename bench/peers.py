@@ -11,6 +11,10 @@ tensor copy) and `cupy_memcpy` (cudaMemcpyAsync device-to-device through CuPy).
   cupy  : cupy.copyto(out, x.swapaxes(-1, -2))  what cupy.ascontiguousarray(x.T) does
   xpose.transpose (with --xpose): the xpose Python package on the same torch tensors, out=
 
+With --bench xpose-permute-bench the cases are N-D permutations (extents and perm), and the
+peers are out.copy_(x.permute(perm)) and cupy.copyto(out, x.transpose(perm)) (with --xpose,
+xpose.permute(x, perm, out=out)).
+
 Usage: python3 bench/peers.py --bench build/bench/xpose-bench [xpose-bench case flags] --json FILE [--check]
 e.g.   python3 bench/peers.py --bench build/bench/xpose-bench --cases --json peers.jsonl --check
 """
@@ -140,9 +144,81 @@ def main():
                 fn()
         return [t / calls for t in time_events(graph.replay, False)]
 
+    def measure(c, candidates, check_one, nbytes, graph, flush_l2):
+        """Times (and checks) each candidate; writes and prints the records; returns the failures."""
+        records, failed = [], 0
+        for name, role, fn in candidates:
+            check = ""
+            if args.check and role != "ceiling":
+                check = "passed" if check_one(fn) else "FAILED"
+                stream.synchronize()
+                failed += check == "FAILED"
+            ms = time_graph(fn) if graph else time_events(fn, flush_l2)
+            med = statistics.median(ms)
+            gbps = 2.0 * nbytes / (med * 1e6)
+            records.append({"case": c["case"], "kernel": name, "role": role, "dtype": c["dtype"],
+                            "elem_bytes": c["elem_bytes"], "timing": "graph" if graph else "events",
+                            "ms_median": med, "ms_min": min(ms), "ms_max": max(ms), "gbps": gbps,
+                            "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check, **common})
+        ceiling = max(r["gbps"] for r in records if r["role"] == "ceiling")
+        for r in records:
+            r["pct_copy"] = 100.0 * r["gbps"] / ceiling
+        return records, failed
+
+    def permutation_case(c, index, count):
+        """An N-D permutation case of xpose-permute-bench --list: torch and cupy's permuted copies."""
+        e, extents, perm = c["elem_bytes"], c["extents"], c["perm"]
+        nbytes = math.prod(extents) * e
+        free, _ = torch.cuda.mem_get_info()
+        if 4 * nbytes > 0.9 * free:
+            print(f"== {c['case']}: skipped: needs {4 * nbytes >> 20} MiB, {free >> 20} MiB free")
+            return 0
+        print(f"peers.py: [{index + 1}/{count}] {c['case']}", file=sys.stderr, flush=True)
+        torch.cuda.set_stream(stream)
+        dt = dtypes[c["dtype"]]
+        x = torch.randint(-128, 128, (nbytes,), dtype=torch.int8, device="cuda").view(dt).view(extents)
+        y = torch.empty([extents[p] for p in perm], dtype=dt, device="cuda")
+        flat_src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_(0, 256)
+        flat_dst = torch.empty_like(flat_src)
+        candidates = [("torch_copy", "ceiling", lambda: flat_dst.copy_(flat_src)),
+                      ("torch", "peer", lambda: y.copy_(x.permute(perm)))]
+        # Elements of 16 bytes as int64 pairs: a trailing axis of 2 that stays where it is.
+        pair = [2] if e == 16 else []
+        xi = x.view(same_size_int[e]).view(extents + pair)
+        yi = y.view(same_size_int[e]).view([extents[p] for p in perm] + pair)
+        full = perm + ([len(perm)] if pair else [])
+        if cp is not None:
+            candidates.insert(1, ("cupy_memcpy", "ceiling", lambda: cp.cuda.runtime.memcpyAsync(
+                flat_dst.data_ptr(), flat_src.data_ptr(), nbytes, cp.cuda.runtime.memcpyDeviceToDevice,
+                stream.cuda_stream)))
+            cx, cy = cp.from_dlpack(xi), cp.from_dlpack(yi)
+            candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.transpose(full))))
+        if xp is not None:
+            candidates.append(("xpose.permute", "xpose", lambda: xp.permute(x, perm, out=y)))
+
+        def check_one(fn):
+            y.view(torch.uint8).fill_(0xA5)
+            fn()
+            return torch.equal(yi, xi.permute(full))
+
+        records, failed = measure(c, candidates, check_one, nbytes, False, 2 * nbytes < 4 * l2)
+        for r in records:
+            r.update({"rows": math.prod(extents), "cols": 1, "batch": 1, "ld_src": 0, "ld_dst": 0})
+        write(out, [json.dumps(r) + "\n" for r in records])
+        print(f"== {c['case']}")
+        for r in records:
+            print(f"  {r['kernel']:<14} {r['ms_median']:10.5f} ms {r['gbps']:9.1f} GB/s {r['pct_copy']:6.1f}% "
+                  f"{r['check']}")
+        del x, y, flat_src, flat_dst, candidates
+        torch.cuda.empty_cache()
+        return failed
+
     failures = 0
     with out:  # closed by write(close=True) at the end; here only on an exception
         for index, c in enumerate(cases):
+            if "perm" in c:
+                failures += permutation_case(c, index, len(cases))
+                continue
             e, rows, cols, batch = c["elem_bytes"], c["rows"], c["cols"], c["batch"]
             ld_src, ld_dst = c["ld_src"] or cols, c["ld_dst"] or rows
             nbytes = rows * cols * batch * e
@@ -176,33 +252,22 @@ def main():
                     candidates.append(("cupy", "peer", lambda: cp.copyto(cy, cx.swapaxes(-1, -2))))
             if xp is not None:
                 candidates.append(("xpose.transpose", "xpose", lambda: xp.transpose(x, out=y)))
-            records = []
-            for name, role, fn in candidates:
-                check = ""
-                if args.check and role != "ceiling":
-                    out_base.view(torch.uint8).fill_(0xA5)
-                    fn()
-                    xi, yi = x.view(same_size_int[e]), y.view(same_size_int[e])
-                    if e == 16:
-                        xi, yi = xi.reshape(batch, rows, cols, 2), yi.reshape(batch, cols, rows, 2)
-                        want = xi.transpose(1, 2)
-                    else:
-                        want = xi.transpose(-1, -2)
-                    gaps_kept = bool((out_base.view(torch.uint8)[:, :, rows * e:] == 0xA5).all())
-                    check = "passed" if torch.equal(yi, want) and gaps_kept else "FAILED"
-                    stream.synchronize()
-                    failures += check == "FAILED"
-                ms = time_graph(fn) if graph else time_events(fn, working_set < 4 * l2)
-                med = statistics.median(ms)
-                gbps = 2.0 * nbytes / (med * 1e6)
-                records.append({"case": c["case"], "kernel": name, "role": role, "dtype": c["dtype"],
-                                "elem_bytes": e, "rows": rows, "cols": cols, "batch": batch, "ld_src": ld_src,
-                                "ld_dst": ld_dst, "timing": "graph" if graph else "events", "ms_median": med,
-                                "ms_min": min(ms), "ms_max": max(ms), "gbps": gbps,
-                                "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check, **common})
-            ceiling = max(r["gbps"] for r in records if r["role"] == "ceiling")
+            def check_one(fn):
+                out_base.view(torch.uint8).fill_(0xA5)
+                fn()
+                xi, yi = x.view(same_size_int[e]), y.view(same_size_int[e])
+                if e == 16:
+                    xi, yi = xi.reshape(batch, rows, cols, 2), yi.reshape(batch, cols, rows, 2)
+                    want = xi.transpose(1, 2)
+                else:
+                    want = xi.transpose(-1, -2)
+                gaps_kept = bool((out_base.view(torch.uint8)[:, :, rows * e:] == 0xA5).all())
+                return torch.equal(yi, want) and gaps_kept
+
+            records, failed = measure(c, candidates, check_one, nbytes, graph, working_set < 4 * l2)
+            failures += failed
             for r in records:
-                r["pct_copy"] = 100.0 * r["gbps"] / ceiling
+                r.update({"rows": rows, "cols": cols, "batch": batch, "ld_src": ld_src, "ld_dst": ld_dst})
             write(out, [json.dumps(r) + "\n" for r in records])
             print(f"== {c['case']} ({'graph' if graph else 'events'})")
             for r in records:

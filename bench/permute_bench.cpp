@@ -4,7 +4,7 @@
 // case: the automatic choice (and the kernel it ran), and the N-D kernel that serves the
 // permutation, named. Records are xpose-bench's, so bench/table.py reads them.
 //
-//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]...
+//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--list]
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
@@ -46,12 +46,12 @@ const std::vector<PermuteCase>& cases() {
       {"BSHD->BHSD, D=8", "fp16", 2, {64, 2048, 32, 8}, {0, 2, 1, 3}},
       {"BSHD->BHSD, D=64", "fp32", 4, {8, 1024, 32, 64}, {0, 2, 1, 3}},
       {"volume reversed", "fp32", 4, {512, 512, 256}, {2, 1, 0}},
-      {"rank 4 (3,1,0,2)", "fp32", 4, {64, 64, 128, 128}, {3, 1, 0, 2}},
-      {"rank 4 (3,1,0,2)", "u8", 1, {64, 128, 128, 128}, {3, 1, 0, 2}},
-      {"rank 4 (1,0,3,2)", "fp64", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
-      {"rank 5 (4,2,0,3,1)", "fp32", 4, {32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}},
-      {"rank 6 (5,3,1,4,2,0)", "fp16", 2, {16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}},
-      {"rank 4 (2,3,0,1)", "c128", 16, {32, 64, 64, 64}, {2, 3, 0, 1}},
+      {"rank 4", "fp32", 4, {64, 64, 128, 128}, {3, 1, 0, 2}},
+      {"rank 4", "u8", 1, {64, 128, 128, 128}, {3, 1, 0, 2}},
+      {"rank 4", "fp64", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
+      {"rank 5", "fp32", 4, {32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}},
+      {"rank 6", "fp16", 2, {16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}},
+      {"rank 4", "c128", 16, {32, 64, 64, 64}, {2, 3, 0, 1}},
   };
   return list;
 }
@@ -75,13 +75,28 @@ int run(int argc, char** argv) {
   int reps = 20, warmup = 3;
   std::string json;
   std::vector<std::string> only;
+  bool list = false;
   CLI::App app{"xpose-permute-bench: N-D permutations against the copy of the same bytes"};
   app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));
   app.add_option("--json", json, "append one record per row to this file");
   app.add_option("--case", only, "only cases whose label contains this (repeatable)");
+  app.add_flag("--list", list, "print the cases as JSON lines and exit (bench/peers.py reads them)");
   CLI11_PARSE(app, argc, argv);
+  const auto selected = [&](const std::string& label) {
+    return only.empty() ||
+           std::any_of(only.begin(), only.end(), [&](const std::string& s) { return label.find(s) != std::string::npos; });
+  };
+  if (list) {
+    for (const PermuteCase& c : cases())
+      if (selected(label_of(c)))
+        std::printf("%s\n", nlohmann::json{{"case", label_of(c)}, {"dtype", c.dtype}, {"elem_bytes", c.elem_bytes},
+                                           {"extents", c.extents}, {"perm", c.perm}, {"timing", "events"}}
+                                .dump()
+                                .c_str());
+    return 0;
+  }
 
   cudaDeviceProp prop{};
   int device = 0;
@@ -99,9 +114,7 @@ int run(int argc, char** argv) {
   int failures = 0;
   for (const PermuteCase& c : cases()) {
     const std::string label = label_of(c);
-    if (!only.empty() && std::none_of(only.begin(), only.end(),
-                                      [&](const std::string& s) { return label.find(s) != std::string::npos; }))
-      continue;
+    if (!selected(label)) continue;
     int64_t elements = 1;
     for (int64_t e : c.extents) elements *= e;
     const int64_t bytes = elements * c.elem_bytes;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu/micro_kernels.hpp"
 #include "layout/grid.hpp"
 
 namespace xpose::cpu {
@@ -16,26 +17,40 @@ template <int E> struct Bytes { unsigned char b[E]; };
 // 64x64 blocks keep one block of src and one of dst in L1/L2 while it is turned.
 constexpr int64_t block = 64;
 
+// Rows [r0, r1) of matrix b, a block of columns at a time: the block's whole K x K squares
+// through the micro-kernel (column squares outer, so that each dst row's bytes are written
+// one after another), the rest element by element.
 template <int E>
-void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1) {
+void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1, const Micro& micro) {
   using T = Bytes<E>;
   const T* src = static_cast<const T*>(p.src) + b * p.stride_src;
   T* dst = static_cast<T*>(p.dst) + b * p.stride_dst;
+  const int64_t k = micro.k, lds = p.ld_src * E, ldd = p.ld_dst * E;
   for (int64_t c0 = 0, c1 = 0; c0 < p.cols; c0 = c1) {
     c1 = c0 + std::min(block, p.cols - c0);  // c0 + block may pass INT64_MAX
+    int64_t i_end = r0, j_end = c0;          // the squares cover [r0, i_end) x [c0, j_end)
+    if (k > 0) {
+      i_end = r0 + (r1 - r0) / k * k;
+      j_end = c0 + (c1 - c0) / k * k;
+      for (int64_t j = c0; j < j_end; j += k)
+        for (int64_t i = r0; i < i_end; i += k)
+          micro.run(reinterpret_cast<const unsigned char*>(src + i * p.ld_src + j), lds,
+                    reinterpret_cast<unsigned char*>(dst + j * p.ld_dst + i), ldd);
+    }
     for (int64_t i = r0; i < r1; ++i)
-      for (int64_t j = c0; j < c1; ++j) dst[j * p.ld_dst + i] = src[i * p.ld_src + j];
+      for (int64_t j = (i < i_end ? j_end : c0); j < c1; ++j) dst[j * p.ld_dst + i] = src[i * p.ld_src + j];
   }
 }
 
 template <int E>
 void transpose_all(const detail::Problem& p) {
   const int64_t row_blocks = layout::ceil_div(p.rows, block), items = row_blocks * p.batch;
+  const Micro micro = micro_kernel(E);
   std::atomic<int64_t> next{0};
   const auto work = [&] {
     for (int64_t item = next++; item < items; item = next++) {
       const int64_t b = item / row_blocks, r0 = (item % row_blocks) * block;
-      transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0));
+      transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0), micro);
     }
   };
   const int64_t wanted = std::min<int64_t>(items, p.elements() / (block * block * 4) + 1);

@@ -14,14 +14,17 @@ namespace {
 
 template <int E> struct Bytes { unsigned char b[E]; };
 
-// 64x64 blocks keep one block of src and one of dst in L1/L2 while it is turned.
-constexpr int64_t block = 64;
+// Blocks of about 256 KiB a side (256x256 elements of up to 4 bytes, fewer rows and columns
+// of wider ones): a block's src and dst stay in L2 while its squares are turned. Measured on
+// the 2-core CI machine against 64x64: uint8 and fp16 4096^2 faster, fp32 the same.
+template <int E> constexpr int64_t block_of = E <= 4 ? 256 : E == 8 ? 128 : 64;
 
 // Rows [r0, r1) of matrix b, a block of columns at a time: the block's whole K x K squares
 // through the micro-kernel (column squares outer, so that each dst row's bytes are written
 // one after another), the rest element by element.
 template <int E>
 void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1, const Micro& micro) {
+  constexpr int64_t block = block_of<E>;
   using T = Bytes<E>;
   const T* src = static_cast<const T*>(p.src) + b * p.stride_src;
   T* dst = static_cast<T*>(p.dst) + b * p.stride_dst;
@@ -44,6 +47,7 @@ void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1,
 
 template <int E>
 void transpose_all(const detail::Problem& p) {
+  constexpr int64_t block = block_of<E>;
   const int64_t row_blocks = layout::ceil_div(p.rows, block), items = row_blocks * p.batch;
   const Micro micro = micro_kernel(E);
   std::atomic<int64_t> next{0};
@@ -53,7 +57,7 @@ void transpose_all(const detail::Problem& p) {
       transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0), micro);
     }
   };
-  const int64_t wanted = std::min<int64_t>(items, p.elements() / (block * block * 4) + 1);
+  const int64_t wanted = std::min<int64_t>(items, p.elements() / (1 << 14) + 1);  // a thread per 16Ki elements or more
   const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(work);

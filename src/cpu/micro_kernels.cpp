@@ -9,33 +9,31 @@ namespace {
 
 #if defined(__x86_64__)
 
-// 16x16 bytes: four stages of byte unpacks, each pairing row k with row k + 8 into rows
-// 2k and 2k + 1 (a perfect shuffle; after log2(16) stages row j holds column j).
-void transpose_16x16_u8(const unsigned char* src, int64_t lds, unsigned char* dst, int64_t ldd) {
-  __m128i x[16], y[16];
-  for (int i = 0; i < 16; ++i) x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * lds));
-  for (int stage = 0; stage < 4; ++stage) {
-    for (int k = 0; k < 8; ++k) {
-      y[2 * k] = _mm_unpacklo_epi8(x[k], x[k + 8]);
-      y[2 * k + 1] = _mm_unpackhi_epi8(x[k], x[k + 8]);
+// N x N elements of 16 / N bytes in SSE2 registers by a perfect shuffle: log2(N) stages of
+// unpacks, each pairing row k with row k + N/2 into rows 2k and 2k + 1; after the last, row j
+// holds column j.
+template <int N, class Lo, class Hi>
+void shuffle_transpose(const unsigned char* src, int64_t lds, unsigned char* dst, int64_t ldd, Lo lo, Hi hi) {
+  __m128i x[N], y[N];
+  for (int i = 0; i < N; ++i) x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * lds));
+  for (int rows = 1; rows < N; rows *= 2) {
+    for (int k = 0; k < N / 2; ++k) {
+      y[2 * k] = lo(x[k], x[k + N / 2]);
+      y[2 * k + 1] = hi(x[k], x[k + N / 2]);
     }
-    for (int i = 0; i < 16; ++i) x[i] = y[i];
+    for (int i = 0; i < N; ++i) x[i] = y[i];
   }
-  for (int j = 0; j < 16; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * ldd), x[j]);
+  for (int j = 0; j < N; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * ldd), x[j]);
 }
 
-// 8x8 of 2 bytes: the same perfect shuffle in three stages of 16-bit unpacks.
+void transpose_16x16_u8(const unsigned char* src, int64_t lds, unsigned char* dst, int64_t ldd) {
+  shuffle_transpose<16>(src, lds, dst, ldd, [](__m128i a, __m128i b) { return _mm_unpacklo_epi8(a, b); },
+                        [](__m128i a, __m128i b) { return _mm_unpackhi_epi8(a, b); });
+}
+
 void transpose_8x8_u16(const unsigned char* src, int64_t lds, unsigned char* dst, int64_t ldd) {
-  __m128i x[8], y[8];
-  for (int i = 0; i < 8; ++i) x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * lds));
-  for (int stage = 0; stage < 3; ++stage) {
-    for (int k = 0; k < 4; ++k) {
-      y[2 * k] = _mm_unpacklo_epi16(x[k], x[k + 4]);
-      y[2 * k + 1] = _mm_unpackhi_epi16(x[k], x[k + 4]);
-    }
-    for (int i = 0; i < 8; ++i) x[i] = y[i];
-  }
-  for (int j = 0; j < 8; ++j) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j * ldd), x[j]);
+  shuffle_transpose<8>(src, lds, dst, ldd, [](__m128i a, __m128i b) { return _mm_unpacklo_epi16(a, b); },
+                       [](__m128i a, __m128i b) { return _mm_unpackhi_epi16(a, b); });
 }
 
 // 8x8 of 4 bytes in AVX2: unpacks within 128-bit lanes, shuffles, then lane permutes.

@@ -29,6 +29,11 @@ void check_apart(const char* a_name, const void* a, int64_t a_bytes, const char*
     refuse(std::string(a_name) + " and " + b_name + " overlap");
 }
 
+void check_step(int step, int steps) {
+  if (step < 0 || step >= steps)
+    refuse("step " + std::to_string(step) + " is outside 0.." + std::to_string(steps - 1));
+}
+
 void check_present(const char* name, const void* p, int64_t bytes) {
   if (bytes > 0 && !p) refuse(std::string(name) + " is a null pointer");
 }
@@ -38,6 +43,19 @@ void check_workspace(const void* ws, size_t bytes) {
   check_present("workspace", ws, int64_t(bytes));
   if (reinterpret_cast<uintptr_t>(ws) % detail::dist::kMessageAlign)
     refuse("workspace is not 256-byte aligned");
+}
+
+// A step's places, once the buffers they join are checked.
+const std::vector<CopyOp>& checked_places(const Plan& plan, const Schedule& s, int step, const void* workspace,
+                                          const void* dst) {
+  check_step(step, plan.steps());
+  check_workspace(workspace, plan.workspace_bytes());
+  const auto& places = s.steps[size_t(step)].places;
+  if (!places.empty()) {
+    check_present("dst", dst, plan.dst_bytes());
+    check_apart("workspace", workspace, int64_t(plan.workspace_bytes()), "dst", dst, plan.dst_bytes());
+  }
+  return places;
 }
 
 Shape shape_of(const TransposeOp& op) {
@@ -72,13 +90,6 @@ size_t Plan::workspace_bytes() const { return schedule_->workspace_bytes; }
 int64_t Plan::src_bytes() const { return schedule_->src_span_bytes; }
 int64_t Plan::dst_bytes() const { return schedule_->dst_span_bytes; }
 
-namespace {
-void check_step(int step, int steps) {
-  if (step < 0 || step >= steps)
-    refuse("step " + std::to_string(step) + " is outside 0.." + std::to_string(steps - 1));
-}
-}  // namespace
-
 const std::vector<Message>& Plan::sends(int step) const {
   check_step(step, steps());
   return sends_[size_t(step)];
@@ -105,13 +116,7 @@ void Plan::pack(int step, const void* src, void* workspace, cudaStream_t stream)
 }
 
 void Plan::place(int step, const void* workspace, void* dst, cudaStream_t stream) const {
-  check_step(step, steps());
-  check_workspace(workspace, workspace_bytes());
-  const auto& places = schedule_->steps[size_t(step)].places;
-  if (places.empty()) return;
-  check_present("dst", dst, dst_bytes());
-  check_apart("workspace", workspace, int64_t(workspace_bytes()), "dst", dst, dst_bytes());
-  for (const CopyOp& op : places) {
+  for (const CopyOp& op : checked_places(*this, *schedule_, step, workspace, dst)) {
     const cudaError_t code =
         cudaMemcpy2DAsync(at(dst, op.dst_offset), size_t(op.dst_pitch), at(workspace, op.src_offset),
                           size_t(op.src_pitch), size_t(op.width), size_t(op.height), cudaMemcpyDeviceToDevice, stream);
@@ -139,13 +144,7 @@ void Plan::pack_host(int step, const void* src, void* workspace) const {
 }
 
 void Plan::place_host(int step, const void* workspace, void* dst) const {
-  check_step(step, steps());
-  check_workspace(workspace, workspace_bytes());
-  const auto& places = schedule_->steps[size_t(step)].places;
-  if (places.empty()) return;
-  check_present("dst", dst, dst_bytes());
-  check_apart("workspace", workspace, int64_t(workspace_bytes()), "dst", dst, dst_bytes());
-  for (const CopyOp& op : places)
+  for (const CopyOp& op : checked_places(*this, *schedule_, step, workspace, dst))
     for (int64_t i = 0; i < op.height; ++i)
       std::memcpy(at(dst, op.dst_offset + i * op.dst_pitch), at(workspace, op.src_offset + i * op.src_pitch),
                   size_t(op.width));

@@ -59,25 +59,37 @@ void permute_all(const detail::Permutation& p) {
   for (auto& t : pool) t.join();
 }
 
-// Tiles of nd_cpu_tile x nd_cpu_tile of (a, b), read along a (src's fastest axis) so that
-// both sides of a tile stay in cache while it is turned; rows (a == b) in chunks along a.
+// Tiles of nd_cpu_tile x nd_cpu_tile of (a, b), written along b (dst's fastest axis: whole
+// dst lines, no line written twice), read along a tile's src lines, which stay in cache while
+// the tile is turned. Rows (a == b) go several outer indices to an item, so that each item
+// moves about nd_cpu_chunk elements.
 constexpr int64_t nd_cpu_tile = 64, nd_cpu_chunk = 4096;
 
 template <int E>
 void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigned char* dst) {
   const int64_t step_a = f.tiled ? nd_cpu_tile : nd_cpu_chunk, step_b = f.tiled ? nd_cpu_tile : 1;
   const int64_t tiles_a = layout::ceil_div(f.extent_a, step_a), tiles_b = layout::ceil_div(f.extent_b, step_b);
-  const int64_t per_outer = tiles_a * tiles_b, items = int64_t(f.outer_count) * per_outer;
+  // Outer indices an item takes: one for tiles, enough short rows to fill a chunk for rows.
+  const int64_t group = f.tiled || f.extent_a >= nd_cpu_chunk ? 1 : nd_cpu_chunk / f.extent_a;
+  const int64_t per_group = tiles_a * tiles_b, groups = layout::ceil_div(int64_t(f.outer_count), group);
+  const int64_t items = groups * per_group;
   std::atomic<int64_t> next{0};
   const auto work = [&] {
     for (int64_t item = next++; item < items; item = next++) {
-      const int64_t t = item % per_outer, a0 = (t % tiles_a) * step_a, b0 = (t / tiles_a) * step_b;
-      int64_t s, d;
-      f.outer_offsets(uint32_t(item / per_outer), &s, &d);
+      const int64_t t = item % per_group, a0 = (t % tiles_a) * step_a, b0 = (t / tiles_a) * step_b;
       const int64_t a1 = std::min(f.extent_a, a0 + step_a), b1 = std::min(f.extent_b, b0 + step_b);
-      for (int64_t b = b0; b < b1; ++b)
+      const int64_t first = item / per_group * group, last = std::min<int64_t>(f.outer_count, first + group);
+      for (int64_t outer = first; outer < last; ++outer) {
+        int64_t s, d;
+        f.outer_offsets(uint32_t(outer), &s, &d);
+        if (!f.tiled && f.src_a == 1 && f.dst_a == 1) {  // a row contiguous on both sides: one copy
+          std::memcpy(dst + (d + a0) * E, src + (s + a0) * E, size_t(a1 - a0) * E);
+          continue;
+        }
         for (int64_t a = a0; a < a1; ++a)
-          std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
+          for (int64_t b = b0; b < b1; ++b)
+            std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
+      }
     }
   };
   const int64_t elements = int64_t(f.outer_count) * f.extent_a * f.extent_b;

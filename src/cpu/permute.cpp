@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu/micro_kernels.hpp"
 #include "cpu/reference.hpp"
 #include "layout/grid.hpp"
 
@@ -73,6 +74,7 @@ void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigne
   const int64_t group = f.tiled || f.extent_a >= nd_cpu_chunk ? 1 : nd_cpu_chunk / f.extent_a;
   const int64_t per_group = tiles_a * tiles_b, groups = layout::ceil_div(int64_t(f.outer_count), group);
   const int64_t items = groups * per_group;
+  const Micro micro = micro_kernel(E);
   std::atomic<int64_t> next{0};
   const auto work = [&] {
     for (int64_t item = next++; item < items; item = next++) {
@@ -86,8 +88,19 @@ void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigne
           std::memcpy(dst + (d + a0) * E, src + (s + a0) * E, size_t(a1 - a0) * E);
           continue;
         }
+        // Where a is contiguous in src and b in dst the tile is a 2-D transpose block (src rows
+        // along b, src_b apart; dst rows along a, dst_a apart): its whole squares go through
+        // the micro-kernel, the rest element by element.
+        int64_t a_end = a0, b_end = b0;
+        if (f.tiled && micro.k > 0 && f.src_a == 1 && f.dst_b == 1) {
+          a_end = a0 + (a1 - a0) / micro.k * micro.k;
+          b_end = b0 + (b1 - b0) / micro.k * micro.k;
+          for (int64_t a = a0; a < a_end; a += micro.k)
+            for (int64_t b = b0; b < b_end; b += micro.k)
+              micro.run(src + (s + a + b * f.src_b) * E, f.src_b * E, dst + (d + a * f.dst_a + b) * E, f.dst_a * E);
+        }
         for (int64_t a = a0; a < a1; ++a)
-          for (int64_t b = b0; b < b1; ++b)
+          for (int64_t b = (a < a_end ? b_end : b0); b < b1; ++b)
             std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
       }
     }

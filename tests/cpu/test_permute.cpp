@@ -350,28 +350,30 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   EXPECT_GT(mapped, 5000);
 }
 
-// Large enough for every core: the CPU path's tiles (threads over tiles of every outer index)
-// against the reference, for a permutation that is no transpose and one of rows.
+// Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,
+// the micro-kernels on whole squares, edges element by element) against the reference, every
+// element size, for a permutation that is no transpose and one of rows.
 TEST(PermuteHost, LargePermutationsOnEveryCore) {
   std::mt19937_64 rng(std::random_device{}());
   const struct { std::vector<int64_t> extents; std::vector<int> perm; } cases[] = {
       {{7, 33, 65, 97}, {3, 1, 0, 2}},        // tiled: src's and dst's fastest axes differ
-      {{9, 130, 11, 40}, {2, 0, 1, 3}},       // rows of 40 x 4 bytes: wider than an element
+      {{9, 130, 11, 40}, {2, 0, 1, 3}},       // rows: the last axis stays last
   };
-  for (const auto& c : cases) {
-    int64_t n = 1;
-    for (int64_t e : c.extents) n *= e;
-    std::vector<float> src(static_cast<size_t>(n)), got(src.size(), -1.0f), want(src.size(), -2.0f);
-    for (auto& v : src) v = float(rng() % 1000000);
-    const xpose::PermuteShape shape{c.extents, c.perm, {}, {}};
-    xpose::permute_host(src.data(), got.data(), 4, shape);
-    Permutation p;
-    const PermuteArgs args{src.data(), want.data(), int(c.extents.size()), c.extents.data(), c.perm.data(), 4,
-                           nullptr, nullptr};
-    ASSERT_FALSE(resolve_permute(args, &p).failed());
-    cpu::permute(p);
-    EXPECT_EQ(want, got);
-  }
+  for (const auto& c : cases)
+    for (int64_t e : {1, 2, 4, 8, 16}) {
+      SCOPED_TRACE("elem_bytes " + std::to_string(e));
+      int64_t n = e;
+      for (int64_t x : c.extents) n *= x;
+      std::vector<uint8_t> src(static_cast<size_t>(n)), got(src.size(), 0xA5), want(src.size(), 0x5A);
+      for (auto& v : src) v = uint8_t(rng());
+      xpose::permute_host(src.data(), got.data(), e, xpose::PermuteShape{c.extents, c.perm, {}, {}});
+      Permutation p;
+      const PermuteArgs args{src.data(), want.data(), int(c.extents.size()), c.extents.data(), c.perm.data(), e,
+                             nullptr, nullptr};
+      ASSERT_FALSE(resolve_permute(args, &p).failed());
+      cpu::permute(p);
+      EXPECT_EQ(want, got);
+    }
 }
 
 TEST(PermuteHost, TheCppApiChecksSizesAndRuns) {

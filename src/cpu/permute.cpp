@@ -3,12 +3,11 @@
 // threads for large problems. And the CPU path's N-D permutation: the GPU kernels' form
 // (layout/permute_nd.hpp) walked in cache-sized tiles by every core.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <thread>
-#include <vector>
 
 #include "cpu/micro_kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "cpu/reference.hpp"
 #include "layout/grid.hpp"
 
@@ -50,14 +49,12 @@ void permute_all(const detail::Permutation& p) {
   for (int i = 0; i < p.rank; ++i)
     if (p.axes[i].extent > 1) order[n++] = i;
   std::sort(order, order + n, [&](int a, int b) { return p.axes[a].dst_stride > p.axes[b].dst_stride; });
+  // The outermost axis in up to a core's worth of ranges.
   const int64_t outer = n ? p.axes[order[0]].extent : 1;
-  const int64_t wanted = std::min<int64_t>(outer, p.elements() / (1 << 16) + 1);
-  const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back([&, t] { permute_part<E>(p, order, n, outer * t / threads, outer * (t + 1) / threads); });
-  permute_part<E>(p, order, n, 0, outer / threads);
-  for (auto& t : pool) t.join();
+  const int64_t parts = std::min<int64_t>(outer, std::max(1u, std::thread::hardware_concurrency()));
+  for_each_item(parts, p.elements(), int64_t(1) << 16, [&](int64_t t) {
+    permute_part<E>(p, order, n, outer * t / parts, outer * (t + 1) / parts);
+  });
 }
 
 // Tiles of nd_cpu_tile x nd_cpu_tile of (a, b), written along b (dst's fastest axis: whole
@@ -75,43 +72,34 @@ void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigne
   const int64_t per_group = tiles_a * tiles_b, groups = layout::ceil_div(int64_t(f.outer_count), group);
   const int64_t items = groups * per_group;
   const Micro micro = micro_kernel(E);
-  std::atomic<int64_t> next{0};
-  const auto work = [&] {
-    for (int64_t item = next++; item < items; item = next++) {
-      const int64_t t = item % per_group, a0 = (t % tiles_a) * step_a, b0 = (t / tiles_a) * step_b;
-      const int64_t a1 = std::min(f.extent_a, a0 + step_a), b1 = std::min(f.extent_b, b0 + step_b);
-      const int64_t first = item / per_group * group, last = std::min<int64_t>(f.outer_count, first + group);
-      for (int64_t outer = first; outer < last; ++outer) {
-        int64_t s, d;
-        f.outer_offsets(uint32_t(outer), &s, &d);
-        if (!f.tiled && f.src_a == 1 && f.dst_a == 1) {  // a row contiguous on both sides: one copy
-          std::memcpy(dst + (d + a0) * E, src + (s + a0) * E, size_t(a1 - a0) * E);
-          continue;
-        }
-        // Where a is contiguous in src and b in dst the tile is a 2-D transpose block (src rows
-        // along b, src_b apart; dst rows along a, dst_a apart): its whole squares go through
-        // the micro-kernel, the rest element by element.
-        int64_t a_end = a0, b_end = b0;
-        if (f.tiled && micro.k > 0 && f.src_a == 1 && f.dst_b == 1) {
-          a_end = a0 + (a1 - a0) / micro.k * micro.k;
-          b_end = b0 + (b1 - b0) / micro.k * micro.k;
-          for (int64_t a = a0; a < a_end; a += micro.k)
-            for (int64_t b = b0; b < b_end; b += micro.k)
-              micro.run(src + (s + a + b * f.src_b) * E, f.src_b * E, dst + (d + a * f.dst_a + b) * E, f.dst_a * E);
-        }
-        for (int64_t a = a0; a < a1; ++a)
-          for (int64_t b = (a < a_end ? b_end : b0); b < b1; ++b)
-            std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
-      }
-    }
-  };
   const int64_t elements = int64_t(f.outer_count) * f.extent_a * f.extent_b;
-  const int64_t wanted = std::min<int64_t>(items, elements / (1 << 16) + 1);
-  const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  for_each_item(items, elements, int64_t(1) << 16, [&](int64_t item) {
+    const int64_t t = item % per_group, a0 = (t % tiles_a) * step_a, b0 = (t / tiles_a) * step_b;
+    const int64_t a1 = std::min(f.extent_a, a0 + step_a), b1 = std::min(f.extent_b, b0 + step_b);
+    const int64_t first = item / per_group * group, last = std::min<int64_t>(f.outer_count, first + group);
+    for (int64_t outer = first; outer < last; ++outer) {
+      int64_t s, d;
+      f.outer_offsets(uint32_t(outer), &s, &d);
+      if (!f.tiled && f.src_a == 1 && f.dst_a == 1) {  // a row contiguous on both sides: one copy
+        std::memcpy(dst + (d + a0) * E, src + (s + a0) * E, size_t(a1 - a0) * E);
+        continue;
+      }
+      // Where a is contiguous in src and b in dst the tile is a 2-D transpose block (src rows
+      // along b, src_b apart; dst rows along a, dst_a apart): its whole squares go through
+      // the micro-kernel, the rest element by element.
+      int64_t a_end = a0, b_end = b0;
+      if (f.tiled && micro.k > 0 && f.src_a == 1 && f.dst_b == 1) {
+        a_end = a0 + (a1 - a0) / micro.k * micro.k;
+        b_end = b0 + (b1 - b0) / micro.k * micro.k;
+        for (int64_t a = a0; a < a_end; a += micro.k)
+          for (int64_t b = b0; b < b_end; b += micro.k)
+            micro.run(src + (s + a + b * f.src_b) * E, f.src_b * E, dst + (d + a * f.dst_a + b) * E, f.dst_a * E);
+      }
+      for (int64_t a = a0; a < a1; ++a)
+        for (int64_t b = (a < a_end ? b_end : b0); b < b1; ++b)
+          std::memcpy(dst + (d + a * f.dst_a + b * f.dst_b) * E, src + (s + a * f.src_a + b * f.src_b) * E, E);
+    }
+  });
 }
 
 }  // namespace
@@ -119,24 +107,12 @@ void permute_form_all(const layout::NdForm& f, const unsigned char* src, unsigne
 void permute_form(const layout::NdForm& f, const void* src, void* dst) {
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
-  switch (f.elem_bytes) {
-    case 1: return permute_form_all<1>(f, s, d);
-    case 2: return permute_form_all<2>(f, s, d);
-    case 4: return permute_form_all<4>(f, s, d);
-    case 8: return permute_form_all<8>(f, s, d);
-    default: return permute_form_all<16>(f, s, d);
-  }
+  with_elem_bytes(f.elem_bytes, [&](auto e) { permute_form_all<decltype(e)::value>(f, s, d); });
 }
 
 void permute(const detail::Permutation& p) {
   if (p.empty()) return;
-  switch (p.elem_bytes) {
-    case 1: return permute_all<1>(p);
-    case 2: return permute_all<2>(p);
-    case 4: return permute_all<4>(p);
-    case 8: return permute_all<8>(p);
-    default: return permute_all<16>(p);
-  }
+  with_elem_bytes(p.elem_bytes, [&](auto e) { permute_all<decltype(e)::value>(p); });
 }
 
 }  // namespace xpose::cpu

@@ -1,12 +1,10 @@
 #include "cpu/reference.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include "cpu/micro_kernels.hpp"
+#include "cpu/parallel.hpp"
 #include "layout/grid.hpp"
 
 namespace xpose::cpu {
@@ -50,32 +48,17 @@ void transpose_all(const detail::Problem& p) {
   constexpr int64_t block = block_of<E>;
   const int64_t row_blocks = layout::ceil_div(p.rows, block), items = row_blocks * p.batch;
   const Micro micro = micro_kernel(E);
-  std::atomic<int64_t> next{0};
-  const auto work = [&] {
-    for (int64_t item = next++; item < items; item = next++) {
-      const int64_t b = item / row_blocks, r0 = (item % row_blocks) * block;
-      transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0), micro);
-    }
-  };
-  const int64_t wanted = std::min<int64_t>(items, p.elements() / (1 << 14) + 1);  // a thread per 16Ki elements or more
-  const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  for_each_item(items, p.elements(), int64_t(1) << 14, [&](int64_t item) {
+    const int64_t b = item / row_blocks, r0 = (item % row_blocks) * block;
+    transpose_rows<E>(p, b, r0, r0 + std::min(block, p.rows - r0), micro);
+  });
 }
 
 }  // namespace
 
 void transpose(const detail::Problem& p) {
   if (p.empty()) return;
-  switch (p.elem_bytes) {
-    case 1: return transpose_all<1>(p);
-    case 2: return transpose_all<2>(p);
-    case 4: return transpose_all<4>(p);
-    case 8: return transpose_all<8>(p);
-    default: return transpose_all<16>(p);
-  }
+  with_elem_bytes(p.elem_bytes, [&](auto e) { transpose_all<decltype(e)::value>(p); });
 }
 
 }  // namespace xpose::cpu

@@ -1,0 +1,42 @@
+// How the CPU path spreads work over the cores, and calls a template on the element size:
+// one place for the thread pool and the size switch its loops share.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace xpose::cpu {
+
+// Calls item(i) once for every 0 <= i < items, the items taken in turn by up to one thread per
+// `per_thread` of the `elements` moved (at least one, at most one a core).
+template <class Item>
+void for_each_item(int64_t items, int64_t elements, int64_t per_thread, const Item& item) {
+  const int64_t wanted = std::min<int64_t>(items, elements / per_thread + 1);
+  const int threads = int(std::min<int64_t>(wanted, std::max(1u, std::thread::hardware_concurrency())));
+  std::atomic<int64_t> next{0};
+  const auto work = [&] {
+    for (int64_t i = next++; i < items; i = next++) item(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+// f(std::integral_constant<int, E>{}) for elem_bytes E of 1, 2, 4, 8 or 16.
+template <class F>
+void with_elem_bytes(int64_t elem_bytes, F&& f) {
+  switch (elem_bytes) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    default: return f(std::integral_constant<int, 16>{});
+  }
+}
+
+}  // namespace xpose::cpu

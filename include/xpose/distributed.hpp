@@ -72,6 +72,11 @@ class XPOSE_API Plan {
   const std::vector<Message>& sends(int step) const;
   const std::vector<Message>& recvs(int step) const;
 
+  // Throws xpose::Error (invalid argument) where src, dst or the workspace is null though it
+  // must hold bytes, the workspace is not 256-byte aligned, or two of them share a byte: what
+  // a driver checks before it enqueues anything (each call below checks its own buffers too).
+  void check_buffers(const void* src, const void* dst, const void* workspace) const;
+
   // GPU memory, enqueued on `stream`; never synchronize, never allocate. The workspace is
   // workspace_bytes() of device memory, 256-byte aligned.
   void transpose_own(const void* src, void* dst, cudaStream_t stream = nullptr) const;

@@ -75,10 +75,10 @@ xpose::dist::Split split_of(const int64_t* row_offsets, const int64_t* col_offse
           std::vector<int64_t>(col_offsets, col_offsets + nranks + 1), batch, elem_bytes, ld_src, ld_dst};
 }
 
-// A buffer of `bytes` the exchange and the kernels can use on `device`: device or managed memory.
-void check_buffer(const char* name, const void* p, int64_t bytes, int64_t align, int device) {
+// A buffer of `bytes` the exchange and the kernels can use on `device` (Plan::check_buffers
+// has checked that it is there): aligned to `align`, device or managed memory.
+void check_device_buffer(const char* name, const void* p, int64_t bytes, int64_t align, int device) {
   if (bytes <= 0) return;
-  if (!p) refuse(std::string(name) + " is a null pointer");
   if (reinterpret_cast<uintptr_t>(p) % uint64_t(align))
     refuse(std::string(name) + " is not aligned to " + std::to_string(align) + " bytes");
   cudaPointerAttributes attr{};
@@ -89,13 +89,6 @@ void check_buffer(const char* name, const void* p, int64_t bytes, int64_t align,
   if (attr.device != device)
     refuse(std::string(name) + " is memory of device " + std::to_string(attr.device) + "; comm is on device " +
            std::to_string(device));
-}
-
-void check_apart(const char* a_name, const void* a, int64_t a_bytes, const char* b_name, const void* b,
-                 int64_t b_bytes) {
-  if (a_bytes <= 0 || b_bytes <= 0) return;
-  const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
-  if (x < y + uint64_t(b_bytes) && y < x + uint64_t(a_bytes)) refuse(std::string(a_name) + " and " + b_name + " overlap");
 }
 
 // xpose's exchange stream and events on one device, made once; a mutex keeps one call's
@@ -156,12 +149,10 @@ void transpose(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const
   if (workspace_bytes < plan.workspace_bytes())
     refuse("workspace_bytes is " + std::to_string(workspace_bytes) + "; this rank needs " +
            std::to_string(plan.workspace_bytes()) + " (xpose_nccl_transpose_workspace)");
-  check_buffer("src", src, plan.src_bytes(), elem_bytes, c.device);
-  check_buffer("dst", dst, plan.dst_bytes(), elem_bytes, c.device);
-  check_buffer("workspace", workspace, int64_t(plan.workspace_bytes()), 256, c.device);
-  check_apart("src", src, plan.src_bytes(), "dst", dst, plan.dst_bytes());
-  check_apart("src", src, plan.src_bytes(), "workspace", workspace, int64_t(plan.workspace_bytes()));
-  check_apart("dst", dst, plan.dst_bytes(), "workspace", workspace, int64_t(plan.workspace_bytes()));
+  plan.check_buffers(src, dst, workspace);
+  check_device_buffer("src", src, plan.src_bytes(), elem_bytes, c.device);
+  check_device_buffer("dst", dst, plan.dst_bytes(), elem_bytes, c.device);
+  check_device_buffer("workspace", workspace, int64_t(plan.workspace_bytes()), 256, c.device);
 
   const int steps = plan.steps();
   if (steps == 0) return plan.transpose_own(src, dst, stream);

@@ -71,9 +71,7 @@ Plan::Plan(const Split& split, int rank, const Options& options) {
   if (detail::Error e = detail::dist::make_schedule(s, schedule.get()); e.failed()) throw Error(e.status, e.message);
   const auto messages = [](const std::vector<detail::dist::Message>& list) {
     std::vector<Message> out;
-    for (const auto& m : list)
-      out.push_back({m.peer, m.offset, m.bytes,
-                     (m.bytes + detail::dist::kMessageAlign - 1) / detail::dist::kMessageAlign * detail::dist::kMessageAlign});
+    for (const auto& m : list) out.push_back({m.peer, m.offset, m.bytes, m.padded});
     return out;
   };
   for (const auto& step : schedule->steps) {
@@ -98,6 +96,15 @@ const std::vector<Message>& Plan::sends(int step) const {
 const std::vector<Message>& Plan::recvs(int step) const {
   check_step(step, steps());
   return recvs_[size_t(step)];
+}
+
+void Plan::check_buffers(const void* src, const void* dst, const void* workspace) const {
+  check_present("src", src, src_bytes());
+  check_present("dst", dst, dst_bytes());
+  check_workspace(workspace, workspace_bytes());
+  check_apart("src", src, src_bytes(), "dst", dst, dst_bytes());
+  check_apart("src", src, src_bytes(), "workspace", workspace, int64_t(workspace_bytes()));
+  check_apart("dst", dst, dst_bytes(), "workspace", workspace, int64_t(workspace_bytes()));
 }
 
 void Plan::transpose_own(const void* src, void* dst, cudaStream_t stream) const {

@@ -145,19 +145,19 @@ Error make_schedule(const Split& split, Schedule* out) {
       if (q == p || my_rows == 0 || last == first) continue;
       const size_t bytes = size_t((last - first) * my_rows * e);
       add_pack(s, my_rows, ld_src, q_cols, co[q], first, last, size_t(offset), &step.packs);
-      step.sends.push_back({q, size_t(offset), bytes});
-      offset += align_up(bytes);
+      step.sends.push_back({q, size_t(offset), bytes, align_up(bytes)});
+      offset += step.sends.back().padded;
     }
     for (int r = 0; r < nranks; ++r) {
       const int64_t r_rows = ro[r + 1] - ro[r], total = batch * my_cols;
       const int64_t first = first_row(total, steps, j), last = first_row(total, steps, j + 1);
       if (r == p || r_rows == 0 || last == first) continue;
       const size_t bytes = size_t((last - first) * r_rows * e);
-      step.recvs.push_back({r, size_t(offset), bytes});
+      step.recvs.push_back({r, size_t(offset), bytes, align_up(bytes)});
       // Received transposed row g (g = b * my_cols + c) is dst row g: batches are my_cols * ld_dst apart.
       step.places.push_back({int64_t(offset), (first * ld_dst + ro[r]) * e, last - first, r_rows * e, r_rows * e,
                              ld_dst * e});
-      offset += align_up(bytes);
+      offset += step.recvs.back().padded;
     }
   }
   if (offset > kInt64Max) return invalid("the workspace overflows int64");

@@ -50,10 +50,11 @@ struct CopyOp {
   int64_t height = 0, width = 0, src_pitch = 0, dst_pitch = 0;
 };
 
-// One message of a step: to (or from) `peer`, at `offset` in the workspace.
+// One message of a step: to (or from) `peer`, at `offset` in the workspace, `bytes` long and
+// taking `padded` (bytes rounded up to kMessageAlign) there.
 struct Message {
   int peer = 0;
-  size_t offset = 0, bytes = 0;
+  size_t offset = 0, bytes = 0, padded = 0;
 };
 
 struct Step {

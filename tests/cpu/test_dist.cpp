@@ -70,6 +70,21 @@ TEST(DistPlan, StepsAreRefusedOutsideTheirRange) {
   EXPECT_THROW(plan.place_host(-1, ws.data(), dst.data()), Error);
   EXPECT_THROW(plan.pack_host(0, src.data(), ws.data() + 16), Error) << "a workspace off 256 bytes";
   EXPECT_THROW(plan.transpose_own_host(src.data(), src.data()), Error) << "src and dst overlap";
+  // The whole check a driver makes before it enqueues anything.
+  const auto refused = [&](const void* s, const void* d, const void* w) -> std::string {
+    try {
+      plan.check_buffers(s, d, w);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ("accepted", refused(src.data(), dst.data(), ws.data()));
+  EXPECT_EQ("src is a null pointer", refused(nullptr, dst.data(), ws.data()));
+  EXPECT_EQ("dst is a null pointer", refused(src.data(), nullptr, ws.data()));
+  EXPECT_EQ("workspace is not 256-byte aligned", refused(src.data(), dst.data(), ws.data() + 16));
+  EXPECT_EQ("src and dst overlap", refused(src.data(), src.data(), ws.data()));
+  EXPECT_EQ("src and workspace overlap", refused(ws.data(), dst.data(), ws.data()));
 }
 
 TEST(DistPlan, LargeBlocksArePipelinedInSteps) {

@@ -140,13 +140,13 @@ int run(int argc, char** argv) {
          }},
     };
     const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
-    for (const char* kernel : {"auto", "permute_tiled", "permute_rows"}) {
+    for (const char* kernel : {"auto", "permute_vec_tiled", "permute_tiled", "permute_rows"}) {
       const std::string name = kernel;
       if (name != "auto") {
         try {
           explain_permute(src, dst, c.elem_bytes, shape, kernel);
         } catch (const Error&) {
-          continue;  // the other N-D kernel: it does not serve this permutation
+          continue;  // an N-D kernel that does not serve this permutation
         }
       }
       rows.push_back({name, "xpose", [&, kernel](cudaStream_t s) {

@@ -76,6 +76,12 @@ bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Pro
               .failed();
 }
 
+std::string nd_names() {
+  std::string text;
+  for (const char* n : nd_kernel_names) text += std::string(text.empty() ? "" : ", ") + n;
+  return text;
+}
+
 // What a permutation runs: a transpose engine's plan (through the rule table, where its
 // normalized form is a batched 2-D transpose or a copy) or an N-D kernel's.
 struct PermuteChoice {
@@ -91,7 +97,7 @@ Error prepare_permute(const char* name, const PermuteArgs& args, PermuteChoice* 
   const Engine* named = nullptr;
   if (!nd_named)
     if (Error e = named_engine(name, &named); e.failed()) {
-      e.message += "; for permutations also permute_tiled, permute_rows";
+      e.message += "; for permutations also " + nd_names();
       return e;
     }
   Permutation p;
@@ -106,7 +112,7 @@ Error prepare_permute(const char* name, const PermuteArgs& args, PermuteChoice* 
   if (named)
     return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(name) + " transposes batched matrices; this permutation is "
                                                "not one once normalized (" + axes_text(out->shape) +
-                                               "): name permute_tiled or permute_rows, or let xpose choose");
+                                               "): name one of " + nd_names() + ", or let xpose choose");
   std::string why;
   if (!plan_nd(out->shape, p.src, p.dst, nd_named ? name : nullptr, &out->nd, &why))
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(out->shape) + ") cannot be served: " + why);

@@ -1,22 +1,82 @@
 #include "engines/permute_nd.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engines/common.cuh"
+#include "engines/vector.cuh"
 
 namespace xpose::detail {
 namespace {
 
+using engines::Elem;
+using engines::Vector;
 using layout::nd_block_rows;
 using layout::nd_tile;
 using layout::NdForm;
+using layout::NdRowsChunk;
+using layout::NdVecTiles;
+
+// A tile of (outer index, b) rows by a columns (NdVecTiles) per loop step: every src row
+// piece loaded as 16-byte vectors before the first shared-memory store, then each dst row
+// piece gathered from the swizzled tile and stored as one vector. Each outer index's first
+// src and dst elements are found once per step, by as many threads, into shared memory.
+template <int E>
+__global__ void __launch_bounds__(layout::VecTile<E>::threads)
+    permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
+  using V = layout::VecTile<E>;
+  using Tile = typename V::Layout;
+  __shared__ Elem<E> smem[Tile::size];
+  __shared__ int64_t src_at[V::tile / V::vec], dst_at[V::tile / V::vec];
+  const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * V::tile;
+  const int64_t b0 = int64_t(blockIdx.x / t.tiles_a) << t.sub_shift;
+  for (uint32_t group = blockIdx.y; group < t.groups; group += gridDim.y) {
+    const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first);
+    if (threadIdx.x < live) f.outer_offsets(first + threadIdx.x, &src_at[threadIdx.x], &dst_at[threadIdx.x]);
+    __syncthreads();
+    Vector<E> in[V::per_thread];
+#pragma unroll
+    for (int i = 0; i < V::per_thread; ++i) {
+      const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
+      const uint32_t sub = t.sub_of(e.r);
+      const int64_t b = b0 + t.b_of(e.r), a = a0 + e.c;
+      in[i].bits = make_uint4(0, 0, 0, 0);
+      if (sub < live && b < f.extent_b && a < f.extent_a)
+        in[i].bits = *reinterpret_cast<const uint4*>(src + src_at[sub] + b * f.src_b + a);
+    }
+#pragma unroll
+    for (int i = 0; i < V::per_thread; ++i)
+#pragma unroll
+      for (int k = 0; k < V::vec; ++k) {
+        const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
+        smem[Tile::at(e.r, e.c)] = in[i].e[k];
+      }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < V::per_thread; ++i) {
+      const int v = i * V::threads + threadIdx.x;
+      const auto e = V::store_coord(v, 0);
+      const uint32_t sub = t.sub_of(e.r);
+      const int64_t b = b0 + t.b_of(e.r), a = a0 + e.c;
+      if (sub < live && b < f.extent_b && a < f.extent_a) {
+        Vector<E> out;
+#pragma unroll
+        for (int k = 0; k < V::vec; ++k) {
+          const auto g = V::store_coord(v, k);
+          out.e[k] = smem[Tile::at(g.r, g.c)];
+        }
+        __stwb(reinterpret_cast<uint4*>(dst + dst_at[sub] + a * f.dst_a + b), engines::whole(out));
+      }
+    }
+    __syncthreads();  // the tile and the offsets are the next step's
+  }
+}
 
 // One 32x32 tile of (a, b) for each outer index the block visits: loads along a (src's
 // fastest axis), stores along b (dst's), through a tile padded by one element.
 template <int E>
-__global__ void permute_tiled(const engines::Elem<E>* __restrict__ src, engines::Elem<E>* __restrict__ dst,
-                              const NdForm f) {
-  __shared__ engines::Elem<E> tile[nd_tile][nd_tile + 1];
+__global__ void permute_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f) {
+  __shared__ Elem<E> tile[nd_tile][nd_tile + 1];
   const int64_t a0 = int64_t(blockIdx.x % f.tiles_a) * nd_tile, b0 = int64_t(blockIdx.x / f.tiles_a) * nd_tile;
   const int x = threadIdx.x, y = threadIdx.y;
   for (uint64_t outer = blockIdx.y; outer < f.outer_count; outer += gridDim.y) {  // 64 bits: no wrap near 2^32
@@ -31,17 +91,61 @@ __global__ void permute_tiled(const engines::Elem<E>* __restrict__ src, engines:
   }
 }
 
-// Rows along a, the axis fastest on both sides: a warp per outer index, 32 elements a step.
+// Rows along a, the axis fastest on both sides: (outer index, position in the row) as one
+// linear index, consecutive threads on consecutive elements, each thread nd_rows_per_thread
+// of them with every load in flight before the first store.
 template <int E>
-__global__ void permute_rows(const engines::Elem<E>* __restrict__ src, engines::Elem<E>* __restrict__ dst,
-                             const NdForm f) {
-  for (uint64_t outer = uint64_t(blockIdx.y) * nd_block_rows + threadIdx.y; outer < f.outer_count;
-       outer += uint64_t(gridDim.y) * nd_block_rows) {
-    int64_t s, d;
-    f.outer_offsets(uint32_t(outer), &s, &d);
-    for (int64_t a = int64_t(blockIdx.x) * nd_tile + threadIdx.x; a < f.extent_a; a += int64_t(gridDim.x) * nd_tile)
-      dst[d + a * f.dst_a] = src[s + a * f.src_a];
+__global__ void __launch_bounds__(layout::nd_rows_threads)
+    permute_rows(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdRowsChunk c) {
+  constexpr int threads = layout::nd_rows_threads, per_thread = layout::nd_rows_per_thread;
+  const uint32_t count = uint32_t(c.count()), first = blockIdx.x * (threads * per_thread) + threadIdx.x;
+  Elem<E> v[per_thread];
+  int64_t to[per_thread];
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k) {
+    const uint32_t i = first + k * threads;
+    if (i < count) {
+      uint32_t pos;
+      const uint32_t outer = c.length.divmod(i, &pos);
+      int64_t s, d;
+      f.outer_offsets(c.outer_base + outer, &s, &d);
+      const int64_t a = c.a_base + pos;
+      v[k] = src[s + a * f.src_a];
+      to[k] = d + a * f.dst_a;
+    }
   }
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k)
+    if (first + k * threads < count) dst[to[k]] = v[k];
+}
+
+const char* const rows_not_tiles =
+    "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves that)";
+
+// Whether `kernel` serves the plan's form; fills the plan's launch where it does.
+bool fit(const char* kernel, NdPlan* p, const char** why) {
+  const NdForm& f = p->form;
+  const int64_t outer = f.outer_count;
+  if (std::strcmp(kernel, "permute_vec_tiled") == 0) {
+    if (!layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
+                              why))
+      return false;
+    const int vecs = p->vec.tile * p->vec.tile / p->vec.vec;
+    p->block = {uint32_t(std::min(vecs, 256)), 1, 1};
+    p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
+    return true;
+  }
+  if (std::strcmp(kernel, "permute_tiled") == 0) {
+    if (!f.tiled) *why = rows_not_tiles;
+    p->block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
+    p->grid = {f.tiles_a * f.tiles_b, uint32_t(std::min<int64_t>(outer, layout::max_grid_yz)), 1};
+    return f.tiled;
+  }
+  if (f.tiled)
+    *why = "permute_rows copies rows of an axis fastest on both sides; here src's fastest axis and dst's differ "
+           "(permute_vec_tiled or permute_tiled serves that)";
+  p->block = {uint32_t(layout::nd_rows_threads), 1, 1};
+  return !f.tiled;
 }
 
 }  // namespace
@@ -60,54 +164,65 @@ bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, co
     *why = reason;
     return false;
   }
-  const char* fits = p.form.tiled ? "permute_tiled" : "permute_rows";
-  if (kernel && std::strcmp(kernel, fits) != 0) {
-    *why = p.form.tiled ? "permute_rows copies rows of an axis fastest on both sides; here src's fastest axis and "
-                          "dst's differ (permute_tiled serves that)"
-                        : "permute_tiled turns tiles of two axes; here one axis is fastest on both sides "
-                          "(permute_rows serves that)";
-    return false;
-  }
-  p.kernel = fits;
   p.src = src;
   p.dst = dst;
-  const int64_t outer = p.form.outer_count;
-  p.block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
-  if (p.form.tiled) {
-    p.grid = {p.form.tiles_a * p.form.tiles_b, uint32_t(std::min<int64_t>(outer, layout::max_grid_yz)), 1};
-  } else {
-    const int64_t chunks = std::min<int64_t>(layout::ceil_div(p.form.extent_a, nd_tile), 4096);
-    p.grid = {uint32_t(chunks), uint32_t(std::min<int64_t>(layout::ceil_div(outer, nd_block_rows), layout::max_grid_yz)),
-              1};
+  for (const char* name : nd_kernel_names) {
+    if (kernel && std::strcmp(kernel, name) != 0) continue;
+    if (fit(name, &p, &reason)) {
+      p.kernel = name;
+      *out = p;
+      return true;
+    }
+    if (kernel) break;
   }
-  *out = p;
-  return true;
+  *why = reason;
+  return false;
 }
 
 cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {
   const dim3 grid(p.grid.x, p.grid.y, p.grid.z), block(p.block.x, p.block.y, p.block.z);
   return engines::with_elem_bytes(p.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
-    using T = engines::Elem<E>;
+    using T = Elem<E>;
     const T* src = static_cast<const T*>(p.src);
     T* dst = static_cast<T*>(p.dst);
-    if (p.form.tiled)
+    if (std::strcmp(p.kernel, "permute_vec_tiled") == 0) {
+      permute_vec_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.vec);
+    } else if (std::strcmp(p.kernel, "permute_tiled") == 0) {
       permute_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form);
-    else
-      permute_rows<E><<<grid, block, 0, stream>>>(src, dst, p.form);
+    } else {
+      cudaError_t e = cudaSuccess;
+      layout::for_each_rows_chunk(p.form, [&](const NdRowsChunk& c) {
+        if (e != cudaSuccess) return;
+        constexpr int64_t per_block = layout::nd_rows_threads * layout::nd_rows_per_thread;
+        const auto blocks = uint32_t((int64_t(c.count()) + per_block - 1) / per_block);
+        permute_rows<E><<<blocks, block, 0, stream>>>(src, dst, p.form, c);
+        e = cudaGetLastError();
+      });
+      return e;
+    }
     return cudaGetLastError();
   });
 }
 
 std::string describe(const NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
+  const layout::NdForm& f = p.form;
   std::string text = std::string(p.kernel) + ": ";
-  text += p.form.tiled ? "32x32 tiles of src's fastest axis (" + s(p.form.extent_a) + ") and dst's (" +
-                             s(p.form.extent_b) + ") through shared memory"
-                       : "rows of the axis fastest on both sides (" + s(p.form.extent_a) + " elements)";
-  text += ", " + s(p.form.outer_count) + " outer indices over " + s(p.form.outer_rank) + " axes; grid " +
-          s(p.grid.x) + "x" + s(p.grid.y) + ", block " + s(p.block.x) + "x" + s(p.block.y) + ", " +
-          s(p.form.elem_bytes) + "-byte elements";
+  if (std::strcmp(p.kernel, "permute_vec_tiled") == 0)
+    text += s(p.vec.tile) + "x" + s(p.vec.tile) + " tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" +
+            s(f.extent_b) + "), " + s(p.vec.subs) + " outer indices a tile, 16-byte vectors through swizzled "
+            "shared memory";
+  else if (std::strcmp(p.kernel, "permute_tiled") == 0)
+    text += "32x32 tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" + s(f.extent_b) +
+            ") through shared memory, element by element";
+  else
+    text += "rows of the axis fastest on both sides (" + s(f.extent_a) + " elements), " +
+            s(layout::nd_rows_per_thread) + " elements a thread";
+  text += "; " + s(f.outer_count) + " outer indices over " + s(f.outer_rank) + " axes; ";
+  if (std::strcmp(p.kernel, "permute_rows") != 0)
+    text += "grid " + s(p.grid.x) + "x" + s(p.grid.y) + ", ";
+  text += "block " + s(p.block.x) + "x" + s(p.block.y) + ", " + s(f.elem_bytes) + "-byte elements";
   return text;
 }
 

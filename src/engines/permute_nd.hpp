@@ -1,7 +1,9 @@
 // The N-D permutation kernels: what xpose_permute runs where the normalized permutation is
 // not a batched 2-D transpose (layout/permute_nd.hpp says how they walk it).
-//   permute_tiled  32x32 tiles of src's and dst's fastest axes through shared memory
-//   permute_rows   rows of an axis fastest on both sides, copied as they are
+//   permute_vec_tiled  tiles of src's and dst's fastest axes through swizzled shared memory,
+//                      16-byte vectors on both sides, short axes packed several to a tile
+//   permute_tiled      32x32 tiles of the same, element by element: any strides, any alignment
+//   permute_rows       rows of an axis fastest on both sides, copied as they are
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,17 +16,19 @@
 namespace xpose::detail {
 
 struct NdPlan {
-  const char* kernel = nullptr;  // "permute_tiled" or "permute_rows"
+  const char* kernel = nullptr;  // one of nd_kernel_names
   layout::NdForm form;
+  layout::NdVecTiles vec;  // permute_vec_tiled's tiles
   const void* src = nullptr;
   void* dst = nullptr;
-  layout::Dims grid, block;
+  layout::Dims grid, block;  // the tiled kernels' launch; permute_rows sizes each chunk's own
 };
 
-constexpr const char* nd_kernel_names[] = {"permute_tiled", "permute_rows"};
+// In the order the automatic choice tries them.
+constexpr const char* nd_kernel_names[] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
 bool is_nd_kernel(const char* name);
 
-// The plan for a normalized permutation, by `kernel` (null: the one its form calls for); false
+// The plan for a normalized permutation, by `kernel` (null: the first that serves it); false
 // with *why where that kernel cannot serve it.
 bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, NdPlan* out,
              std::string* why);

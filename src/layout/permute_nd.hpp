@@ -4,8 +4,10 @@
 //   b       the axis written fastest: dst's smallest stride (coalesced stores)
 //   outer   every other axis, one linear index split by fast divisors (innermost first,
 //           dst's order: neighbouring indices write near each other)
-// Where a and b differ the tiled kernel turns 32x32 tiles of (a, b) through shared memory,
-// as the 2-D transpose does; where they are one axis, rows along it are copied as they are.
+// Where a and b differ, tiles of (a, b) turn through shared memory as in the 2-D transpose:
+// 16-byte vectors on both sides where a and b are contiguous and everything is aligned
+// (NdVecTiles), else 32x32 tiles element by element. Where a and b are one axis, rows along
+// it are copied as they are (NdRows).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "layout/fast_divmod.hpp"
 #include "layout/hd.hpp"
 #include "layout/permute.hpp"
+#include "layout/smem_layout.hpp"
 
 namespace xpose::layout {
 
@@ -30,7 +33,7 @@ struct NdForm {
   FastDivmod outer_extent[nd_max_outer];  // innermost (smallest dst stride) first
   int64_t outer_src[nd_max_outer] = {}, outer_dst[nd_max_outer] = {};
   uint32_t outer_count = 1;
-  uint32_t tiles_a = 1, tiles_b = 1;  // the tiled kernel's tiles along a and b
+  uint32_t tiles_a = 1, tiles_b = 1;  // permute_tiled's 32x32 tiles along a and b (tiled forms)
 
   // src and dst element offsets of outer index `linear` (< outer_count).
   XPOSE_HD void outer_offsets(uint32_t linear, int64_t* src, int64_t* dst) const {
@@ -83,19 +86,112 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
   }
   f.outer_rank = n;
   f.outer_count = uint32_t(count);
-  const int64_t tiles_a = (f.extent_a + nd_tile - 1) / nd_tile, tiles_b = (f.extent_b + nd_tile - 1) / nd_tile;
-  if (f.tiled && tiles_a * tiles_b > int64_t(INT32_MAX)) {
+  if (f.tiled) {
+    const int64_t tiles_a = (f.extent_a + nd_tile - 1) / nd_tile, tiles_b = (f.extent_b + nd_tile - 1) / nd_tile;
+    if (tiles_a * tiles_b > int64_t(INT32_MAX)) {
+      *why = "its two fastest axes hold more than 2^31 tiles";
+      return false;
+    }
+    f.tiles_a = uint32_t(tiles_a);
+    f.tiles_b = uint32_t(tiles_b);
+  }
+  *out = f;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------
+// permute_vec_tiled: the T x T tiles of vec_swizzled (VecTile<E>: T = 32 or 64, 16-byte
+// vectors of 16 / E elements), but a tile's rows are (outer index, b) pairs: `sub_rows`
+// rows of b for each of `subs` consecutive outer indices (sub_rows a power of two of at
+// least a vector, at most T). A short b axis thus packs several outer indices into a tile
+// instead of leaving it mostly empty; a long one takes one outer index per tile and
+// ceil(extent_b / T) tiles along it. Tile row r is sub r >> sub_shift, b b0 + (r & mask).
+struct NdVecTiles {
+  int tile = 1, vec = 1;  // VecTile<E>'s edge and vector width, in elements
+  int sub_shift = 0;      // log2 of sub_rows
+  uint32_t subs = 1;      // outer indices per tile
+  uint32_t tiles_a = 1, tiles_b = 1;
+  uint32_t groups = 1;    // ceil(outer_count / subs): tiles along the outer indices
+
+  XPOSE_HD int sub_rows() const { return 1 << sub_shift; }
+  XPOSE_HD uint32_t sub_of(int r) const { return uint32_t(r) >> sub_shift; }
+  XPOSE_HD int b_of(int r) const { return r & ((1 << sub_shift) - 1); }
+};
+
+constexpr int vec_tile_edge(int64_t elem_bytes) {
+  return elem_bytes == 1   ? VecTraits<1>::tile
+         : elem_bytes == 2 ? VecTraits<2>::tile
+         : elem_bytes == 4 ? VecTraits<4>::tile
+         : elem_bytes == 8 ? VecTraits<8>::tile
+                           : VecTraits<16>::tile;
+}
+
+// The vector tiles of a tiled form whose bases are `src` and `dst`, or false with *why: every
+// vector must be whole and 16-byte aligned on both sides.
+inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTiles* out, const char** why) {
+  NdVecTiles t;
+  t.vec = int(16 / f.elem_bytes);
+  t.tile = vec_tile_edge(f.elem_bytes);
+  const int64_t v = t.vec;
+  bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
+  for (int i = 0; i < f.outer_rank; ++i) strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
+  if (!f.tiled)
+    *why = "its fastest axis is one on both sides (permute_rows serves that)";
+  else if (f.src_a != 1 || f.dst_b != 1)
+    *why = "src's fastest axis or dst's is strided; 16-byte vectors need both contiguous";
+  else if (src % 16 || dst % 16 || !strides_aligned)
+    *why = "src's or dst's rows do not all start on 16-byte boundaries";
+  else if (f.extent_a % v || f.extent_b % v)
+    *why = "src's or dst's fastest extent is not a whole number of 16-byte vectors";
+  else
+    *why = nullptr;
+  if (*why) return false;
+  int64_t rows = v;
+  while (rows < f.extent_b && rows < t.tile) rows *= 2;
+  while ((int64_t(1) << t.sub_shift) < rows) ++t.sub_shift;
+  t.subs = uint32_t(t.tile >> t.sub_shift);
+  const int64_t tiles_a = (f.extent_a + t.tile - 1) / t.tile, tiles_b = (f.extent_b + rows - 1) / rows;
+  if (tiles_a * tiles_b > int64_t(INT32_MAX)) {
     *why = "its two fastest axes hold more than 2^31 tiles";
     return false;
   }
-  if (!f.tiled && f.extent_a > int64_t(INT32_MAX) * nd_tile) {
-    *why = "its fastest axis is longer than 2^36 elements";
-    return false;
-  }
-  f.tiles_a = uint32_t(tiles_a);
-  f.tiles_b = uint32_t(tiles_b);
-  *out = f;
+  t.tiles_a = uint32_t(tiles_a);
+  t.tiles_b = uint32_t(tiles_b);
+  t.groups = uint32_t((uint64_t(f.outer_count) + t.subs - 1) / t.subs);
+  *out = t;
   return true;
+}
+
+// ---------------------------------------------------------------------------------
+// permute_rows: (outer index, position along a) as one linear index split by a fast divisor,
+// each thread a few elements, so that short rows fill warps as long ones do. A launch covers
+// `outers` outer indices from `outer_base` and `length` elements of each row from `a_base`,
+// fewer than 2^31 indices in all; NdRows::chunks lists the launches.
+struct NdRowsChunk {
+  uint32_t outer_base = 0, outers = 0;
+  int64_t a_base = 0;
+  FastDivmod length;
+
+  XPOSE_HD uint64_t count() const { return uint64_t(outers) * length.divisor; }
+};
+
+constexpr int nd_rows_threads = 256, nd_rows_per_thread = 4;
+constexpr int64_t nd_rows_max_count = int64_t(1) << 30;
+
+// Calls each(chunk) for each launch of a rows form, in order; `max_count` (a test's) bounds a chunk.
+template <class F>
+void for_each_rows_chunk(const NdForm& f, F&& each, int64_t max_count = nd_rows_max_count) {
+  const int64_t length = std::min<int64_t>(f.extent_a, max_count);
+  const int64_t outers_per = std::max<int64_t>(1, max_count / length);
+  for (int64_t a = 0; a < f.extent_a; a += length)
+    for (int64_t o = 0; o < int64_t(f.outer_count); o += outers_per) {
+      NdRowsChunk c;
+      c.outer_base = uint32_t(o);
+      c.outers = uint32_t(std::min<int64_t>(outers_per, int64_t(f.outer_count) - o));
+      c.a_base = a;
+      c.length = FastDivmod(uint32_t(std::min(length, f.extent_a - a)));
+      each(c);
+    }
 }
 
 }  // namespace xpose::layout

@@ -184,6 +184,101 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
   }
 }
 
+// permute_vec_tiled's walk on the host: every tile, every group of outer indices and every
+// tile position, with the kernel's expressions for the sub, b and a of a tile row and column.
+// Every vector the kernel moves must lie whole inside the problem and start on 16 bytes at
+// both ends.
+::testing::AssertionResult run_vec_tiles(const layout::NdForm& f, const layout::NdVecTiles& t, const uint8_t* src,
+                                         uint8_t* dst) {
+  const int64_t E = f.elem_bytes;
+  const auto aligned = [](const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  for (uint32_t tile = 0; tile < t.tiles_a * t.tiles_b; ++tile) {
+    const int64_t a0 = int64_t(tile % t.tiles_a) * t.tile, b0 = int64_t(tile / t.tiles_a) << t.sub_shift;
+    for (uint32_t group = 0; group < t.groups; ++group) {
+      const uint32_t first = group * t.subs, live = std::min(t.subs, f.outer_count - first);
+      std::vector<int64_t> s_at(live), d_at(live);
+      for (uint32_t k = 0; k < live; ++k) f.outer_offsets(first + k, &s_at[k], &d_at[k]);
+      for (int r = 0; r < t.tile; ++r)
+        for (int c = 0; c < t.tile; ++c) {
+          const uint32_t sub = t.sub_of(r);
+          const int64_t b = b0 + t.b_of(r), a = a0 + c;
+          if (sub >= live || b >= f.extent_b || a >= f.extent_a) continue;
+          const uint8_t* from = src + (s_at[sub] + b * f.src_b + a * f.src_a) * E;
+          uint8_t* to = dst + (d_at[sub] + a * f.dst_a + b * f.dst_b) * E;
+          if (c % t.vec == 0 && (a + t.vec > f.extent_a || !aligned(from)))
+            return ::testing::AssertionFailure() << "a load vector at a " << a << ", b " << b << " is cut or unaligned";
+          if (t.b_of(r) % t.vec == 0 && (b + t.vec > f.extent_b || !aligned(to)))
+            return ::testing::AssertionFailure() << "a store vector at a " << a << ", b " << b << " is cut or unaligned";
+          std::memcpy(to, from, size_t(E));
+        }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// permute_rows' launches on the host, each chunk's linear index split as the kernel splits it.
+void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
+  const size_t E = size_t(f.elem_bytes);
+  layout::for_each_rows_chunk(
+      f,
+      [&](const layout::NdRowsChunk& c) {
+        ASSERT_LE(int64_t(c.count()), max_count);
+        for (uint32_t i = 0; i < uint32_t(c.count()); ++i) {
+          uint32_t pos;
+          const uint32_t outer = c.length.divmod(i, &pos);
+          int64_t s, d;
+          f.outer_offsets(c.outer_base + outer, &s, &d);
+          const int64_t a = c.a_base + pos;
+          std::memcpy(dst + size_t(d + a * f.dst_a) * E, src + size_t(s + a * f.src_a) * E, E);
+        }
+      },
+      max_count);
+}
+
+// Draws whose shapes permute_vec_tiled serves about half the time (whole vectors, vector
+// pads, 16-byte bases): its walk and the rows kernel's chunks (cut small) write what the
+// model writes.
+TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int vector_tiles = 0, packed = 0, rows = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, true);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    const int64_t E = r.elem_bytes;
+    std::vector<uint8_t> src(size_t(r.src_span_elements() * E));
+    for (auto& b : src) b = uint8_t(rng());
+    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
+    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
+    r.model(src.data(), want.data());
+    const PermuteArgs args{src.data(), got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
+                           r.src_or_null(), r.dst_or_null()};
+    Permutation p;
+    const Error e = resolve_permute(args, &p);
+    ASSERT_FALSE(e.failed()) << e.message;
+    const layout::PermuteShape n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
+    layout::NdForm f;
+    const char* why = nullptr;
+    ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
+    layout::NdVecTiles t;
+    if (layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &t,
+                             &why)) {
+      ASSERT_TRUE(run_vec_tiles(f, t, src.data(), got.data()));
+      ASSERT_EQ(want, got) << "the vector tiles (" << t.subs << " outer indices a tile) write otherwise";
+      ++vector_tiles;
+      packed += t.subs > 1;
+    } else if (!f.tiled) {
+      run_rows_chunks(f, src.data(), got.data(), 1 + int64_t(rng() % 40));
+      ASSERT_EQ(want, got) << "the rows kernel's chunks write otherwise";
+      ++rows;
+    }
+  }
+  EXPECT_GT(vector_tiles, 200);
+  EXPECT_GT(packed, 100);
+  EXPECT_GT(rows, 200);
+}
+
 TEST(FastDivmod, DividesEvery32BitNumerator) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -16,20 +16,27 @@
 namespace xpose::testing {
 namespace {
 
-// Each random permutation three ways: the automatic choice; the N-D kernel its normalized
-// form calls for, named (so that permutations the transpose engines take run through the N-D
-// kernels too); and the other N-D kernel, which must refuse and write nothing.
-TEST(Permute, EveryPermutationMatchesTheModel) {
-  XPOSE_REQUIRE_GPU();
+// Each random permutation several ways: the automatic choice; and each N-D kernel named (so
+// that permutations the transpose engines take run through the N-D kernels too), where it
+// must either write what the model writes or refuse and write nothing. Exactly one of
+// permute_tiled and permute_rows serves each; permute_vec_tiled serves only tiled forms.
+// `vectors`: draws of whole 16-byte vectors with 16-byte aligned bases (offset by 0 or 16
+// bytes), which permute_vec_tiled serves; else element-aligned bases off 16 bytes half the time.
+struct Served {
+  int vec_tiled = 0, tiled = 0, rows = 0;
+};
+
+Served check_random_permutations(int trials, int64_t max_elements, bool vectors) {
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  int tiled = 0, rows = 0;
-  for (int trial = 0; trial < 600 && !::testing::Test::HasFailure(); ++trial) {
-    const RandomPermutation r = draw_permutation(rng, 20000);
+  Served served;
+  for (int trial = 0; trial < trials && !::testing::Test::HasFailure(); ++trial) {
+    const RandomPermutation r = draw_permutation(rng, max_elements, vectors);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     const int64_t E = r.elem_bytes;
-    const size_t src_offset = size_t(E) * (rng() % 2), dst_offset = size_t(E) * (rng() % 2);  // off 16 bytes
+    const size_t unit = vectors ? 16 : size_t(E);
+    const size_t src_offset = unit * (rng() % 2), dst_offset = unit * (rng() % 2);
     std::vector<uint8_t> src(src_offset + size_t(r.src_span_elements() * E));
     fill_random(src, rng());
     const size_t dst_bytes = size_t(r.dst_span_elements() * E);
@@ -37,7 +44,8 @@ TEST(Permute, EveryPermutationMatchesTheModel) {
     std::vector<uint8_t> want = poisoned;
     r.model(src.data() + src_offset, want.data() + guard_bytes + dst_offset);
     DeviceImage d_src(src), d_dst(poisoned);
-    ASSERT_TRUE(d_src.ok() && d_dst.ok());
+    EXPECT_TRUE(d_src.ok() && d_dst.ok());
+    if (!d_src.ok() || !d_dst.ok()) break;
     const auto call = [&](const char* kernel) -> xpose_status_t {
       EXPECT_EQ(cudaSuccess, cudaMemcpy(d_dst.data(), poisoned.data(), poisoned.size(), cudaMemcpyHostToDevice));
       const void* s = d_src.data() + src_offset;
@@ -51,28 +59,46 @@ TEST(Permute, EveryPermutationMatchesTheModel) {
       return status;
     };
     const xpose_status_t status = call(nullptr);
-    ASSERT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
+    EXPECT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
     int64_t diff = first_difference(d_dst.read(), want);
-    ASSERT_EQ(-1, diff) << "automatic choice: first wrong byte " << diff;
+    EXPECT_EQ(-1, diff) << "automatic choice: first wrong byte " << diff;
 
-    bool served_by[2] = {false, false};
-    for (int k = 0; k < 2; ++k) {
-      const char* name = k == 0 ? "permute_tiled" : "permute_rows";
-      const xpose_status_t named = call(name);
+    const char* const names[3] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
+    bool by[3] = {false, false, false};
+    for (int k = 0; k < 3; ++k) {
+      const xpose_status_t named = call(names[k]);
       if (named == XPOSE_ERROR_NOT_SUPPORTED) {
-        EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << name << " refused but wrote to dst";
+        EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << names[k] << " refused but wrote to dst";
         continue;
       }
-      ASSERT_EQ(XPOSE_SUCCESS, named) << name << ": " << xpose_last_error();
-      served_by[k] = true;
+      EXPECT_EQ(XPOSE_SUCCESS, named) << names[k] << ": " << xpose_last_error();
+      by[k] = true;
       diff = first_difference(d_dst.read(), want);
-      ASSERT_EQ(-1, diff) << name << ": first wrong byte " << diff;
+      EXPECT_EQ(-1, diff) << names[k] << ": first wrong byte " << diff;
     }
-    ASSERT_NE(served_by[0], served_by[1]) << "exactly one N-D kernel serves each permutation";
-    (served_by[0] ? tiled : rows)++;
+    EXPECT_NE(by[1], by[2]) << "exactly one of permute_tiled and permute_rows serves each permutation";
+    EXPECT_TRUE(!by[0] || by[1]) << "permute_vec_tiled served a form permute_tiled does not";
+    served.vec_tiled += by[0];
+    served.tiled += by[1];
+    served.rows += by[2];
   }
-  EXPECT_GT(tiled, 100);
-  EXPECT_GT(rows, 20);
+  return served;
+}
+
+TEST(Permute, EveryPermutationMatchesTheModel) {
+  XPOSE_REQUIRE_GPU();
+  const int n = trials(600);
+  const Served served = check_random_permutations(n, 20000, false);
+  EXPECT_GT(served.tiled, 100 * n / 600);
+  EXPECT_GT(served.rows, 20 * n / 600);
+}
+
+TEST(Permute, WholeVectorPermutationsMatchTheModel) {
+  XPOSE_REQUIRE_GPU();
+  const int n = trials(500);
+  const Served served = check_random_permutations(n, 1 << 16, true);
+  EXPECT_GT(served.vec_tiled, 100 * n / 500);
+  EXPECT_GT(served.rows, 50 * n / 500);
 }
 
 // A named transpose engine serves only permutations that are batched 2-D transposes.

@@ -74,27 +74,33 @@ struct RandomPermutation {
 };
 
 // Strides that nest in row-major order, each past what the inner ones span, plus a random pad
-// where `pad`; `broadcast` is the chance an axis gets stride 0.
+// (0-2 times `pad_unit` elements; with a unit above 1, never on the innermost axis) where `pad`; `broadcast` is the chance an axis gets stride 0.
 inline std::vector<int64_t> nested_strides(const std::vector<int64_t>& extents, std::mt19937_64& rng, bool pad,
-                                           double broadcast) {
+                                           double broadcast, int64_t pad_unit = 1) {
   std::vector<int64_t> strides(extents.size());
   int64_t reach = 1;
   for (int axis = int(extents.size()) - 1; axis >= 0; --axis) {
     const bool zero = std::uniform_real_distribution<>(0, 1)(rng) < broadcast;
-    strides[size_t(axis)] = zero ? 0 : reach + (pad ? int64_t(rng() % 3) : 0);
+    const bool padded = pad && !(pad_unit > 1 && reach == 1);  // whole-vector pads keep the innermost axis contiguous
+    strides[size_t(axis)] = zero ? 0 : reach + (padded ? int64_t(rng() % 3) * pad_unit : 0);
     if (!zero) reach = strides[size_t(axis)] * extents[size_t(axis)];
   }
   return strides;
 }
 
-// `max_elements` bounds the element count (extents of 1 or 2 beyond it).
-inline RandomPermutation draw_permutation(std::mt19937_64& rng, int64_t max_elements = 4000) {
+// `max_elements` bounds the element count (extents of 1 or 2 beyond it). `vectors`: extents
+// that are mostly whole 16-byte vectors of the element (short and long, one off and many off
+// a 32- or 64-element tile) and pads of whole vectors, the shapes permute_vec_tiled serves.
+inline RandomPermutation draw_permutation(std::mt19937_64& rng, int64_t max_elements = 4000, bool vectors = false) {
   RandomPermutation r;
-  const int rank = 1 + int(rng() % 8);
+  const int rank = vectors ? 2 + int(rng() % 5) : 1 + int(rng() % 8);
   r.elem_bytes = int64_t(1) << (rng() % 5);
+  const int64_t vec = 16 / r.elem_bytes;
+  const int64_t multiples[] = {1, 2, 3, 4, 5, 8, 9};  // vectors along an axis
   int64_t total = 1;
   for (int i = 0; i < rank; ++i) {
-    const int64_t e = total > max_elements ? 1 + int64_t(rng() % 2) : (rng() % 4 == 0 ? 1 : 1 + int64_t(rng() % 9));
+    int64_t e = total > max_elements ? 1 + int64_t(rng() % 2) : (rng() % 4 == 0 ? 1 : 1 + int64_t(rng() % 9));
+    if (vectors && total <= max_elements && rng() % 3) e = vec * multiples[rng() % 7];
     r.extents.push_back(e);
     total *= e;
   }
@@ -102,8 +108,8 @@ inline RandomPermutation draw_permutation(std::mt19937_64& rng, int64_t max_elem
   std::iota(r.perm.begin(), r.perm.end(), 0);
   std::shuffle(r.perm.begin(), r.perm.end(), rng);
   const int mode = int(rng() % 4);  // 0 dense, 1 nested, 2 padded, 3 padded with broadcast axes
-  if (mode >= 1) r.src_strides = nested_strides(r.extents, rng, mode >= 2, mode == 3 ? 0.3 : 0.0);
-  if (rng() % 2) r.dst_strides = nested_strides(r.dst_extents(), rng, true, 0.0);
+  if (mode >= 1) r.src_strides = nested_strides(r.extents, rng, mode >= 2, mode == 3 ? 0.3 : 0.0, vectors ? vec : 1);
+  if (rng() % 2) r.dst_strides = nested_strides(r.dst_extents(), rng, true, 0.0, vectors ? vec : 1);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -21,6 +22,14 @@ namespace xpose::testing {
 inline uint64_t fresh_seed() {
   std::random_device rd;
   return (uint64_t(rd()) << 32) ^ rd();
+}
+
+// A random test's trial count: `usual`, or XPOSE_TEST_TRIALS where set (the compute-sanitizer
+// runs of scripts/gpu-check draw fewer). Thresholds on what the trials covered scale with it.
+inline int trials(int usual) {
+  const char* env = std::getenv("XPOSE_TEST_TRIALS");
+  const int n = env ? std::atoi(env) : 0;
+  return n > 0 ? n : usual;
 }
 
 inline void fill_random(std::vector<uint8_t>& bytes, uint64_t seed) {

@@ -19,30 +19,44 @@ using layout::NdVecTiles;
 
 // A tile of (outer index, b) rows by a columns (NdVecTiles) per loop step: every src row
 // piece loaded as 16-byte vectors before the first shared-memory store, then each dst row
-// piece gathered from the swizzled tile and stored as one vector. Each outer index's first
-// src and dst elements are found once per step, by as many threads, into shared memory.
+// piece gathered from the swizzled tile and stored as one vector. Where each tile row starts
+// in src and dst (-1: outside the problem) and where each tile column's dst row starts are
+// found once, a thread each, into shared memory, so that a vector's address is a table
+// lookup and an add.
 template <int E>
 __global__ void __launch_bounds__(layout::VecTile<E>::threads)
     permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
   using V = layout::VecTile<E>;
   using Tile = typename V::Layout;
+  static_assert(V::threads >= V::tile, "a thread for each tile row");
   __shared__ Elem<E> smem[Tile::size];
-  __shared__ int64_t src_at[V::tile / V::vec], dst_at[V::tile / V::vec];
+  __shared__ int64_t row_src[V::tile], row_dst[V::tile], col_dst[V::tile];
   const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * V::tile;
   const int64_t b0 = int64_t(blockIdx.x / t.tiles_a) << t.sub_shift;
+  const int cols = int(min(int64_t(V::tile), f.extent_a - a0));
+  if (threadIdx.x < V::tile) col_dst[threadIdx.x] = (a0 + threadIdx.x) * f.dst_a;
   for (uint32_t group = blockIdx.y; group < t.groups; group += gridDim.y) {
-    const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first);
-    if (threadIdx.x < live) f.outer_offsets(first + threadIdx.x, &src_at[threadIdx.x], &dst_at[threadIdx.x]);
+    if (threadIdx.x < V::tile) {
+      const int r = threadIdx.x;
+      const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first), sub = t.sub_of(r);
+      const int64_t b = b0 + t.b_of(r);
+      int64_t s = -1, d = -1;
+      if (sub < live && b < f.extent_b) {
+        f.outer_offsets(first + sub, &s, &d);
+        s += b * f.src_b + a0;
+        d += b;
+      }
+      row_src[r] = s;
+      row_dst[r] = d;
+    }
     __syncthreads();
     Vector<E> in[V::per_thread];
 #pragma unroll
     for (int i = 0; i < V::per_thread; ++i) {
       const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
-      const uint32_t sub = t.sub_of(e.r);
-      const int64_t b = b0 + t.b_of(e.r), a = a0 + e.c;
+      const int64_t from = row_src[e.r];
       in[i].bits = make_uint4(0, 0, 0, 0);
-      if (sub < live && b < f.extent_b && a < f.extent_a)
-        in[i].bits = *reinterpret_cast<const uint4*>(src + src_at[sub] + b * f.src_b + a);
+      if (from >= 0 && e.c < cols) in[i].bits = *reinterpret_cast<const uint4*>(src + from + e.c);
     }
 #pragma unroll
     for (int i = 0; i < V::per_thread; ++i)
@@ -56,19 +70,18 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads)
     for (int i = 0; i < V::per_thread; ++i) {
       const int v = i * V::threads + threadIdx.x;
       const auto e = V::store_coord(v, 0);
-      const uint32_t sub = t.sub_of(e.r);
-      const int64_t b = b0 + t.b_of(e.r), a = a0 + e.c;
-      if (sub < live && b < f.extent_b && a < f.extent_a) {
+      const int64_t to = row_dst[e.r];
+      if (to >= 0 && e.c < cols) {
         Vector<E> out;
 #pragma unroll
         for (int k = 0; k < V::vec; ++k) {
           const auto g = V::store_coord(v, k);
           out.e[k] = smem[Tile::at(g.r, g.c)];
         }
-        __stwb(reinterpret_cast<uint4*>(dst + dst_at[sub] + a * f.dst_a + b), engines::whole(out));
+        __stwb(reinterpret_cast<uint4*>(dst + to + col_dst[e.c]), engines::whole(out));
       }
     }
-    __syncthreads();  // the tile and the offsets are the next step's
+    __syncthreads();  // the tile and the row tables are the next step's
   }
 }
 

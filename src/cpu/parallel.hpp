@@ -6,8 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
-#include <type_traits>
 #include <vector>
+
+#include "layout/elem_size.hpp"
 
 namespace xpose::cpu {
 
@@ -27,16 +28,6 @@ void for_each_item(int64_t items, int64_t elements, int64_t per_thread, const It
   for (auto& t : pool) t.join();
 }
 
-// f(std::integral_constant<int, E>{}) for elem_bytes E of 1, 2, 4, 8 or 16.
-template <class F>
-void with_elem_bytes(int64_t elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    default: return f(std::integral_constant<int, 16>{});
-  }
-}
+using layout::with_elem_bytes;  // f(std::integral_constant<int, E>{}) for elem_bytes E
 
 }  // namespace xpose::cpu

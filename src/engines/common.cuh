@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/engine.hpp"
+#include "layout/elem_size.hpp"
 
 namespace xpose::engines {
 
@@ -23,18 +24,8 @@ template <> struct ElemOf<8> { using type = uint2; };
 template <> struct ElemOf<16> { using type = uint4; };
 template <int E> using Elem = typename ElemOf<E>::type;
 
-// Calls f(SizeTag<E>{}) with the element size as a compile-time value.
-template <int E> struct SizeTag { static constexpr int value = E; };
-template <class F>
-auto with_elem_bytes(int64_t elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1: return f(SizeTag<1>{});
-    case 2: return f(SizeTag<2>{});
-    case 4: return f(SizeTag<4>{});
-    case 8: return f(SizeTag<8>{});
-    default: return f(SizeTag<16>{});
-  }
-}
+// Calls f(std::integral_constant<int, E>{}) with the element size as a compile-time value.
+using layout::with_elem_bytes;
 
 // with_elem_bytes for the engines that move elements of at most 8 bytes (TMA's widest
 // element, 16-byte vectors of at least two): `refused` for 16-byte elements, which their
@@ -42,10 +33,10 @@ auto with_elem_bytes(int64_t elem_bytes, F&& f) {
 template <class R, class F>
 R with_elem_bytes_up_to_8(int64_t elem_bytes, R refused, F&& f) {
   switch (elem_bytes) {
-    case 1: return f(SizeTag<1>{});
-    case 2: return f(SizeTag<2>{});
-    case 4: return f(SizeTag<4>{});
-    case 8: return f(SizeTag<8>{});
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
     default: return refused;
   }
 }

@@ -17,28 +17,29 @@ using layout::NdForm;
 using layout::NdRowsChunk;
 using layout::NdVecTiles;
 
-// A tile of (outer index, b) rows by a columns (NdVecTiles) per loop step: every src row
-// piece loaded as 16-byte vectors before the first shared-memory store, then each dst row
-// piece gathered from the swizzled tile and stored as one vector. Where each tile row starts
-// in src and dst (-1: outside the problem) and where each tile column's dst row starts are
-// found once, a thread each, into shared memory, so that a vector's address is a table
+// A tall tile of (outer index, b) rows by a columns (NdVecTiles) per loop step: every src
+// row piece loaded as a 16-byte vector before the first shared-memory store, then each dst
+// row piece gathered from its swizzled slab and stored as one vector. Where each tile row
+// starts in src and dst (-1: outside the problem) and where each tile column's dst row starts
+// are found once, a thread each, into shared memory, so that a vector's address is a table
 // lookup and an add.
 template <int E>
 __global__ void __launch_bounds__(layout::VecTile<E>::threads)
     permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
   using V = layout::VecTile<E>;
-  using Tile = typename V::Layout;
-  static_assert(V::threads >= V::tile, "a thread for each tile row");
-  __shared__ Elem<E> smem[Tile::size];
-  __shared__ int64_t row_src[V::tile], row_dst[V::tile], col_dst[V::tile];
+  using Slab = typename V::Layout;
+  constexpr int slabs = layout::NdVecTile<E>::slabs, rows = layout::NdVecTile<E>::rows;
+  static_assert(V::threads >= V::tile, "a thread for each tile column");
+  __shared__ Elem<E> smem[slabs * Slab::size];
+  __shared__ int64_t row_src[rows], row_dst[rows], col_dst[V::tile];
   const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * V::tile;
   const int64_t b0 = int64_t(blockIdx.x / t.tiles_a) << t.sub_shift;
   const int cols = int(min(int64_t(V::tile), f.extent_a - a0));
   if (threadIdx.x < V::tile) col_dst[threadIdx.x] = (a0 + threadIdx.x) * f.dst_a;
   for (uint32_t group = blockIdx.y; group < t.groups; group += gridDim.y) {
-    if (threadIdx.x < V::tile) {
-      const int r = threadIdx.x;
-      const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first), sub = t.sub_of(r);
+    const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first);
+    for (int r = threadIdx.x; r < rows; r += V::threads) {
+      const uint32_t sub = t.sub_of(r);
       const int64_t b = b0 + t.b_of(r);
       int64_t s = -1, d = -1;
       if (sub < live && b < f.extent_b) {
@@ -50,37 +51,43 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads)
       row_dst[r] = d;
     }
     __syncthreads();
-    Vector<E> in[V::per_thread];
+    Vector<E> in[slabs][V::per_thread];
 #pragma unroll
-    for (int i = 0; i < V::per_thread; ++i) {
-      const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
-      const int64_t from = row_src[e.r];
-      in[i].bits = make_uint4(0, 0, 0, 0);
-      if (from >= 0 && e.c < cols) in[i].bits = *reinterpret_cast<const uint4*>(src + from + e.c);
-    }
+    for (int j = 0; j < slabs; ++j)
 #pragma unroll
-    for (int i = 0; i < V::per_thread; ++i)
-#pragma unroll
-      for (int k = 0; k < V::vec; ++k) {
-        const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
-        smem[Tile::at(e.r, e.c)] = in[i].e[k];
+      for (int i = 0; i < V::per_thread; ++i) {
+        const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
+        const int64_t from = row_src[j * V::tile + e.r];
+        in[j][i].bits = make_uint4(0, 0, 0, 0);
+        if (from >= 0 && e.c < cols) in[j][i].bits = *reinterpret_cast<const uint4*>(src + from + e.c);
       }
-    __syncthreads();
 #pragma unroll
-    for (int i = 0; i < V::per_thread; ++i) {
-      const int v = i * V::threads + threadIdx.x;
-      const auto e = V::store_coord(v, 0);
-      const int64_t to = row_dst[e.r];
-      if (to >= 0 && e.c < cols) {
-        Vector<E> out;
+    for (int j = 0; j < slabs; ++j)
+#pragma unroll
+      for (int i = 0; i < V::per_thread; ++i)
 #pragma unroll
         for (int k = 0; k < V::vec; ++k) {
-          const auto g = V::store_coord(v, k);
-          out.e[k] = smem[Tile::at(g.r, g.c)];
+          const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
+          smem[j * Slab::size + Slab::at(e.r, e.c)] = in[j][i].e[k];
         }
-        __stwb(reinterpret_cast<uint4*>(dst + to + col_dst[e.c]), engines::whole(out));
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < slabs; ++j)
+#pragma unroll
+      for (int i = 0; i < V::per_thread; ++i) {
+        const int v = i * V::threads + threadIdx.x;
+        const auto e = V::store_coord(v, 0);
+        const int64_t to = row_dst[j * V::tile + e.r];
+        if (to >= 0 && e.c < cols) {
+          Vector<E> out;
+#pragma unroll
+          for (int k = 0; k < V::vec; ++k) {
+            const auto g = V::store_coord(v, k);
+            out.e[k] = smem[j * Slab::size + Slab::at(g.r, g.c)];
+          }
+          __stwb(reinterpret_cast<uint4*>(dst + to + col_dst[e.c]), engines::whole(out));
+        }
       }
-    }
     __syncthreads();  // the tile and the row tables are the next step's
   }
 }
@@ -143,8 +150,8 @@ bool fit(const char* kernel, NdPlan* p, const char** why) {
     if (!layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
                               why))
       return false;
-    const int vecs = p->vec.tile * p->vec.tile / p->vec.vec;
-    p->block = {uint32_t(std::min(vecs, 256)), 1, 1};
+    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::VecTile<decltype(e)::value>::threads; })),
+                1, 1};
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
     return true;
   }
@@ -223,9 +230,9 @@ std::string describe(const NdPlan& p) {
   const layout::NdForm& f = p.form;
   std::string text = std::string(p.kernel) + ": ";
   if (std::strcmp(p.kernel, "permute_vec_tiled") == 0)
-    text += s(p.vec.tile) + "x" + s(p.vec.tile) + " tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" +
-            s(f.extent_b) + "), " + s(p.vec.subs) + " outer indices a tile, 16-byte vectors through swizzled "
-            "shared memory";
+    text += s(p.vec.rows) + "x" + s(p.vec.tile) + " tiles (" + s(p.vec.rows / p.vec.tile) + " swizzled slabs) of " +
+            s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" + s(f.extent_a) +
+            "), 16-byte vectors on both sides";
   else if (std::strcmp(p.kernel, "permute_tiled") == 0)
     text += "32x32 tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" + s(f.extent_b) +
             ") through shared memory, element by element";

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "layout/elem_size.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/hd.hpp"
 #include "layout/permute.hpp"
@@ -101,13 +102,25 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 
 // ---------------------------------------------------------------------------------
 // permute_vec_tiled: the T x T tiles of vec_swizzled (VecTile<E>: T = 32 or 64, 16-byte
-// vectors of 16 / E elements), but a tile's rows are (outer index, b) pairs: `sub_rows`
-// rows of b for each of `subs` consecutive outer indices (sub_rows a power of two of at
-// least a vector, at most T). A short b axis thus packs several outer indices into a tile
-// instead of leaving it mostly empty; a long one takes one outer index per tile and
-// ceil(extent_b / T) tiles along it. Tile row r is sub r >> sub_shift, b b0 + (r & mask).
+// vectors of 16 / E elements), `slabs` of them stacked into one tall tile of rows x T that a
+// block turns per step (so that every thread has nd_vectors_per_thread vectors in flight),
+// whose rows are (outer index, b) pairs: `sub_rows` rows of b for each of `subs` consecutive
+// outer indices (sub_rows a power of two from a vector to the tile's rows). A short b axis
+// thus packs several outer indices into a tile instead of leaving it mostly empty; a long one
+// takes ceil(extent_b / sub_rows) tiles along it. Tile row r is slab r / T, sub
+// r >> sub_shift, b b0 + (r & (sub_rows - 1)); a vector stays in one slab and one sub.
+constexpr int nd_vectors_per_thread = 4;
+
+template <int E>
+struct NdVecTile {
+  using V = VecTile<E>;
+  static constexpr int slabs = V::per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / V::per_thread;
+  static constexpr int rows = slabs * V::tile;
+};
+
 struct NdVecTiles {
   int tile = 1, vec = 1;  // VecTile<E>'s edge and vector width, in elements
+  int rows = 1;           // the tall tile's rows: NdVecTile<E>::rows
   int sub_shift = 0;      // log2 of sub_rows
   uint32_t subs = 1;      // outer indices per tile
   uint32_t tiles_a = 1, tiles_b = 1;
@@ -118,20 +131,16 @@ struct NdVecTiles {
   XPOSE_HD int b_of(int r) const { return r & ((1 << sub_shift) - 1); }
 };
 
-constexpr int vec_tile_edge(int64_t elem_bytes) {
-  return elem_bytes == 1   ? VecTraits<1>::tile
-         : elem_bytes == 2 ? VecTraits<2>::tile
-         : elem_bytes == 4 ? VecTraits<4>::tile
-         : elem_bytes == 8 ? VecTraits<8>::tile
-                           : VecTraits<16>::tile;
-}
-
 // The vector tiles of a tiled form whose bases are `src` and `dst`, or false with *why: every
 // vector must be whole and 16-byte aligned on both sides.
 inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTiles* out, const char** why) {
   NdVecTiles t;
   t.vec = int(16 / f.elem_bytes);
-  t.tile = vec_tile_edge(f.elem_bytes);
+  with_elem_bytes(f.elem_bytes, [&](auto e) {
+    t.tile = NdVecTile<decltype(e)::value>::V::tile;
+    t.rows = NdVecTile<decltype(e)::value>::rows;
+    return 0;
+  });
   const int64_t v = t.vec;
   bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
   for (int i = 0; i < f.outer_rank; ++i) strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
@@ -146,11 +155,11 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
   else
     *why = nullptr;
   if (*why) return false;
-  int64_t rows = v;
-  while (rows < f.extent_b && rows < t.tile) rows *= 2;
-  while ((int64_t(1) << t.sub_shift) < rows) ++t.sub_shift;
-  t.subs = uint32_t(t.tile >> t.sub_shift);
-  const int64_t tiles_a = (f.extent_a + t.tile - 1) / t.tile, tiles_b = (f.extent_b + rows - 1) / rows;
+  int64_t sub_rows = v;
+  while (sub_rows < f.extent_b && sub_rows < t.rows) sub_rows *= 2;
+  while ((int64_t(1) << t.sub_shift) < sub_rows) ++t.sub_shift;
+  t.subs = uint32_t(t.rows >> t.sub_shift);
+  const int64_t tiles_a = (f.extent_a + t.tile - 1) / t.tile, tiles_b = (f.extent_b + sub_rows - 1) / sub_rows;
   if (tiles_a * tiles_b > int64_t(INT32_MAX)) {
     *why = "its two fastest axes hold more than 2^31 tiles";
     return false;

@@ -185,9 +185,9 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
 }
 
 // permute_vec_tiled's walk on the host: every tile, every group of outer indices and every
-// tile position, with the kernel's expressions for the sub, b and a of a tile row and column.
-// Every vector the kernel moves must lie whole inside the problem and start on 16 bytes at
-// both ends.
+// position of the tall tile, with the kernel's expressions for the sub, b and a of a tile row
+// and column. Every vector the kernel moves must lie whole inside the problem and start on 16
+// bytes at both ends, and a store vector's rows must lie in one slab.
 ::testing::AssertionResult run_vec_tiles(const layout::NdForm& f, const layout::NdVecTiles& t, const uint8_t* src,
                                          uint8_t* dst) {
   const int64_t E = f.elem_bytes;
@@ -198,7 +198,7 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
       const uint32_t first = group * t.subs, live = std::min(t.subs, f.outer_count - first);
       std::vector<int64_t> s_at(live), d_at(live);
       for (uint32_t k = 0; k < live; ++k) f.outer_offsets(first + k, &s_at[k], &d_at[k]);
-      for (int r = 0; r < t.tile; ++r)
+      for (int r = 0; r < t.rows; ++r)
         for (int c = 0; c < t.tile; ++c) {
           const uint32_t sub = t.sub_of(r);
           const int64_t b = b0 + t.b_of(r), a = a0 + c;
@@ -207,7 +207,7 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
           uint8_t* to = dst + (d_at[sub] + a * f.dst_a + b * f.dst_b) * E;
           if (c % t.vec == 0 && (a + t.vec > f.extent_a || !aligned(from)))
             return ::testing::AssertionFailure() << "a load vector at a " << a << ", b " << b << " is cut or unaligned";
-          if (t.b_of(r) % t.vec == 0 && (b + t.vec > f.extent_b || !aligned(to)))
+          if (t.b_of(r) % t.vec == 0 && (b + t.vec > f.extent_b || !aligned(to) || r / t.tile != (r + t.vec - 1) / t.tile))
             return ::testing::AssertionFailure() << "a store vector at a " << a << ", b " << b << " is cut or unaligned";
           std::memcpy(to, from, size_t(E));
         }

@@ -17,28 +17,27 @@ using layout::NdForm;
 using layout::NdRowsChunk;
 using layout::NdVecTiles;
 
-// A tall tile of (outer index, b) rows by a columns (NdVecTiles) per loop step: every src
-// row piece loaded as a 16-byte vector before the first shared-memory store, then each dst
-// row piece gathered from its swizzled slab and stored as one vector. Where each tile row
-// starts in src and dst (-1: outside the problem) and where each tile column's dst row starts
-// are found once, a thread each, into shared memory, so that a vector's address is a table
-// lookup and an add.
+// A tile of (outer index, b) rows by a columns, several swizzled slabs (NdVecTiles), per
+// loop step: every src row piece loaded as a 16-byte vector before the first shared-memory
+// store, then each dst row piece gathered from its slab and stored as one vector. Where each
+// tile row starts in src and dst (-1: outside the problem) and where each tile column's dst
+// row starts are found once, a thread each, into shared memory, so that a vector's address
+// is a table lookup and an add.
 template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads)
+__global__ void __launch_bounds__(layout::VecTile<E>::threads, 4)  // 4 blocks an SM: at most 64 registers
     permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
   using V = layout::VecTile<E>;
   using Slab = typename V::Layout;
-  constexpr int slabs = layout::NdVecTile<E>::slabs, rows = layout::NdVecTile<E>::rows;
-  static_assert(V::threads >= V::tile, "a thread for each tile column");
+  constexpr int slabs = layout::NdVecTile<E>::slabs, most = slabs * V::tile;  // rows or columns at most
   __shared__ Elem<E> smem[slabs * Slab::size];
-  __shared__ int64_t row_src[rows], row_dst[rows], col_dst[V::tile];
-  const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * V::tile;
+  __shared__ int64_t row_src[most], row_dst[most], col_dst[most];
+  const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * t.cols();
   const int64_t b0 = int64_t(blockIdx.x / t.tiles_a) << t.sub_shift;
-  const int cols = int(min(int64_t(V::tile), f.extent_a - a0));
-  if (threadIdx.x < V::tile) col_dst[threadIdx.x] = (a0 + threadIdx.x) * f.dst_a;
+  const int cols = int(min(int64_t(t.cols()), f.extent_a - a0));
+  for (int c = threadIdx.x; c < t.cols(); c += V::threads) col_dst[c] = (a0 + c) * f.dst_a;
   for (uint32_t group = blockIdx.y; group < t.groups; group += gridDim.y) {
     const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first);
-    for (int r = threadIdx.x; r < rows; r += V::threads) {
+    for (int r = threadIdx.x; r < t.rows; r += V::threads) {
       const uint32_t sub = t.sub_of(r);
       const int64_t b = b0 + t.b_of(r);
       int64_t s = -1, d = -1;
@@ -57,9 +56,10 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads)
 #pragma unroll
       for (int i = 0; i < V::per_thread; ++i) {
         const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
-        const int64_t from = row_src[j * V::tile + e.r];
+        const int c = t.slab_col(j) + e.c;
+        const int64_t from = row_src[t.slab_row(j) + e.r];
         in[j][i].bits = make_uint4(0, 0, 0, 0);
-        if (from >= 0 && e.c < cols) in[j][i].bits = *reinterpret_cast<const uint4*>(src + from + e.c);
+        if (from >= 0 && c < cols) in[j][i].bits = *reinterpret_cast<const uint4*>(src + from + c);
       }
 #pragma unroll
     for (int j = 0; j < slabs; ++j)
@@ -77,15 +77,16 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads)
       for (int i = 0; i < V::per_thread; ++i) {
         const int v = i * V::threads + threadIdx.x;
         const auto e = V::store_coord(v, 0);
-        const int64_t to = row_dst[j * V::tile + e.r];
-        if (to >= 0 && e.c < cols) {
+        const int c = t.slab_col(j) + e.c;
+        const int64_t to = row_dst[t.slab_row(j) + e.r];
+        if (to >= 0 && c < cols) {
           Vector<E> out;
 #pragma unroll
           for (int k = 0; k < V::vec; ++k) {
             const auto g = V::store_coord(v, k);
             out.e[k] = smem[j * Slab::size + Slab::at(g.r, g.c)];
           }
-          __stwb(reinterpret_cast<uint4*>(dst + to + col_dst[e.c]), engines::whole(out));
+          __stwb(reinterpret_cast<uint4*>(dst + to + col_dst[c]), engines::whole(out));
         }
       }
     __syncthreads();  // the tile and the row tables are the next step's
@@ -230,7 +231,8 @@ std::string describe(const NdPlan& p) {
   const layout::NdForm& f = p.form;
   std::string text = std::string(p.kernel) + ": ";
   if (std::strcmp(p.kernel, "permute_vec_tiled") == 0)
-    text += s(p.vec.rows) + "x" + s(p.vec.tile) + " tiles (" + s(p.vec.rows / p.vec.tile) + " swizzled slabs) of " +
+    text += s(p.vec.rows) + "x" + s(p.vec.cols()) + " tiles (swizzled " + s(p.vec.tile) + "x" + s(p.vec.tile) +
+            " slabs) of " +
             s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" + s(f.extent_a) +
             "), 16-byte vectors on both sides";
   else if (std::strcmp(p.kernel, "permute_tiled") == 0)

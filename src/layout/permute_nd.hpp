@@ -102,33 +102,41 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 
 // ---------------------------------------------------------------------------------
 // permute_vec_tiled: the T x T tiles of vec_swizzled (VecTile<E>: T = 32 or 64, 16-byte
-// vectors of 16 / E elements), `slabs` of them stacked into one tall tile of rows x T that a
-// block turns per step (so that every thread has nd_vectors_per_thread vectors in flight),
-// whose rows are (outer index, b) pairs: `sub_rows` rows of b for each of `subs` consecutive
-// outer indices (sub_rows a power of two from a vector to the tile's rows). A short b axis
-// thus packs several outer indices into a tile instead of leaving it mostly empty; a long one
-// takes ceil(extent_b / sub_rows) tiles along it. Tile row r is slab r / T, sub
-// r >> sub_shift, b b0 + (r & (sub_rows - 1)); a vector stays in one slab and one sub.
+// vectors of 16 / E elements), `slabs` of them (so that every thread has
+// nd_vectors_per_thread vectors in flight) set side by side into one tile of rows x cols that
+// a block turns per step: col_slabs along a, where a tile's src row pieces would be shorter
+// than nd_min_row_bytes, the rest stacked along the rows. The rows are (outer index, b)
+// pairs: `sub_rows` rows of b for each of `subs` consecutive outer indices (sub_rows a power
+// of two from a vector to the tile's rows). A short b axis thus packs several outer indices
+// into a tile instead of leaving it mostly empty; a long one takes ceil(extent_b / sub_rows)
+// tiles along it. Slab j covers rows (j >> col_shift) * T.. and columns
+// (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
+// A vector stays in one slab and one sub.
 constexpr int nd_vectors_per_thread = 4;
+constexpr int nd_min_row_bytes = 128;
 
 template <int E>
 struct NdVecTile {
   using V = VecTile<E>;
   static constexpr int slabs = V::per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / V::per_thread;
-  static constexpr int rows = slabs * V::tile;
 };
 
 struct NdVecTiles {
   int tile = 1, vec = 1;  // VecTile<E>'s edge and vector width, in elements
-  int rows = 1;           // the tall tile's rows: NdVecTile<E>::rows
+  int col_shift = 0;      // log2 of col_slabs
+  int rows = 1;           // (slabs / col_slabs) * tile
   int sub_shift = 0;      // log2 of sub_rows
   uint32_t subs = 1;      // outer indices per tile
   uint32_t tiles_a = 1, tiles_b = 1;
   uint32_t groups = 1;    // ceil(outer_count / subs): tiles along the outer indices
 
+  XPOSE_HD int cols() const { return tile << col_shift; }
   XPOSE_HD int sub_rows() const { return 1 << sub_shift; }
   XPOSE_HD uint32_t sub_of(int r) const { return uint32_t(r) >> sub_shift; }
   XPOSE_HD int b_of(int r) const { return r & ((1 << sub_shift) - 1); }
+  // Slab j's first tile row and column.
+  XPOSE_HD int slab_row(int j) const { return (j >> col_shift) * tile; }
+  XPOSE_HD int slab_col(int j) const { return (j & ((1 << col_shift) - 1)) * tile; }
 };
 
 // The vector tiles of a tiled form whose bases are `src` and `dst`, or false with *why: every
@@ -136,11 +144,15 @@ struct NdVecTiles {
 inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTiles* out, const char** why) {
   NdVecTiles t;
   t.vec = int(16 / f.elem_bytes);
+  int slabs = 1;
   with_elem_bytes(f.elem_bytes, [&](auto e) {
     t.tile = NdVecTile<decltype(e)::value>::V::tile;
-    t.rows = NdVecTile<decltype(e)::value>::rows;
+    slabs = NdVecTile<decltype(e)::value>::slabs;
     return 0;
   });
+  while ((1 << t.col_shift) < slabs && t.cols() * f.elem_bytes < nd_min_row_bytes && t.cols() < f.extent_a)
+    ++t.col_shift;
+  t.rows = (slabs >> t.col_shift) * t.tile;
   const int64_t v = t.vec;
   bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
   for (int i = 0; i < f.outer_rank; ++i) strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
@@ -159,7 +171,7 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
   while (sub_rows < f.extent_b && sub_rows < t.rows) sub_rows *= 2;
   while ((int64_t(1) << t.sub_shift) < sub_rows) ++t.sub_shift;
   t.subs = uint32_t(t.rows >> t.sub_shift);
-  const int64_t tiles_a = (f.extent_a + t.tile - 1) / t.tile, tiles_b = (f.extent_b + sub_rows - 1) / sub_rows;
+  const int64_t tiles_a = (f.extent_a + t.cols() - 1) / t.cols(), tiles_b = (f.extent_b + sub_rows - 1) / sub_rows;
   if (tiles_a * tiles_b > int64_t(INT32_MAX)) {
     *why = "its two fastest axes hold more than 2^31 tiles";
     return false;

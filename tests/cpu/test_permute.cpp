@@ -184,22 +184,25 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
   }
 }
 
-// permute_vec_tiled's walk on the host: every tile, every group of outer indices and every
-// position of the tall tile, with the kernel's expressions for the sub, b and a of a tile row
-// and column. Every vector the kernel moves must lie whole inside the problem and start on 16
-// bytes at both ends, and a store vector's rows must lie in one slab.
+// permute_vec_tiled's walk on the host: every tile, every group of outer indices, every slab
+// and every position in it, with the kernel's expressions for a slab's place in the tile and
+// the sub, b and a of a tile row and column. Every vector the kernel moves must lie whole
+// inside the problem and start on 16 bytes at both ends, and a store vector's rows must lie
+// in one slab.
 ::testing::AssertionResult run_vec_tiles(const layout::NdForm& f, const layout::NdVecTiles& t, const uint8_t* src,
                                          uint8_t* dst) {
   const int64_t E = f.elem_bytes;
   const auto aligned = [](const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   for (uint32_t tile = 0; tile < t.tiles_a * t.tiles_b; ++tile) {
-    const int64_t a0 = int64_t(tile % t.tiles_a) * t.tile, b0 = int64_t(tile / t.tiles_a) << t.sub_shift;
+    const int64_t a0 = int64_t(tile % t.tiles_a) * t.cols(), b0 = int64_t(tile / t.tiles_a) << t.sub_shift;
     for (uint32_t group = 0; group < t.groups; ++group) {
       const uint32_t first = group * t.subs, live = std::min(t.subs, f.outer_count - first);
       std::vector<int64_t> s_at(live), d_at(live);
       for (uint32_t k = 0; k < live; ++k) f.outer_offsets(first + k, &s_at[k], &d_at[k]);
-      for (int r = 0; r < t.rows; ++r)
-        for (int c = 0; c < t.tile; ++c) {
+      const int slabs = (t.rows / t.tile) << t.col_shift;
+      for (int j = 0; j < slabs; ++j)
+        for (int cell = 0; cell < t.tile * t.tile; ++cell) {
+          const int r = t.slab_row(j) + cell / t.tile, c = t.slab_col(j) + cell % t.tile;
           const uint32_t sub = t.sub_of(r);
           const int64_t b = b0 + t.b_of(r), a = a0 + c;
           if (sub >= live || b >= f.extent_b || a >= f.extent_a) continue;

@@ -112,8 +112,15 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // tiles along it. Slab j covers rows (j >> col_shift) * T.. and columns
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
-constexpr int nd_vectors_per_thread = 4;
-constexpr int nd_min_row_bytes = 128;
+// experiments/nd_tiles.cu builds the kernels with other values of these two.
+#ifndef XPOSE_ND_VECTORS_PER_THREAD
+#define XPOSE_ND_VECTORS_PER_THREAD 4
+#endif
+#ifndef XPOSE_ND_MIN_ROW_BYTES
+#define XPOSE_ND_MIN_ROW_BYTES 128
+#endif
+constexpr int nd_vectors_per_thread = XPOSE_ND_VECTORS_PER_THREAD;
+constexpr int nd_min_row_bytes = XPOSE_ND_MIN_ROW_BYTES;
 
 template <int E>
 struct NdVecTile {

@@ -1,0 +1,100 @@
+// Experiment (not part of the library): permute_vec_tiled's vectors per thread and the row
+// length under which its slabs go side by side along a, on the N-D cases where it runs
+// (xpose-permute-bench's), as a % of cudaMemcpyAsync of the same bytes, median of 30.
+// Each build is one setting (the library's defaults are 4 and 128):
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
+//        -DXPOSE_ND_MIN_ROW_BYTES=256 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
+#include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "layout/permute.hpp"
+
+namespace {
+
+void ok(cudaError_t e) {
+  if (e != cudaSuccess) {
+    std::printf("CUDA: %s\n", cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+struct Case {
+  const char* name;
+  int64_t elem_bytes;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
+};
+
+template <class F>
+float median_ms(F&& f, cudaStream_t s) {
+  cudaEvent_t a, b;
+  ok(cudaEventCreate(&a));
+  ok(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> ms;
+  for (int i = 0; i < 30; ++i) {
+    ok(cudaEventRecord(a, s));
+    f();
+    ok(cudaEventRecord(b, s));
+    ok(cudaEventSynchronize(b));
+    float t;
+    ok(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  using namespace xpose;
+  const Case cases[] = {
+      {"fp16 16x8x16x16x8x64 (5,3,1,4,2,0)", 2, {16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}},
+      {"u8 64x128x128x128 (3,1,0,2)", 1, {64, 128, 128, 128}, {3, 1, 0, 2}},
+      {"fp32 64x64x128x128 (3,1,0,2)", 4, {64, 64, 128, 128}, {3, 1, 0, 2}},
+      {"fp32 32x16x64x16x64 (4,2,0,3,1)", 4, {32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}},
+      {"fp16 64x256x56x56 (0,2,3,1)", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
+      {"fp64 128x128x64x32 (1,0,3,2)", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
+  };
+  std::printf("vectors a thread %d, slabs along a under %d-byte rows\n", XPOSE_ND_VECTORS_PER_THREAD,
+              XPOSE_ND_MIN_ROW_BYTES);
+  cudaStream_t s;
+  ok(cudaStreamCreate(&s));
+  for (const Case& c : cases) {
+    const int rank = int(c.extents.size());
+    layout::PermuteShape shape;
+    shape.rank = rank;
+    shape.elem_bytes = c.elem_bytes;
+    int64_t n = 1;
+    for (int64_t e : c.extents) n *= e;
+    std::vector<int64_t> src_stride(size_t(rank), 1), dst_stride(size_t(rank), 1);
+    for (int i = rank - 2; i >= 0; --i) src_stride[size_t(i)] = src_stride[size_t(i) + 1] * c.extents[size_t(i) + 1];
+    for (int k = rank - 2; k >= 0; --k)
+      dst_stride[size_t(k)] = dst_stride[size_t(k) + 1] * c.extents[size_t(c.perm[size_t(k) + 1])];
+    for (int k = 0; k < rank; ++k) {
+      const int i = c.perm[size_t(k)];
+      shape.axes[i] = {c.extents[size_t(i)], src_stride[size_t(i)], dst_stride[size_t(k)]};
+    }
+    const size_t bytes = size_t(n * c.elem_bytes);
+    void *src, *dst;
+    ok(cudaMalloc(&src, bytes));
+    ok(cudaMalloc(&dst, bytes));
+    ok(cudaMemset(src, 1, bytes));
+    detail::NdPlan plan;
+    std::string why;
+    if (!detail::plan_nd(layout::normalize(shape), src, dst, "permute_vec_tiled", &plan, &why)) {
+      std::printf("%-36s not served: %s\n", c.name, why.c_str());
+      continue;
+    }
+    const float copy = median_ms([&] { ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); }, s);
+    const float nd = median_ms([&] { ok(detail::launch_nd(plan, s)); }, s);
+    std::printf("%-36s %6.1f%%  %s\n", c.name, 100.0 * copy / nd, detail::describe(plan).c_str());
+    ok(cudaFree(src));
+    ok(cudaFree(dst));
+  }
+  return 0;
+}

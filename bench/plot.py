@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli import ArgumentParser, fail, need  # noqa: E402
-from results import PEERS, by_case, load, pick  # noqa: E402
+from results import by_case, load, peers_in, pick  # noqa: E402
 
 plt = None  # matplotlib.pyplot, imported by main() once the arguments and files are good
 
@@ -89,7 +89,7 @@ def sweep(records, out, _):
 def cases(records, out, _):
     table = by_case(records)
     labels = list(table)
-    series = ["auto"] + PEERS
+    series = ["auto"] + peers_in(records)
     fig, ax = plt.subplots(figsize=(max(10, 0.75 * len(labels)), 5))
     width = 0.8 / len(series)
     for i, name in enumerate(series):

@@ -3,7 +3,7 @@ import json
 
 from cli import fail
 
-PEERS = ["cublas_geam", "cublasLt_transform", "torch", "cupy"]
+PEERS = ["cublas_geam", "cublasLt_transform", "cutensor", "torch", "cupy"]
 PY_CEILINGS = {"torch_copy", "cupy_memcpy"}  # peers.py's own copy ceiling, measured in its process
 
 # The fields of a record (bench/record.hpp), and what each holds.
@@ -21,6 +21,13 @@ def not_a_record(r):
         if not isinstance(r.get(key), kind) or isinstance(r.get(key), bool):
             return f"'{key}' is missing or not a {'string' if kind is str else 'number'}"
     return None
+
+
+def peers_in(records):
+    """The peers that have a record among these, in PEERS' order (the 2-D case list has no
+    cuTENSOR, the N-D one no cuBLAS)."""
+    present = {r["kernel"] for r in records}
+    return [p for p in PEERS if p in present]
 
 
 def load(paths):

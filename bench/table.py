@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli import ArgumentParser  # noqa: E402
-from results import PEERS, PY_CEILINGS, best_named, by_case, load, pick  # noqa: E402
+from results import PY_CEILINGS, best_named, by_case, load, peers_in, pick  # noqa: E402
 
 
 def ladder(records, only):
@@ -31,8 +31,9 @@ def ladder(records, only):
 
 
 def cases(records):
-    print("| case | timing | copy GB/s | xpose auto | best named xpose | " + " | ".join(PEERS) + " |")
-    print("|---|---|---:|---:|---|" + "---:|" * len(PEERS))
+    peers = peers_in(records)
+    print("| case | timing | copy GB/s | xpose auto | best named xpose | " + " | ".join(peers) + " |")
+    print("|---|---|---:|---:|---|" + "---:|" * len(peers))
     for label, rows in by_case(records).items():
         ceilings = [r for r in rows if r["role"] == "ceiling" and r["kernel"] not in PY_CEILINGS]
         copy = max((r["gbps"] for r in ceilings), default=0)
@@ -44,7 +45,7 @@ def cases(records):
             timing = f"graph: {auto['ms_median'] * 1e3:.2f} us/call, copy {copy_ms * 1e3:.2f} us"
         best_text = f"{best['kernel']} {best['pct_copy']:.1f}%" if best else "-"
         print(f"| {label} | {timing} | {copy:.0f} | {cell(auto)} | {best_text} | "
-              + " | ".join(cell(pick(rows, p)) for p in PEERS) + " |")
+              + " | ".join(cell(pick(rows, p)) for p in peers) + " |")
 
 
 def kernels(records, names):

@@ -1,7 +1,8 @@
-// Experiment (not part of the library): permute_vec_tiled's vectors per thread and the row
-// length under which its slabs go side by side along a, on the N-D cases where it runs
-// (xpose-permute-bench's), as a % of cudaMemcpyAsync of the same bytes, median of 30.
-// Each build is one setting (the library's defaults are 4 and 128):
+// Experiment (not part of the library): permute_vec_tiled's vectors per thread, the row
+// length under which its slabs go side by side along a, and the threads an SM its register
+// budget aims for, on the N-D cases where it runs (xpose-permute-bench's), as a % of
+// cudaMemcpyAsync of the same bytes, median of 30, L2 flushed before each call.
+// Each build is one setting (the library's defaults are 4, 128 and 1024):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
 //        -DXPOSE_ND_MIN_ROW_BYTES=256 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
 #include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
@@ -28,6 +29,12 @@ struct Case {
   std::vector<int> perm;
 };
 
+void* flush_buffer() {
+  static void* p = nullptr;
+  if (!p) ok(cudaMalloc(&p, 256 << 20));
+  return p;
+}
+
 template <class F>
 float median_ms(F&& f, cudaStream_t s) {
   cudaEvent_t a, b;
@@ -36,6 +43,7 @@ float median_ms(F&& f, cudaStream_t s) {
   for (int i = 0; i < 3; ++i) f();
   std::vector<float> ms;
   for (int i = 0; i < 30; ++i) {
+    ok(cudaMemsetAsync(flush_buffer(), i, 256 << 20, s));  // L2 holds none of the problem
     ok(cudaEventRecord(a, s));
     f();
     ok(cudaEventRecord(b, s));
@@ -60,8 +68,8 @@ int main() {
       {"fp16 64x256x56x56 (0,2,3,1)", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
       {"fp64 128x128x64x32 (1,0,3,2)", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
   };
-  std::printf("vectors a thread %d, slabs along a under %d-byte rows\n", XPOSE_ND_VECTORS_PER_THREAD,
-              XPOSE_ND_MIN_ROW_BYTES);
+  std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM\n",
+              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS);
   cudaStream_t s;
   ok(cudaStreamCreate(&s));
   for (const Case& c : cases) {

@@ -24,7 +24,7 @@ using layout::NdVecTiles;
 // row starts are found once, a thread each, into shared memory, so that a vector's address
 // is a table lookup and an add.
 template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads, 4)  // 4 blocks an SM: at most 64 registers
+__global__ void __launch_bounds__(layout::VecTile<E>::threads, layout::NdVecTile<E>::min_blocks)
     permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
   using V = layout::VecTile<E>;
   using Slab = typename V::Layout;

@@ -112,20 +112,25 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // tiles along it. Slab j covers rows (j >> col_shift) * T.. and columns
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
-// experiments/nd_tiles.cu builds the kernels with other values of these two.
+// experiments/nd_tiles.cu builds the kernels with other values of these three.
 #ifndef XPOSE_ND_VECTORS_PER_THREAD
 #define XPOSE_ND_VECTORS_PER_THREAD 4
 #endif
 #ifndef XPOSE_ND_MIN_ROW_BYTES
 #define XPOSE_ND_MIN_ROW_BYTES 128
 #endif
+#ifndef XPOSE_ND_RESIDENT_THREADS  // threads an SM keeps resident: the registers a thread may use
+#define XPOSE_ND_RESIDENT_THREADS 1024
+#endif
 constexpr int nd_vectors_per_thread = XPOSE_ND_VECTORS_PER_THREAD;
 constexpr int nd_min_row_bytes = XPOSE_ND_MIN_ROW_BYTES;
+constexpr int nd_resident_threads = XPOSE_ND_RESIDENT_THREADS;
 
 template <int E>
 struct NdVecTile {
   using V = VecTile<E>;
   static constexpr int slabs = V::per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / V::per_thread;
+  static constexpr int min_blocks = nd_resident_threads / V::threads;  // __launch_bounds__' blocks an SM
 };
 
 struct NdVecTiles {

@@ -145,12 +145,13 @@ const char* const rows_not_tiles =
 
 // Whether `kernel` serves the plan's form; fills the plan's launch where it does.
 bool fit(const char* kernel, NdPlan* p, const char** why) {
-  const NdForm& f = p->form;
+  NdForm& f = p->form;
   const int64_t outer = f.outer_count;
   if (std::strcmp(kernel, "permute_vec_tiled") == 0) {
     if (!layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
                               why))
       return false;
+    layout::order_outer_for_tiles(p->vec, &f);
     p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::VecTile<decltype(e)::value>::threads; })),
                 1, 1};
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};

@@ -51,7 +51,7 @@ void permute_all(const detail::Permutation& p) {
   std::sort(order, order + n, [&](int a, int b) { return p.axes[a].dst_stride > p.axes[b].dst_stride; });
   // The outermost axis in up to a core's worth of ranges.
   const int64_t outer = n ? p.axes[order[0]].extent : 1;
-  const int64_t parts = std::min<int64_t>(outer, std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t parts = std::min<int64_t>(outer, cores());
   for_each_item(parts, p.elements(), int64_t(1) << 16, [&](int64_t t) {
     permute_part<E>(p, order, n, outer * t / parts, outer * (t + 1) / parts);
   });

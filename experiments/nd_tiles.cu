@@ -2,7 +2,9 @@
 // length under which its slabs go side by side along a, and the threads an SM its register
 // budget aims for, on the N-D cases where it runs (xpose-permute-bench's), as a % of
 // cudaMemcpyAsync of the same bytes, median of 30, L2 flushed before each call.
-// Each build is one setting (the library's defaults are 4, 128 and 1024):
+// Each result is checked byte for byte against permute_tiled's (random src). Each build is
+// one setting (the library's defaults: 4 vectors, 128-byte rows, 1024 threads an SM, blocks
+// of at most 256 threads; XPOSE_ND_MAX_THREADS sets the last):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
 //        -DXPOSE_ND_MIN_ROW_BYTES=256 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
 #include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
@@ -68,8 +70,8 @@ int main() {
       {"fp16 64x256x56x56 (0,2,3,1)", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
       {"fp64 128x128x64x32 (1,0,3,2)", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
   };
-  std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM\n",
-              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS);
+  std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM, blocks of at most %d\n",
+              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS, XPOSE_ND_MAX_THREADS);
   cudaStream_t s;
   ok(cudaStreamCreate(&s));
   for (const Case& c : cases) {
@@ -91,7 +93,12 @@ int main() {
     void *src, *dst;
     ok(cudaMalloc(&src, bytes));
     ok(cudaMalloc(&dst, bytes));
-    ok(cudaMemset(src, 1, bytes));
+    {
+      std::vector<uint64_t> bits(bytes / 8 + 1);
+      uint64_t x = 88172645463325252ull + uint64_t(n);
+      for (auto& b : bits) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b = x;
+      ok(cudaMemcpy(src, bits.data(), bytes, cudaMemcpyHostToDevice));
+    }
     detail::NdPlan plan;
     std::string why;
     if (!detail::plan_nd(layout::normalize(shape), src, dst, "permute_vec_tiled", &plan, &why)) {
@@ -113,8 +120,26 @@ int main() {
           std::swap(f.outer_dst[i], f.outer_dst[j]);
         }
     const float nd_src = median_ms([&] { ok(detail::launch_nd(by_src, s)); }, s);
-    std::printf("%-36s %6.1f%% (blocks in src order %5.1f%%)  %s\n", c.name, 100.0 * copy / nd, 100.0 * copy / nd_src,
-                detail::describe(plan).c_str());
+    // The check: this build's permute_vec_tiled (in both block orders) against permute_tiled.
+    bool same = true;
+    {
+      void* want;
+      ok(cudaMalloc(&want, bytes));
+      detail::NdPlan tiled;
+      if (!detail::plan_nd(layout::normalize(shape), src, want, "permute_tiled", &tiled, &why)) same = false;
+      ok(detail::launch_nd(tiled, s));
+      std::vector<unsigned char> a(bytes), b(bytes);
+      ok(cudaMemcpy(a.data(), want, bytes, cudaMemcpyDeviceToHost));
+      for (const detail::NdPlan* q : {&plan, &by_src}) {
+        ok(cudaMemset(dst, 0xA5, bytes));
+        ok(detail::launch_nd(*q, s));
+        ok(cudaMemcpy(b.data(), dst, bytes, cudaMemcpyDeviceToHost));
+        same = same && a == b;
+      }
+      ok(cudaFree(want));
+    }
+    std::printf("%-36s %6.1f%% (blocks in src order %5.1f%%) %s  %s\n", c.name, 100.0 * copy / nd,
+                100.0 * copy / nd_src, same ? "checked" : "WRONG", detail::describe(plan).c_str());
     ok(cudaFree(src));
     ok(cudaFree(dst));
   }

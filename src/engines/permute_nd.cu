@@ -24,20 +24,21 @@ using layout::NdVecTiles;
 // row starts are found once, a thread each, into shared memory, so that a vector's address
 // is a table lookup and an add.
 template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads, layout::NdVecTile<E>::min_blocks)
+__global__ void __launch_bounds__(layout::NdVecTile<E>::threads, layout::NdVecTile<E>::min_blocks)
     permute_vec_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecTiles t) {
   using V = layout::VecTile<E>;
   using Slab = typename V::Layout;
-  constexpr int slabs = layout::NdVecTile<E>::slabs, most = slabs * V::tile;  // rows or columns at most
+  using N = layout::NdVecTile<E>;
+  constexpr int slabs = N::slabs, most = slabs * V::tile;  // rows or columns at most
   __shared__ Elem<E> smem[slabs * Slab::size];
   __shared__ int64_t row_src[most], row_dst[most], col_dst[most];
   const int64_t a0 = int64_t(blockIdx.x % t.tiles_a) * t.cols();
   const int64_t b0 = int64_t(blockIdx.x / t.tiles_a) << t.sub_shift;
   const int cols = int(min(int64_t(t.cols()), f.extent_a - a0));
-  for (int c = threadIdx.x; c < t.cols(); c += V::threads) col_dst[c] = (a0 + c) * f.dst_a;
+  for (int c = threadIdx.x; c < t.cols(); c += N::threads) col_dst[c] = (a0 + c) * f.dst_a;
   for (uint32_t group = blockIdx.y; group < t.groups; group += gridDim.y) {
     const uint32_t first = group * t.subs, live = min(t.subs, f.outer_count - first);
-    for (int r = threadIdx.x; r < t.rows; r += V::threads) {
+    for (int r = threadIdx.x; r < t.rows; r += N::threads) {
       const uint32_t sub = t.sub_of(r);
       const int64_t b = b0 + t.b_of(r);
       int64_t s = -1, d = -1;
@@ -50,12 +51,12 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads, layout::NdVecTile
       row_dst[r] = d;
     }
     __syncthreads();
-    Vector<E> in[slabs][V::per_thread];
+    Vector<E> in[slabs][N::per_thread];
 #pragma unroll
     for (int j = 0; j < slabs; ++j)
 #pragma unroll
-      for (int i = 0; i < V::per_thread; ++i) {
-        const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
+      for (int i = 0; i < N::per_thread; ++i) {
+        const auto e = V::load_coord(i * N::threads + threadIdx.x, 0);
         const int c = t.slab_col(j) + e.c;
         const int64_t from = row_src[t.slab_row(j) + e.r];
         in[j][i].bits = make_uint4(0, 0, 0, 0);
@@ -64,18 +65,18 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads, layout::NdVecTile
 #pragma unroll
     for (int j = 0; j < slabs; ++j)
 #pragma unroll
-      for (int i = 0; i < V::per_thread; ++i)
+      for (int i = 0; i < N::per_thread; ++i)
 #pragma unroll
         for (int k = 0; k < V::vec; ++k) {
-          const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
+          const auto e = V::load_coord(i * N::threads + threadIdx.x, k);
           smem[j * Slab::size + Slab::at(e.r, e.c)] = in[j][i].e[k];
         }
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < slabs; ++j)
 #pragma unroll
-      for (int i = 0; i < V::per_thread; ++i) {
-        const int v = i * V::threads + threadIdx.x;
+      for (int i = 0; i < N::per_thread; ++i) {
+        const int v = i * N::threads + threadIdx.x;
         const auto e = V::store_coord(v, 0);
         const int c = t.slab_col(j) + e.c;
         const int64_t to = row_dst[t.slab_row(j) + e.r];
@@ -152,7 +153,7 @@ bool fit(const char* kernel, NdPlan* p, const char** why) {
                               why))
       return false;
     layout::order_outer_for_tiles(p->vec, &f);
-    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::VecTile<decltype(e)::value>::threads; })),
+    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; })),
                 1, 1};
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
     return true;

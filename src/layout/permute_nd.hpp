@@ -112,7 +112,7 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // tiles along it. Slab j covers rows (j >> col_shift) * T.. and columns
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
-// experiments/nd_tiles.cu builds the kernels with other values of these three.
+// experiments/nd_tiles.cu builds the kernels with other values of these.
 #ifndef XPOSE_ND_VECTORS_PER_THREAD
 #define XPOSE_ND_VECTORS_PER_THREAD 4
 #endif
@@ -122,6 +122,9 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 #ifndef XPOSE_ND_RESIDENT_THREADS  // threads an SM keeps resident: the registers a thread may use
 #define XPOSE_ND_RESIDENT_THREADS 1024
 #endif
+#ifndef XPOSE_ND_MAX_THREADS  // threads a block at most (vec_swizzled's: 256)
+#define XPOSE_ND_MAX_THREADS 256
+#endif
 constexpr int nd_vectors_per_thread = XPOSE_ND_VECTORS_PER_THREAD;
 constexpr int nd_min_row_bytes = XPOSE_ND_MIN_ROW_BYTES;
 constexpr int nd_resident_threads = XPOSE_ND_RESIDENT_THREADS;
@@ -129,8 +132,12 @@ constexpr int nd_resident_threads = XPOSE_ND_RESIDENT_THREADS;
 template <int E>
 struct NdVecTile {
   using V = VecTile<E>;
-  static constexpr int slabs = V::per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / V::per_thread;
-  static constexpr int min_blocks = nd_resident_threads / V::threads;  // __launch_bounds__' blocks an SM
+  // A block's threads and each one's vectors of a slab: V's walk (v = i * threads + thread),
+  // so a warp still takes 32 consecutive vectors, as the bank model proves conflict-free.
+  static constexpr int threads = V::vecs < XPOSE_ND_MAX_THREADS ? V::vecs : XPOSE_ND_MAX_THREADS;
+  static constexpr int per_thread = V::vecs / threads;
+  static constexpr int slabs = per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / per_thread;
+  static constexpr int min_blocks = nd_resident_threads / threads;  // __launch_bounds__' blocks an SM
 };
 
 struct NdVecTiles {

@@ -286,6 +286,53 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   EXPECT_GT(rows, 200);
 }
 
+// permute_vec_tiled's decisions on the case list's shapes (docs/performance.md measured
+// them): what it refuses, how tiles pack, and the block order.
+TEST(PermuteNdKernels, VectorTilesOfTheCaseList) {
+  const auto plan = [](std::vector<int64_t> extents, std::vector<int> perm, int64_t e, layout::NdForm* f,
+                       layout::NdVecTiles* t, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 40) {
+    const char* why = nullptr;
+    EXPECT_TRUE(layout::nd_form(layout::normalize(shape_of(extents, perm, e)), f, &why)) << why;
+    why = nullptr;
+    const bool ok = layout::nd_vec_tiles(*f, src, dst, t, &why);
+    if (ok) layout::order_outer_for_tiles(*t, f);
+    return ok ? std::string() : std::string(why);
+  };
+  layout::NdForm f;
+  layout::NdVecTiles t;
+  // fp16 rank 6: dst's fastest axis holds 16: 4 outer indices a tile, two slabs side by side
+  // along src's 64 (32-element slabs are 64-byte rows), blocks in dst's order (a tile reads
+  // and writes 128-byte runs).
+  ASSERT_EQ("", plan({16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}, 2, &f, &t));
+  EXPECT_EQ(1, t.col_shift);
+  EXPECT_EQ(64, t.rows);
+  EXPECT_EQ(16, t.sub_rows());
+  EXPECT_EQ(4u, t.subs);
+  EXPECT_EQ(1u, t.tiles_a);
+  EXPECT_EQ(4096u, t.groups);
+  EXPECT_EQ(16, f.outer_dst[0]);  // src axis 2 (dst stride 16), then the others by dst stride:
+  EXPECT_EQ(256, f.outer_dst[1]);  // axis 4,
+  EXPECT_EQ(2048, f.outer_dst[2]);  // axis 1 (src's order would take axis 3 first)
+  // fp32 rank 5: a tile reads 4 outer indices' 64-element rows end to end (1 KiB) and writes
+  // 256-byte runs: blocks in src's order.
+  ASSERT_EQ("", plan({32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}, 4, &f, &t));
+  EXPECT_EQ(0, t.col_shift);
+  EXPECT_EQ(4u, t.subs);
+  EXPECT_EQ(64, f.outer_src[0]);    // axis 3, a tile's own
+  EXPECT_EQ(1024, f.outer_src[1]);  // then axis 2 (src's order) before axis 0
+  EXPECT_EQ(65536 * 16, f.outer_src[2]);
+  // u8 rank 4: 128x128 tiles (four 64x64 slabs, two side by side), one outer index each.
+  ASSERT_EQ("", plan({64, 128, 128, 128}, {3, 1, 0, 2}, 1, &f, &t));
+  EXPECT_EQ(1, t.col_shift);
+  EXPECT_EQ(128, t.rows);
+  EXPECT_EQ(1u, t.subs);
+  // Refusals, each with its reason: a base off 16 bytes, dense rows of 130 fp32 (rows that
+  // start off 16 bytes), rows (the random draws above reach the rest).
+  EXPECT_NE(std::string::npos, plan({64, 64, 128, 128}, {3, 1, 0, 2}, 4, &f, &t, 1 << 20 | 4).find("16-byte"));
+  EXPECT_NE(std::string::npos, plan({64, 64, 128, 130}, {3, 1, 0, 2}, 4, &f, &t).find("16-byte"));
+  EXPECT_NE(std::string::npos, plan({8, 2048, 32, 64}, {0, 2, 1, 3}, 4, &f, &t).find("permute_rows"));
+}
+
 TEST(FastDivmod, DividesEvery32BitNumerator) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -15,6 +15,7 @@
 
 #include "api/validate.hpp"
 #include "cpu/reference.hpp"
+#include "engines/permute_nd.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
@@ -424,6 +425,63 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
   EXPECT_GT(unmapped, 300);
 }
 
+// What the N-D planner makes of an accepted request (its bases moved to 16 bytes, so that the
+// vector tiles are in play): each kernel, named or chosen, either refuses with a reason or
+// plans a launch inside CUDA's limits whose walk covers every outer index and row once.
+void check_nd_plans(const Permutation& p, int (*planned)[4]) {
+  const layout::PermuteShape n = layout::normalize(p.shape(), 16);
+  const void* src = at(reinterpret_cast<uintptr_t>(p.src) & ~uintptr_t(15));
+  void* dst = at_mut(reinterpret_cast<uintptr_t>(p.dst) & ~uintptr_t(15));
+  for (int k = 0; k < 4; ++k) {
+    const char* name = k < 3 ? detail::nd_kernel_names[k] : nullptr;
+    SCOPED_TRACE(name ? name : "auto");
+    detail::NdPlan plan;
+    std::string why;
+    if (!detail::plan_nd(n, src, dst, name, &plan, &why)) {
+      ASSERT_FALSE(why.empty());
+      ASSERT_EQ(std::string::npos, why.find('\n'));
+      continue;
+    }
+    ++(*planned)[k];
+    const layout::NdForm& f = plan.form;
+    ASSERT_GE(plan.block.x * plan.block.y * plan.block.z, 32u);
+    ASSERT_LE(plan.block.x * plan.block.y * plan.block.z, 1024u);
+    const std::string kernel = plan.kernel;
+    if (kernel == "permute_rows") {
+      uint64_t covered = 0, chunks = 0;
+      if (f.extent_a / layout::nd_rows_max_count + f.outer_count / 64 > 100000) continue;  // too many to list
+      layout::for_each_rows_chunk(f, [&](const layout::NdRowsChunk& c) {
+        ASSERT_GE(c.outers, 1u);
+        ASSERT_LE(c.count(), uint64_t(layout::nd_rows_max_count));
+        ASSERT_LE(uint64_t(c.outer_base) + c.outers, uint64_t(f.outer_count));
+        ASSERT_LE(c.a_base + c.length.divisor, f.extent_a);
+        covered += c.count();
+        ++chunks;
+      });
+      ASSERT_EQ(uint64_t(f.outer_count) * uint64_t(f.extent_a), covered);
+      continue;
+    }
+    ASSERT_GE(plan.grid.x, 1u);
+    ASSERT_LE(int64_t(plan.grid.x), layout::max_grid_x);
+    ASSERT_GE(plan.grid.y, 1u);
+    ASSERT_LE(int64_t(plan.grid.y), layout::max_grid_yz);
+    if (kernel == "permute_tiled") {
+      ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(f.tiles_a) * f.tiles_b);
+      continue;
+    }
+    const layout::NdVecTiles& t = plan.vec;
+    ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.tiles_a) * t.tiles_b);
+    ASSERT_GE(uint64_t(t.tiles_a) * t.cols(), uint64_t(f.extent_a));
+    ASSERT_GE(uint64_t(t.tiles_b) << t.sub_shift, uint64_t(f.extent_b));
+    ASSERT_GE(t.sub_rows(), t.vec);
+    ASSERT_EQ(0, t.rows % t.tile);
+    ASSERT_EQ(uint64_t(t.subs) << t.sub_shift, uint64_t(t.rows));
+    ASSERT_GE(uint64_t(t.groups) * t.subs, uint64_t(f.outer_count));
+    ASSERT_LT(uint64_t(t.groups - 1) * t.subs, uint64_t(f.outer_count));
+    ASSERT_LE(plan.grid.y, t.groups);
+  }
+}
+
 // Random requests from ordinary to absurd (huge extents and strides, stride 0, pointers near
 // the top of the address space): resolve_permute never overflows (the sanitizer build runs
 // this too), and what it accepts holds its promises: spans that fit, dst elements that never
@@ -436,7 +494,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   const auto value = [&](bool small) {
     return small || rng() % 3 ? int64_t(rng() % 9) : extremes[rng() % (sizeof(extremes) / sizeof(extremes[0]))];
   };
-  int accepted = 0, mapped = 0;
+  int accepted = 0, mapped = 0, nd_planned[4] = {};
   for (int trial = 0; trial < 200000; ++trial) {
     const int rank = int(rng() % 7);
     std::vector<int64_t> extents(rank), src_strides(rank), dst_strides(rank);
@@ -484,6 +542,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
       std::sort(offsets.begin(), offsets.end());
       ASSERT_EQ(offsets.end(), std::adjacent_find(offsets.begin(), offsets.end())) << "two dst elements share memory";
     }
+    ASSERT_NO_FATAL_FAILURE(check_nd_plans(p, &nd_planned));
     const layout::PermuteShape n = layout::normalize(p.shape(), 8);  // the bases above are 8-byte aligned
     layout::TransposeForm t;
     if (!layout::as_transpose(n, &t)) continue;
@@ -497,6 +556,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   }
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
+  for (int k = 0; k < 4; ++k) EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < 3 ? detail::nd_kernel_names[k] : "auto");
 }
 
 // Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,

@@ -57,7 +57,8 @@ std::unique_ptr<CutensorPermute> CutensorPermute::make(const std::string& dtype,
     return nullptr;
   }
   const int rank = int(extents.size());
-  std::vector<int64_t> src_strides(size_t(rank), 1), dst_extents(static_cast<size_t>(rank)), dst_strides(size_t(rank), 1);
+  std::vector<int64_t> src_strides(size_t(rank), 1), dst_strides(size_t(rank), 1);
+  std::vector<int64_t> dst_extents(static_cast<size_t>(rank));
   std::vector<int32_t> src_modes(static_cast<size_t>(rank)), dst_modes(static_cast<size_t>(rank));
   for (int k = 0; k < rank; ++k) {
     src_modes[size_t(k)] = k;

@@ -153,8 +153,9 @@ bool fit(const char* kernel, NdPlan* p, const char** why) {
                               why))
       return false;
     layout::order_outer_for_tiles(p->vec, &f);
-    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; })),
-                1, 1};
+    const int threads =
+        layout::with_elem_bytes(f.elem_bytes, [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; });
+    p->block = {uint32_t(threads), 1, 1};
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
     return true;
   }

@@ -112,7 +112,8 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // tiles along it. Slab j covers rows (j >> col_shift) * T.. and columns
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
-// experiments/nd_tiles.cu builds the kernels with other values of these.
+//
+// experiments/nd_tiles.cu builds the kernels with other values of these settings.
 #ifndef XPOSE_ND_VECTORS_PER_THREAD
 #define XPOSE_ND_VECTORS_PER_THREAD 4
 #endif
@@ -174,7 +175,8 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
   t.rows = (slabs >> t.col_shift) * t.tile;
   const int64_t v = t.vec;
   bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
-  for (int i = 0; i < f.outer_rank; ++i) strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
+  for (int i = 0; i < f.outer_rank; ++i)
+    strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
   if (!f.tiled)
     *why = "its fastest axis is one on both sides (permute_rows serves that)";
   else if (f.src_a != 1 || f.dst_b != 1)
@@ -232,7 +234,7 @@ inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
 // permute_rows: (outer index, position along a) as one linear index split by a fast divisor,
 // each thread a few elements, so that short rows fill warps as long ones do. A launch covers
 // `outers` outer indices from `outer_base` and `length` elements of each row from `a_base`,
-// fewer than 2^31 indices in all; NdRows::chunks lists the launches.
+// at most nd_rows_max_count indices in all; for_each_rows_chunk lists the launches.
 struct NdRowsChunk {
   uint32_t outer_base = 0, outers = 0;
   int64_t a_base = 0;

@@ -211,8 +211,10 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
           uint8_t* to = dst + (d_at[sub] + a * f.dst_a + b * f.dst_b) * E;
           if (c % t.vec == 0 && (a + t.vec > f.extent_a || !aligned(from)))
             return ::testing::AssertionFailure() << "a load vector at a " << a << ", b " << b << " is cut or unaligned";
-          if (t.b_of(r) % t.vec == 0 && (b + t.vec > f.extent_b || !aligned(to) || r / t.tile != (r + t.vec - 1) / t.tile))
-            return ::testing::AssertionFailure() << "a store vector at a " << a << ", b " << b << " is cut or unaligned";
+          const bool one_slab = r / t.tile == (r + t.vec - 1) / t.tile;
+          if (t.b_of(r) % t.vec == 0 && (b + t.vec > f.extent_b || !aligned(to) || !one_slab))
+            return ::testing::AssertionFailure() << "a store vector at a " << a << ", b " << b
+                                                 << " is cut, unaligned or across slabs";
           std::memcpy(to, from, size_t(E));
         }
     }
@@ -556,7 +558,8 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   }
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
-  for (int k = 0; k < 4; ++k) EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < 3 ? detail::nd_kernel_names[k] : "auto");
+  for (int k = 0; k < 4; ++k)
+    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < 3 ? detail::nd_kernel_names[k] : "auto");
 }
 
 // Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,

@@ -200,7 +200,7 @@ int run(int argc, char** argv) {
         cuda_ok(cudaMemcpy(got.data(), dst, size_t(bytes), cudaMemcpyDeviceToHost), "cudaMemcpy");
         permute_host(h_src.data(), want.data(), c.elem_bytes, shape);
         const bool same = error.empty() && got == want;
-        r.check = same ? "passed" : row.role == "xpose" ? "FAILED" : "differs";
+        r.check = same ? "passed" : row.role == "xpose" ? "FAILED" : error.empty() ? "differs" : "error: " + error;
         failures += r.check == "FAILED";
       }
       records.push_back(r);

@@ -22,7 +22,7 @@ struct Record {
   double gbps = 0;         // 2 x matrix bytes / median time
   double pct_copy = 0;     // of the copy ceiling measured in the same run
   double pct_peak = 0;     // of the theoretical DRAM bandwidth (0 when unknown)
-  std::string check;       // "passed", "FAILED", or "" (not checked)
+  std::string check;       // "passed", "FAILED", or "" (not checked); a peer's "differs" or "error: ..."
   std::string device, commit, date;
   std::string chosen;      // for "auto": the kernel the automatic choice ran (else "")
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "engines/common.cuh"
 #include "engines/vector.cuh"
@@ -145,10 +146,10 @@ const char* const rows_not_tiles =
     "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves that)";
 
 // Whether `kernel` serves the plan's form; fills the plan's launch where it does.
-bool fit(const char* kernel, NdPlan* p, const char** why) {
+bool fit(NdKernel kernel, NdPlan* p, const char** why) {
   NdForm& f = p->form;
   const int64_t outer = f.outer_count;
-  if (std::strcmp(kernel, "permute_vec_tiled") == 0) {
+  if (kernel == NdKernel::vec_tiled) {
     if (!layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
                               why))
       return false;
@@ -159,7 +160,7 @@ bool fit(const char* kernel, NdPlan* p, const char** why) {
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
     return true;
   }
-  if (std::strcmp(kernel, "permute_tiled") == 0) {
+  if (kernel == NdKernel::tiled) {
     if (!f.tiled) *why = rows_not_tiles;
     p->block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
     p->grid = {f.tiles_a * f.tiles_b, uint32_t(std::min<int64_t>(outer, layout::max_grid_yz)), 1};
@@ -190,9 +191,12 @@ bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, co
   }
   p.src = src;
   p.dst = dst;
-  for (const char* name : nd_kernel_names) {
+  for (int i = 0; i < int(std::size(nd_kernel_names)); ++i) {
+    const NdKernel k = NdKernel(i);
+    const char* name = nd_kernel_names[i];
     if (kernel && std::strcmp(kernel, name) != 0) continue;
-    if (fit(name, &p, &reason)) {
+    if (fit(k, &p, &reason)) {
+      p.kind = k;
       p.kernel = name;
       *out = p;
       return true;
@@ -210,9 +214,9 @@ cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {
     using T = Elem<E>;
     const T* src = static_cast<const T*>(p.src);
     T* dst = static_cast<T*>(p.dst);
-    if (std::strcmp(p.kernel, "permute_vec_tiled") == 0) {
+    if (p.kind == NdKernel::vec_tiled) {
       permute_vec_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.vec);
-    } else if (std::strcmp(p.kernel, "permute_tiled") == 0) {
+    } else if (p.kind == NdKernel::tiled) {
       permute_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form);
     } else {
       cudaError_t e = cudaSuccess;
@@ -233,19 +237,18 @@ std::string describe(const NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdForm& f = p.form;
   std::string text = std::string(p.kernel) + ": ";
-  if (std::strcmp(p.kernel, "permute_vec_tiled") == 0)
+  if (p.kind == NdKernel::vec_tiled)
     text += s(p.vec.rows) + "x" + s(p.vec.cols()) + " tiles (swizzled " + s(p.vec.tile) + "x" + s(p.vec.tile) +
-            " slabs) of " +
-            s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" + s(f.extent_a) +
-            "), 16-byte vectors on both sides";
-  else if (std::strcmp(p.kernel, "permute_tiled") == 0)
+            " slabs) of " + s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" +
+            s(f.extent_a) + "), 16-byte vectors on both sides";
+  else if (p.kind == NdKernel::tiled)
     text += "32x32 tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" + s(f.extent_b) +
             ") through shared memory, element by element";
   else
     text += "rows of the axis fastest on both sides (" + s(f.extent_a) + " elements), " +
             s(layout::nd_rows_per_thread) + " elements a thread";
   text += "; " + s(f.outer_count) + " outer indices over " + s(f.outer_rank) + " axes; ";
-  if (std::strcmp(p.kernel, "permute_rows") != 0)
+  if (p.kind != NdKernel::rows)
     text += "grid " + s(p.grid.x) + "x" + s(p.grid.y) + ", ";
   text += "block " + s(p.block.x) + "x" + s(p.block.y) + ", " + s(f.elem_bytes) + "-byte elements";
   return text;

@@ -15,18 +15,21 @@
 
 namespace xpose::detail {
 
+// The N-D kernels, in the order the automatic choice tries them: nd_kernel_names[int(k)]
+// names kernel k.
+enum class NdKernel { vec_tiled, tiled, rows };
+inline constexpr const char* nd_kernel_names[] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
+bool is_nd_kernel(const char* name);
+
 struct NdPlan {
-  const char* kernel = nullptr;  // one of nd_kernel_names
+  NdKernel kind = NdKernel::rows;
+  const char* kernel = nullptr;  // kind's name; null: not planned
   layout::NdForm form;
   layout::NdVecTiles vec;  // permute_vec_tiled's tiles
   const void* src = nullptr;
   void* dst = nullptr;
   layout::Dims grid, block;  // the tiled kernels' launch; permute_rows sizes each chunk's own
 };
-
-// In the order the automatic choice tries them.
-constexpr const char* nd_kernel_names[] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
-bool is_nd_kernel(const char* name);
 
 // The plan for a normalized permutation, by `kernel` (null: the first that serves it); false
 // with *why where that kernel cannot serve it.

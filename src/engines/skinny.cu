@@ -3,9 +3,9 @@
 // tile would be mostly empty. Each block moves a span of 256 x V long-side indices (V =
 // 16/E): every thread one 16-byte vector of each of the S lines, turned in registers into
 // S 16-byte vectors of the dense run (layout::SkinnySpan), which crosses shared memory so
-// that the dense side, too, is read or written in coalesced 16-byte vectors. Spans cut by
-// the end of the matrix, and lines or dense runs not 16-byte aligned, move element by
-// element in the same order.
+// that the dense side, too, is read or written in coalesced 16-byte vectors. A span cut by
+// the end of the matrix moves its whole vectors so and its last elements one by one; lines
+// or dense runs not 16-byte aligned move element by element.
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -18,33 +18,42 @@ namespace {
 constexpr int threads = 256;
 template <int E> constexpr int span = threads * (16 / E);  // long-side indices per block
 
+// The first m (<= threads) 16-byte vectors of each line: thread t < m moves vector t of
+// every line; the dense run's first S * m vectors are written by all threads.
 template <int E, int S>
-__device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t ld, Elem<E>* dense, uint4* staged) {
+__device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t ld, Elem<E>* dense, uint4* staged, int m) {
   using Span = layout::SkinnySpan<S, 16 / E>;
-  Vector<E> line[S], run[S];
+  if (int(threadIdx.x) < m) {
+    Vector<E> line[S], run[S];
 #pragma unroll
-  for (int i = 0; i < S; ++i) line[i].bits = *reinterpret_cast<const uint4*>(lines + i * ld + threadIdx.x * (16 / E));
+    for (int i = 0; i < S; ++i) line[i].bits = *reinterpret_cast<const uint4*>(lines + i * ld + threadIdx.x * (16 / E));
 #pragma unroll
-  for (int q = 0; q < S; ++q)
+    for (int q = 0; q < S; ++q)
 #pragma unroll
-    for (int u = 0; u < 16 / E; ++u) {
-      const auto from = Span::line_of(q, u);
-      run[q].e[u] = line[from.line].e[from.k];
-    }
+      for (int u = 0; u < 16 / E; ++u) {
+        const auto from = Span::line_of(q, u);
+        run[q].e[u] = line[from.line].e[from.k];
+      }
 #pragma unroll
-  for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+    for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+  }
   __syncthreads();
 #pragma unroll
   for (int q = 0; q < S; ++q)
-    __stwb(reinterpret_cast<uint4*>(dense) + q * threads + threadIdx.x, staged[q * threads + threadIdx.x]);
+    if (q * threads + int(threadIdx.x) < S * m)
+      __stwb(reinterpret_cast<uint4*>(dense) + q * threads + threadIdx.x, staged[q * threads + threadIdx.x]);
 }
 
+// The inverse: the dense run's first S * m vectors in, the first m vectors of each line out.
 template <int E, int S>
-__device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<E>* lines, int64_t ld, uint4* staged) {
+__device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<E>* lines, int64_t ld, uint4* staged, int m) {
   using Span = layout::SkinnySpan<S, 16 / E>;
 #pragma unroll
-  for (int q = 0; q < S; ++q) staged[q * threads + threadIdx.x] = reinterpret_cast<const uint4*>(dense)[q * threads + threadIdx.x];
+  for (int q = 0; q < S; ++q)
+    if (q * threads + int(threadIdx.x) < S * m)
+      staged[q * threads + threadIdx.x] = reinterpret_cast<const uint4*>(dense)[q * threads + threadIdx.x];
   __syncthreads();
+  if (int(threadIdx.x) >= m) return;
   Vector<E> run[S], line[S];
 #pragma unroll
   for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
@@ -66,17 +75,20 @@ __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigi
   const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, J) : block_tile<Elem<E>>(p, o, J, S);
   const int n = Interleave ? t.cols : t.rows;
   const int64_t ld = Interleave ? p.ld_src : p.ld_dst;
-  // interleave: src rows are the lines, dst the dense run; de-interleave: the other way round
-  const bool vectors = n == J && (ld * E) % 16 == 0 && aligned_16(t.src) && aligned_16(t.dst);
-  if (vectors) {
+  // interleave: src rows are the lines, dst the dense run; de-interleave: the other way round.
+  // The span's whole 16-byte vectors in registers, then whatever is left (the end of a
+  // span the matrix cuts, or every element where lines or runs are not 16-byte aligned)
+  // element by element.
+  const bool vectors = (ld * E) % 16 == 0 && aligned_16(t.src) && aligned_16(t.dst);
+  const int m = vectors ? n / (16 / E) : 0;
+  if (m > 0) {
     if constexpr (Interleave)
-      interleave_vectors<E, S>(t.src, ld, t.dst, staged);
+      interleave_vectors<E, S>(t.src, ld, t.dst, staged, m);
     else
-      deinterleave_vectors<E, S>(t.src, t.dst, ld, staged);
-    return;
+      deinterleave_vectors<E, S>(t.src, t.dst, ld, staged, m);
   }
 #pragma unroll 1
-  for (int f = threadIdx.x; f < n * S; f += threads) {
+  for (int f = m * (16 / E) * S + threadIdx.x; f < n * S; f += threads) {
     const int k = f / S, i = f % S;  // dense position f is element k of line i
     if constexpr (Interleave)
       t.dst[f] = t.src[i * ld + k];

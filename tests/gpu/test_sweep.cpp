@@ -55,6 +55,9 @@ const std::vector<Case> cases = {
     {"Nx2 whole skinny spans and a tail", 4112 * 4 + 48, 2, 1},
     {"3xN planar to packed", 3, 8224, 1},
     {"Nx3 packed to planar", 8224, 3, 1},
+    {"3xN a tail of whole vectors and odd elements, 16-element pitch", 3, 4183, 1, 9, 0},  // skinny's span ends
+    {"Nx3 the same de-interleaved", 4183, 3, 1, 0, 9},
+    {"3xN batched, a tail of one byte vector", 3, 4112, 2},
     {"8xN", 8, 4160, 1},
     {"Nx8", 4160, 8, 1},
     {"5x9 both short", 5, 9, 1},

@@ -149,18 +149,20 @@ int run(int argc, char** argv) {
          }},
     };
     const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
-    for (const char* kernel : {"auto", "permute_vec_tiled", "permute_tiled", "permute_rows"}) {
-      const std::string name = kernel;
-      if (name != "auto") {
+    std::vector<std::string> kernels = {"auto"};
+    for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
+    for (const std::string& name : kernels) {
+      const char* kernel = name == "auto" ? nullptr : name.c_str();
+      if (kernel) {
         try {
           explain_permute(src, dst, c.elem_bytes, shape, kernel);
         } catch (const Error&) {
           continue;  // an N-D kernel that does not serve this permutation
         }
       }
-      rows.push_back({name, "xpose", [&, kernel](cudaStream_t s) {
+      rows.push_back({name, "xpose", [&, name](cudaStream_t s) {
                         try {
-                          permute(src, dst, c.elem_bytes, shape, s, std::string(kernel) == "auto" ? nullptr : kernel);
+                          permute(src, dst, c.elem_bytes, shape, s, name == "auto" ? nullptr : name.c_str());
                           return std::string();
                         } catch (const Error& e) {
                           return std::string(e.what());

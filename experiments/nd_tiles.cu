@@ -1,12 +1,13 @@
 // Experiment (not part of the library): permute_vec_tiled's vectors per thread, the row
 // length under which its slabs go side by side along a, and the threads an SM its register
-// budget aims for, on the N-D cases where it runs (xpose-permute-bench's), as a % of
-// cudaMemcpyAsync of the same bytes, median of 30, L2 flushed before each call.
-// Each result is checked byte for byte against permute_tiled's (random src). Each build is
-// one setting (the library's defaults: 4 vectors, 128-byte rows, 1024 threads an SM, blocks
-// of at most 256 threads; XPOSE_ND_MAX_THREADS sets the last):
+// budget aims for; permute_vec_regs' lanes along a, vectors a thread and block size. On
+// N-D cases (xpose-permute-bench's and shorter ones), each a % of cudaMemcpyAsync of the same
+// bytes, median of 30, L2 flushed before each call; every result checked byte for byte
+// against permute_tiled's (random src). Each build is one setting (the library's defaults:
+// 4 vectors, 128-byte rows, 1024 threads an SM, blocks of at most 256 threads; register
+// blocks: 8 lanes, 8 vectors, 128 threads):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
-//        -DXPOSE_ND_MIN_ROW_BYTES=256 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
+//        -DXPOSE_ND_MIN_ROW_BYTES=256 -DXPOSE_ND_REGS_LANES_A=4 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
 #include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
 
 #include <algorithm>
@@ -69,9 +70,20 @@ int main() {
       {"fp32 32x16x64x16x64 (4,2,0,3,1)", 4, {32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}},
       {"fp16 64x256x56x56 (0,2,3,1)", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
       {"fp64 128x128x64x32 (1,0,3,2)", 8, {128, 128, 64, 32}, {1, 0, 3, 2}},
+      // short fastest runs on both sides, where permute_vec_regs may take over
+      {"fp32 16x8x16x16x8x32 (5,3,1,4,2,0)", 4, {16, 8, 16, 16, 8, 32}, {5, 3, 1, 4, 2, 0}},
+      {"u8 32x8x16x16x8x128 (5,3,1,4,2,0)", 1, {32, 8, 16, 16, 8, 128}, {5, 3, 1, 4, 2, 0}},
+      {"fp64 32x16x64x16x16 (4,2,0,3,1)", 8, {32, 16, 64, 16, 16}, {4, 2, 0, 3, 1}},
+      {"fp16 64x64x64x32 (3,1,0,2)", 2, {64, 64, 64, 32}, {3, 1, 0, 2}},
+      {"fp16 64x64x128x128 (3,1,0,2)", 2, {64, 64, 128, 128}, {3, 1, 0, 2}},
+      {"fp32 64x32x64x32x32 (4,2,0,3,1)", 4, {64, 32, 64, 32, 32}, {4, 2, 0, 3, 1}},
+      {"u8 64x64x64x64x64 (4,2,0,3,1)", 1, {64, 64, 64, 64, 64}, {4, 2, 0, 3, 1}},
+      {"c128 16x8x16x16x8x8 (5,3,1,4,2,0)", 16, {16, 8, 16, 16, 8, 8}, {5, 3, 1, 4, 2, 0}},
   };
-  std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM, blocks of at most %d\n",
-              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS, XPOSE_ND_MAX_THREADS);
+  std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM, blocks of at most %d; "
+              "register blocks: %d lanes along a, %d vectors a thread, %d threads a block\n",
+              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS, XPOSE_ND_MAX_THREADS,
+              XPOSE_ND_REGS_LANES_A, XPOSE_ND_REGS_VECTORS, XPOSE_ND_REGS_THREADS);
   cudaStream_t s;
   ok(cudaStreamCreate(&s));
   for (const Case& c : cases) {
@@ -120,6 +132,12 @@ int main() {
           std::swap(f.outer_dst[i], f.outer_dst[j]);
         }
     const float nd_src = median_ms([&] { ok(detail::launch_nd(by_src, s)); }, s);
+    detail::NdPlan regs;
+    if (!detail::plan_nd(layout::normalize(shape), src, dst, "permute_vec_regs", &regs, &why)) {
+      std::printf("%-36s permute_vec_regs refused: %s\n", c.name, why.c_str());
+      continue;
+    }
+    const float nd_regs = median_ms([&] { ok(detail::launch_nd(regs, s)); }, s);
     // The check: this build's permute_vec_tiled (in both block orders) against permute_tiled.
     bool same = true;
     {
@@ -130,7 +148,7 @@ int main() {
       ok(detail::launch_nd(tiled, s));
       std::vector<unsigned char> a(bytes), b(bytes);
       ok(cudaMemcpy(a.data(), want, bytes, cudaMemcpyDeviceToHost));
-      for (const detail::NdPlan* q : {&plan, &by_src}) {
+      for (const detail::NdPlan* q : {&plan, &by_src, &regs}) {
         ok(cudaMemset(dst, 0xA5, bytes));
         ok(detail::launch_nd(*q, s));
         ok(cudaMemcpy(b.data(), dst, bytes, cudaMemcpyDeviceToHost));
@@ -138,8 +156,9 @@ int main() {
       }
       ok(cudaFree(want));
     }
-    std::printf("%-36s %6.1f%% (blocks in src order %5.1f%%) %s  %s\n", c.name, 100.0 * copy / nd,
-                100.0 * copy / nd_src, same ? "checked" : "WRONG", detail::describe(plan).c_str());
+    std::printf("%-36s %6.1f%% (blocks in src order %5.1f%%) regs %5.1f%% %s  %s\n", c.name, 100.0 * copy / nd,
+                100.0 * copy / nd_src, 100.0 * copy / nd_regs, same ? "checked" : "WRONG",
+                detail::describe(plan).c_str());
     ok(cudaFree(src));
     ok(cudaFree(dst));
   }

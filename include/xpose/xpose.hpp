@@ -3,6 +3,7 @@
 //   xpose::transpose(src, dst, rows, cols, stream);           // typed, throws xpose::Error
 //   xpose::transpose(src, dst, xpose::Shape{...}, stream);    // ld, batch and strides
 //   xpose::kernel_list();                                     // the named kernels
+//   xpose::permute_kernel_list();                             // and the N-D ones
 //   xpose::explain_choice(src, dst, sizeof(T), shape);        // what would run, and why
 #pragma once
 
@@ -39,6 +40,9 @@ struct KernelInfo {
 
 // Every named kernel, in ladder order (slowest technique first).
 XPOSE_API std::vector<KernelInfo> kernel_list();
+// The N-D permutation kernels xpose_permute_with takes besides those, in the order the
+// automatic choice tries them.
+XPOSE_API std::vector<KernelInfo> permute_kernel_list();
 
 // A request's layout with every default resolved: ld and batch strides filled in, and
 // pitches that address nothing (one row, one column, batch 1) at their packed values.

@@ -1,5 +1,6 @@
 // The C ABI and the C++ API's library functions: arguments -> validated Problem -> the
 // rule table's (or the caller's) engine -> its plan -> launch.
+#include <iterator>
 #include <new>
 #include <string>
 
@@ -221,6 +222,13 @@ namespace xpose {
 std::vector<KernelInfo> kernel_list() {
   std::vector<KernelInfo> list;
   for (const detail::Engine* e : detail::engines()) list.push_back({e->name, e->summary});
+  return list;
+}
+
+std::vector<KernelInfo> permute_kernel_list() {
+  std::vector<KernelInfo> list;
+  for (size_t i = 0; i < std::size(detail::nd_kernel_names); ++i)
+    list.push_back({detail::nd_kernel_names[i], detail::nd_kernel_summaries[i]});
   return list;
 }
 

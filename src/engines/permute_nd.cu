@@ -16,6 +16,7 @@ using layout::nd_block_rows;
 using layout::nd_tile;
 using layout::NdForm;
 using layout::NdRowsChunk;
+using layout::NdVecRegs;
 using layout::NdVecTiles;
 
 // A tile of (outer index, b) rows by a columns, several swizzled slabs (NdVecTiles), per
@@ -95,6 +96,45 @@ __global__ void __launch_bounds__(layout::NdVecTile<E>::threads, layout::NdVecTi
   }
 }
 
+// Blocks of V x V elements turned in registers (layout::NdVecRegs): each of a thread's units
+// loads V vectors along a, one at each of V consecutive b, and stores V vectors along b,
+// element k of store j being element j of load k. Every load of the thread's units is in
+// flight before its first store; no shared memory, no barrier.
+template <int E>
+__global__ void __launch_bounds__(layout::nd_regs_threads)
+    permute_vec_regs(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecRegs t) {
+  constexpr int V = 16 / E, per_thread = layout::NdVecRegsOf<E>::per_thread, threads = layout::nd_regs_threads;
+  const uint32_t first = blockIdx.x * uint32_t(threads * per_thread) + threadIdx.x;
+  Vector<E> in[per_thread][V];
+  int64_t to[per_thread];
+  bool live[per_thread];
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k) {
+    const uint32_t u = first + k * threads;
+    const auto blk = t.block(u);
+    live[k] = u < t.units && blk.live;
+    if (live[k]) {
+      int64_t s, d;
+      f.outer_offsets(blk.outer, &s, &d);
+      const int64_t a = int64_t(blk.ia) * V, b = int64_t(blk.ib) * V;
+      const Elem<E>* from = src + s + b * f.src_b + a;
+#pragma unroll
+      for (int i = 0; i < V; ++i) in[k][i].bits = *reinterpret_cast<const uint4*>(from + i * f.src_b);
+      to[k] = d + a * f.dst_a + b;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k)
+    if (live[k])
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        Vector<E> out;
+#pragma unroll
+        for (int i = 0; i < V; ++i) out.e[i] = in[k][i].e[j];
+        __stwb(reinterpret_cast<uint4*>(dst + to[k] + j * f.dst_a), engines::whole(out));
+      }
+}
+
 // One 32x32 tile of (a, b) for each outer index the block visits: loads along a (src's
 // fastest axis), stores along b (dst's), through a tile padded by one element.
 template <int E>
@@ -145,10 +185,23 @@ __global__ void __launch_bounds__(layout::nd_rows_threads)
 const char* const rows_not_tiles =
     "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves that)";
 
-// Whether `kernel` serves the plan's form; fills the plan's launch where it does.
-bool fit(NdKernel kernel, NdPlan* p, const char** why) {
+// Whether `kernel` serves the plan's form (`named`: asked for by name; else for the automatic
+// choice, which may pass a kernel over); fills the plan's launch where it does.
+bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
   NdForm& f = p->form;
   const int64_t outer = f.outer_count;
+  if (kernel == NdKernel::vec_regs) {
+    if (!layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->regs,
+                             why))
+      return false;
+    if (!named && !layout::nd_regs_preferred(f)) {
+      *why = "the automatic choice takes permute_vec_regs only where both fastest runs are short";
+      return false;
+    }
+    p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
+    p->grid = {uint32_t(p->regs.blocks_of_threads(layout::nd_regs_threads)), 1, 1};
+    return true;
+  }
   if (kernel == NdKernel::vec_tiled) {
     if (!layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
                               why))
@@ -195,7 +248,7 @@ bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, co
     const NdKernel k = NdKernel(i);
     const char* name = nd_kernel_names[i];
     if (kernel && std::strcmp(kernel, name) != 0) continue;
-    if (fit(k, &p, &reason)) {
+    if (fit(k, kernel != nullptr, &p, &reason)) {
       p.kind = k;
       p.kernel = name;
       *out = p;
@@ -214,7 +267,9 @@ cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {
     using T = Elem<E>;
     const T* src = static_cast<const T*>(p.src);
     T* dst = static_cast<T*>(p.dst);
-    if (p.kind == NdKernel::vec_tiled) {
+    if (p.kind == NdKernel::vec_regs) {
+      permute_vec_regs<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.regs);
+    } else if (p.kind == NdKernel::vec_tiled) {
       permute_vec_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.vec);
     } else if (p.kind == NdKernel::tiled) {
       permute_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form);
@@ -237,7 +292,11 @@ std::string describe(const NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdForm& f = p.form;
   std::string text = std::string(p.kernel) + ": ";
-  if (p.kind == NdKernel::vec_tiled)
+  if (p.kind == NdKernel::vec_regs)
+    text += s(p.regs.vec) + "x" + s(p.regs.vec) + " blocks of dst's fastest axis (" + s(f.extent_b) + ") by src's (" +
+            s(f.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(p.regs.lanes_a.divisor) +
+            " threads along src's, " + s(p.regs.per_thread) + " blocks a thread";
+  else if (p.kind == NdKernel::vec_tiled)
     text += s(p.vec.rows) + "x" + s(p.vec.cols()) + " tiles (swizzled " + s(p.vec.tile) + "x" + s(p.vec.tile) +
             " slabs) of " + s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" +
             s(f.extent_a) + "), 16-byte vectors on both sides";

@@ -1,5 +1,7 @@
 // The N-D permutation kernels: what xpose_permute runs where the normalized permutation is
 // not a batched 2-D transpose (layout/permute_nd.hpp says how they walk it).
+//   permute_vec_regs   V x V blocks of src's and dst's fastest axes turned in registers, 16-byte
+//                      vectors on both sides (V = 16 / element size), where both axes are short
 //   permute_vec_tiled  tiles of src's and dst's fastest axes through swizzled shared memory,
 //                      16-byte vectors on both sides, short axes packed several to a tile
 //   permute_tiled      32x32 tiles of the same, element by element: any strides, any alignment
@@ -8,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <iterator>
 #include <string>
 
 #include "layout/grid.hpp"
@@ -17,8 +20,15 @@ namespace xpose::detail {
 
 // The N-D kernels, in the order the automatic choice tries them: nd_kernel_names[int(k)]
 // names kernel k.
-enum class NdKernel { vec_tiled, tiled, rows };
-inline constexpr const char* nd_kernel_names[] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
+enum class NdKernel { vec_regs, vec_tiled, tiled, rows };
+inline constexpr const char* nd_kernel_names[] = {"permute_vec_regs", "permute_vec_tiled", "permute_tiled",
+                                                  "permute_rows"};
+inline constexpr const char* nd_kernel_summaries[] = {
+    "V x V blocks of src's and dst's fastest axes turned in registers, 16-byte vectors on both sides",
+    "tiles of src's and dst's fastest axes through swizzled shared memory, 16-byte vectors on both sides",
+    "32x32 tiles of src's and dst's fastest axes through shared memory, element by element",
+    "rows of an axis fastest on both sides, copied as they are"};
+static_assert(std::size(nd_kernel_names) == std::size(nd_kernel_summaries), "a summary for each N-D kernel");
 bool is_nd_kernel(const char* name);
 
 struct NdPlan {
@@ -26,6 +36,7 @@ struct NdPlan {
   const char* kernel = nullptr;  // kind's name; null: not planned
   layout::NdForm form;
   layout::NdVecTiles vec;  // permute_vec_tiled's tiles
+  layout::NdVecRegs regs;  // permute_vec_regs' blocks
   const void* src = nullptr;
   void* dst = nullptr;
   layout::Dims grid, block;  // the tiled kernels' launch; permute_rows sizes each chunk's own

@@ -159,6 +159,26 @@ struct NdVecTiles {
   XPOSE_HD int slab_col(int j) const { return (j & ((1 << col_shift) - 1)) * tile; }
 };
 
+// Whether a tiled form whose bases are `src` and `dst` is whole 16-byte vectors along a in
+// src and along b in dst, every one 16-byte aligned (the vector kernels' need); else *why.
+inline bool nd_whole_vectors(const NdForm& f, uintptr_t src, uintptr_t dst, const char** why) {
+  const int64_t v = 16 / f.elem_bytes;
+  bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
+  for (int i = 0; i < f.outer_rank; ++i)
+    strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
+  if (!f.tiled)
+    *why = "its fastest axis is one on both sides (permute_rows serves that)";
+  else if (f.src_a != 1 || f.dst_b != 1)
+    *why = "src's fastest axis or dst's is strided; 16-byte vectors need both contiguous";
+  else if (src % 16 || dst % 16 || !strides_aligned)
+    *why = "src's or dst's rows do not all start on 16-byte boundaries";
+  else if (f.extent_a % v || f.extent_b % v)
+    *why = "src's or dst's fastest extent is not a whole number of 16-byte vectors";
+  else
+    *why = nullptr;
+  return !*why;
+}
+
 // The vector tiles of a tiled form whose bases are `src` and `dst`, or false with *why: every
 // vector must be whole and 16-byte aligned on both sides.
 inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTiles* out, const char** why) {
@@ -174,20 +194,7 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
     ++t.col_shift;
   t.rows = (slabs >> t.col_shift) * t.tile;
   const int64_t v = t.vec;
-  bool strides_aligned = f.src_b % v == 0 && f.dst_a % v == 0;
-  for (int i = 0; i < f.outer_rank; ++i)
-    strides_aligned = strides_aligned && f.outer_src[i] % v == 0 && f.outer_dst[i] % v == 0;
-  if (!f.tiled)
-    *why = "its fastest axis is one on both sides (permute_rows serves that)";
-  else if (f.src_a != 1 || f.dst_b != 1)
-    *why = "src's fastest axis or dst's is strided; 16-byte vectors need both contiguous";
-  else if (src % 16 || dst % 16 || !strides_aligned)
-    *why = "src's or dst's rows do not all start on 16-byte boundaries";
-  else if (f.extent_a % v || f.extent_b % v)
-    *why = "src's or dst's fastest extent is not a whole number of 16-byte vectors";
-  else
-    *why = nullptr;
-  if (*why) return false;
+  if (!nd_whole_vectors(f, src, dst, why)) return false;
   int64_t sub_rows = v;
   while (sub_rows < f.extent_b && sub_rows < t.rows) sub_rows *= 2;
   while ((int64_t(1) << t.sub_shift) < sub_rows) ++t.sub_shift;
@@ -228,6 +235,91 @@ inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
         std::swap(f->outer_src[i], f->outer_src[j]);
         std::swap(f->outer_dst[i], f->outer_dst[j]);
       }
+}
+
+// ---------------------------------------------------------------------------------
+// permute_vec_regs: blocks of V x V elements (V = 16 / E, one 16-byte vector's elements)
+// turned in registers, without shared memory: a thread loads the V vectors along a at V
+// consecutive b, and stores the V vectors along b at V consecutive a. The walk's unit u is
+// one block:
+//   ia_lo = u % lanes_a, q = u / lanes_a, r = q % rows, ia_hi = q / rows
+//   vector along a: ia = ia_hi * lanes_a + ia_lo (none where ia >= na)
+//   r = outer * nb + ib: outer index and vector along b
+// so a warp's 32 consecutive units read lanes_a neighbouring vectors of each src row piece
+// and write 32 / lanes_a consecutive (outer, b) vectors of each dst row piece (one run where b
+// and outer axis 0 follow each other in dst). A block's threads take consecutive units, each
+// thread `per_thread` of them, one block's threads apart.
+//
+// experiments/nd_tiles.cu builds it with other values of these settings.
+#ifndef XPOSE_ND_REGS_LANES_A  // threads along a in a warp at most
+#define XPOSE_ND_REGS_LANES_A 8
+#endif
+#ifndef XPOSE_ND_REGS_VECTORS  // 16-byte vectors a thread loads before it stores
+#define XPOSE_ND_REGS_VECTORS 8
+#endif
+#ifndef XPOSE_ND_REGS_THREADS
+#define XPOSE_ND_REGS_THREADS 128
+#endif
+constexpr int nd_regs_threads = XPOSE_ND_REGS_THREADS;
+
+template <int E>
+struct NdVecRegsOf {
+  static constexpr int vec = 16 / E;
+  static constexpr int per_thread = vec >= XPOSE_ND_REGS_VECTORS ? 1 : XPOSE_ND_REGS_VECTORS / vec;
+};
+
+struct NdVecRegs {
+  int vec = 1, per_thread = 1;
+  FastDivmod lanes_a, rows, nb;
+  uint32_t na = 1;     // vectors along a
+  uint32_t units = 0;  // lanes_a * rows * ceil(na / lanes_a)
+
+  struct Block {
+    uint32_t ia, ib, outer;
+    bool live;  // ia < na
+  };
+  XPOSE_HD Block block(uint32_t u) const {
+    uint32_t ia_lo, r, ib;
+    const uint32_t q = lanes_a.divmod(u, &ia_lo);
+    const uint32_t ia_hi = rows.divmod(q, &r);
+    const uint32_t outer = nb.divmod(r, &ib);
+    const uint32_t ia = ia_hi * lanes_a.divisor + ia_lo;
+    return {ia, ib, outer, ia < na};
+  }
+  XPOSE_HD int64_t blocks_of_threads(int threads) const {
+    const int64_t per_block = int64_t(threads) * per_thread;
+    return (int64_t(units) + per_block - 1) / per_block;
+  }
+};
+
+// The register blocks of a tiled form whose bases are `src` and `dst`, or false with *why.
+inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs* out, const char** why) {
+  if (!nd_whole_vectors(f, src, dst, why)) return false;
+  NdVecRegs t;
+  t.vec = int(16 / f.elem_bytes);
+  t.per_thread = with_elem_bytes(f.elem_bytes, [](auto e) { return NdVecRegsOf<decltype(e)::value>::per_thread; });
+  const uint64_t na = uint64_t(f.extent_a) / uint64_t(t.vec), nb = uint64_t(f.extent_b) / uint64_t(t.vec);
+  const uint64_t lanes_a = std::min<uint64_t>(na, XPOSE_ND_REGS_LANES_A);
+  const uint64_t rows = nb * f.outer_count, units = lanes_a * rows * ((na + lanes_a - 1) / lanes_a);
+  if (units >= (uint64_t(1) << 32)) {
+    *why = "it holds 2^32 or more 16-byte-vector blocks (permute_vec_tiled serves that)";
+    return false;
+  }
+  t.na = uint32_t(na);
+  t.lanes_a = FastDivmod(uint32_t(lanes_a));
+  t.rows = FastDivmod(uint32_t(rows));
+  t.nb = FastDivmod(uint32_t(nb));
+  t.units = uint32_t(units);
+  *out = t;
+  return true;
+}
+
+// Where the automatic choice takes permute_vec_regs over permute_vec_tiled: both fastest runs
+// at most nd_regs_max_run_bytes, where a tile's rows and columns are short pieces (fp16
+// 16x8x16x16x8x64 (5,3,1,4,2,0): 128-byte src runs, 32-byte dst runs).
+constexpr int64_t nd_regs_max_run_bytes = 128;
+inline bool nd_regs_preferred(const NdForm& f) {
+  return f.extent_a * f.elem_bytes <= nd_regs_max_run_bytes && f.extent_b * f.elem_bytes <= nd_regs_max_run_bytes;
 }
 
 // ---------------------------------------------------------------------------------

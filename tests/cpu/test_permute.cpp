@@ -222,6 +222,39 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
   return ::testing::AssertionSuccess();
 }
 
+// permute_vec_regs' walk on the host: every unit of every thread of every block, split as
+// the kernel splits it. Each live unit's V loads and V stores must be whole vectors inside
+// the problem on 16 bytes; the unit's element (i, j) goes from load i's element j to store
+// j's element i.
+::testing::AssertionResult run_vec_regs(const layout::NdForm& f, const layout::NdVecRegs& t, int64_t blocks,
+                                        const uint8_t* src, uint8_t* dst) {
+  const int64_t E = f.elem_bytes, V = t.vec;
+  const auto aligned = [](const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const int threads = layout::nd_regs_threads;
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int k = 0; k < t.per_thread; ++k)
+      for (int x = 0; x < threads; ++x) {
+        const uint64_t u64 = uint64_t(block) * uint64_t(threads * t.per_thread) + uint64_t(k) * threads + uint64_t(x);
+        if (u64 >= t.units) continue;
+        const auto blk = t.block(uint32_t(u64));
+        if (!blk.live) continue;
+        if (blk.outer >= f.outer_count || int64_t(blk.ib) * V >= f.extent_b)
+          return ::testing::AssertionFailure() << "unit " << u64 << " lies outside the problem";
+        int64_t s, d;
+        f.outer_offsets(blk.outer, &s, &d);
+        const int64_t a = int64_t(blk.ia) * V, b = int64_t(blk.ib) * V;
+        for (int64_t i = 0; i < V; ++i)
+          for (int64_t j = 0; j < V; ++j) {
+            const uint8_t* from = src + (s + (b + i) * f.src_b + (a + j) * f.src_a) * E;
+            uint8_t* to = dst + (d + (a + j) * f.dst_a + (b + i) * f.dst_b) * E;
+            if ((j == 0 && !aligned(from)) || (i == 0 && !aligned(to)))
+              return ::testing::AssertionFailure() << "a vector of unit " << u64 << " is unaligned";
+            std::memcpy(to, from, size_t(E));
+          }
+      }
+  return ::testing::AssertionSuccess();
+}
+
 // permute_rows' launches on the host, each chunk's linear index split as the kernel splits it.
 void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
   const size_t E = size_t(f.elem_bytes);
@@ -242,13 +275,13 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
 }
 
 // Draws whose shapes permute_vec_tiled serves about half the time (whole vectors, vector
-// pads, 16-byte bases): its walk (in dst's and in src's block order) and the rows kernel's
-// chunks (cut small) write what the model writes.
+// pads, 16-byte bases): its walk (in dst's and in src's block order), permute_vec_regs' walk
+// and the rows kernel's chunks (cut small) write what the model writes.
 TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  int vector_tiles = 0, packed = 0, reordered = 0, rows = 0;
+  int vector_tiles = 0, packed = 0, reordered = 0, rows = 0, regs = 0;
   for (int trial = 0; trial < 1000; ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, true);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
@@ -267,6 +300,14 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     layout::NdForm f;
     const char* why = nullptr;
     ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
+    layout::NdVecRegs g;
+    if (layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &g,
+                            &why)) {
+      std::vector<uint8_t> by_regs(dst_bytes, 0xA5);
+      ASSERT_TRUE(run_vec_regs(f, g, g.blocks_of_threads(layout::nd_regs_threads), src.data(), by_regs.data()));
+      ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise";
+      ++regs;
+    }
     layout::NdVecTiles t;
     if (layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &t,
                              &why)) {
@@ -284,6 +325,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     }
   }
   EXPECT_GT(vector_tiles, 200);
+  EXPECT_EQ(vector_tiles, regs);  // the two vector kernels serve the same forms
   EXPECT_GT(packed, 100);
   EXPECT_GT(reordered, 0);  // about 1 in 30 of the vector tiles
   EXPECT_GT(rows, 200);
@@ -430,12 +472,14 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
 // What the N-D planner makes of an accepted request (its bases moved to 16 bytes, so that the
 // vector tiles are in play): each kernel, named or chosen, either refuses with a reason or
 // plans a launch inside CUDA's limits whose walk covers every outer index and row once.
-void check_nd_plans(const Permutation& p, int (*planned)[4]) {
+constexpr int nd_kernels = int(std::size(detail::nd_kernel_names));
+
+void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
   const layout::PermuteShape n = layout::normalize(p.shape(), 16);
   const void* src = at(reinterpret_cast<uintptr_t>(p.src) & ~uintptr_t(15));
   void* dst = at_mut(reinterpret_cast<uintptr_t>(p.dst) & ~uintptr_t(15));
-  for (int k = 0; k < 4; ++k) {
-    const char* name = k < 3 ? detail::nd_kernel_names[k] : nullptr;
+  for (int k = 0; k <= nd_kernels; ++k) {
+    const char* name = k < nd_kernels ? detail::nd_kernel_names[k] : nullptr;
     SCOPED_TRACE(name ? name : "auto");
     detail::NdPlan plan;
     std::string why;
@@ -471,6 +515,19 @@ void check_nd_plans(const Permutation& p, int (*planned)[4]) {
       ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(f.tiles_a) * f.tiles_b);
       continue;
     }
+    if (kernel == "permute_vec_regs") {
+      const layout::NdVecRegs& g = plan.regs;
+      const uint64_t na = g.na, lanes = g.lanes_a.divisor, per_block = uint64_t(plan.block.x) * g.per_thread;
+      ASSERT_EQ(uint64_t(f.extent_a), na * g.vec);
+      ASSERT_EQ(uint64_t(f.extent_b), uint64_t(g.nb.divisor) * g.vec);
+      ASSERT_EQ(uint64_t(g.rows.divisor), uint64_t(g.nb.divisor) * f.outer_count);
+      ASSERT_TRUE(lanes >= 1 && lanes <= na);
+      ASSERT_EQ(uint64_t(g.units), lanes * g.rows.divisor * ((na + lanes - 1) / lanes));
+      ASSERT_EQ(1u, plan.grid.y);
+      ASSERT_GE(uint64_t(plan.grid.x) * per_block, uint64_t(g.units));
+      ASSERT_LT(uint64_t(plan.grid.x - 1) * per_block, uint64_t(g.units));
+      continue;
+    }
     const layout::NdVecTiles& t = plan.vec;
     ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.tiles_a) * t.tiles_b);
     ASSERT_GE(uint64_t(t.tiles_a) * t.cols(), uint64_t(f.extent_a));
@@ -496,7 +553,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   const auto value = [&](bool small) {
     return small || rng() % 3 ? int64_t(rng() % 9) : extremes[rng() % (sizeof(extremes) / sizeof(extremes[0]))];
   };
-  int accepted = 0, mapped = 0, nd_planned[4] = {};
+  int accepted = 0, mapped = 0, nd_planned[nd_kernels + 1] = {};
   for (int trial = 0; trial < 200000; ++trial) {
     const int rank = int(rng() % 7);
     std::vector<int64_t> extents(rank), src_strides(rank), dst_strides(rank);
@@ -558,8 +615,8 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   }
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
-  for (int k = 0; k < 4; ++k)
-    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < 3 ? detail::nd_kernel_names[k] : "auto");
+  for (int k = 0; k <= nd_kernels; ++k)
+    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < nd_kernels ? detail::nd_kernel_names[k] : "auto");
 }
 
 // Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,

@@ -5,10 +5,12 @@
 // write nothing.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engines/permute_nd.hpp"
 #include "support/permutations.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.h"
@@ -63,24 +65,31 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
     int64_t diff = first_difference(d_dst.read(), want);
     EXPECT_EQ(-1, diff) << "automatic choice: first wrong byte " << diff;
 
-    const char* const names[3] = {"permute_vec_tiled", "permute_tiled", "permute_rows"};
-    bool by[3] = {false, false, false};
-    for (int k = 0; k < 3; ++k) {
-      const xpose_status_t named = call(names[k]);
+    using detail::NdKernel;
+    constexpr int kernels = int(std::size(detail::nd_kernel_names));
+    bool by[kernels] = {};
+    for (int k = 0; k < kernels; ++k) {
+      const char* name = detail::nd_kernel_names[k];
+      const xpose_status_t named = call(name);
       if (named == XPOSE_ERROR_NOT_SUPPORTED) {
-        EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << names[k] << " refused but wrote to dst";
+        EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << name << " refused but wrote to dst";
         continue;
       }
-      EXPECT_EQ(XPOSE_SUCCESS, named) << names[k] << ": " << xpose_last_error();
+      EXPECT_EQ(XPOSE_SUCCESS, named) << name << ": " << xpose_last_error();
       by[k] = true;
       diff = first_difference(d_dst.read(), want);
-      EXPECT_EQ(-1, diff) << names[k] << ": first wrong byte " << diff;
+      EXPECT_EQ(-1, diff) << name << ": first wrong byte " << diff;
     }
-    EXPECT_NE(by[1], by[2]) << "exactly one of permute_tiled and permute_rows serves each permutation";
-    EXPECT_TRUE(!by[0] || by[1]) << "permute_vec_tiled served a form permute_tiled does not";
-    served.vec_tiled += by[0];
-    served.tiled += by[1];
-    served.rows += by[2];
+    const auto served_by = [&](NdKernel k) { return by[int(k)]; };
+    EXPECT_NE(served_by(NdKernel::tiled), served_by(NdKernel::rows))
+        << "exactly one of permute_tiled and permute_rows serves each permutation";
+    EXPECT_TRUE(!served_by(NdKernel::vec_tiled) || served_by(NdKernel::tiled))
+        << "permute_vec_tiled served a form permute_tiled does not";
+    EXPECT_EQ(served_by(NdKernel::vec_tiled), served_by(NdKernel::vec_regs))
+        << "the two vector kernels serve the same forms";
+    served.vec_tiled += served_by(NdKernel::vec_tiled);
+    served.tiled += served_by(NdKernel::tiled);
+    served.rows += served_by(NdKernel::rows);
   }
   return served;
 }
@@ -89,16 +98,16 @@ TEST(Permute, EveryPermutationMatchesTheModel) {
   XPOSE_REQUIRE_GPU();
   const int n = trials(600);
   const Served served = check_random_permutations(n, 20000, false);
-  EXPECT_GT(served.tiled, 100 * n / 600);
-  EXPECT_GT(served.rows, 20 * n / 600);
+  EXPECT_GT(served.tiled, covered_floor(n, 600, 100));
+  EXPECT_GT(served.rows, covered_floor(n, 600, 20));
 }
 
 TEST(Permute, WholeVectorPermutationsMatchTheModel) {
   XPOSE_REQUIRE_GPU();
   const int n = trials(500);
   const Served served = check_random_permutations(n, 1 << 16, true);
-  EXPECT_GT(served.vec_tiled, 100 * n / 500);
-  EXPECT_GT(served.rows, 50 * n / 500);
+  EXPECT_GT(served.vec_tiled, covered_floor(n, 500, 100));
+  EXPECT_GT(served.rows, covered_floor(n, 500, 50));
 }
 
 // A named transpose engine serves only permutations that are batched 2-D transposes.

@@ -25,11 +25,19 @@ inline uint64_t fresh_seed() {
 }
 
 // A random test's trial count: `usual`, or XPOSE_TEST_TRIALS where set (the compute-sanitizer
-// runs of scripts/gpu-check draw fewer). Thresholds on what the trials covered scale with it.
+// runs of scripts/gpu-check draw fewer). Thresholds on what the trials covered scale with it
+// (covered_floor).
 inline int trials(int usual) {
   const char* env = std::getenv("XPOSE_TEST_TRIALS");
   const int n = env ? std::atoi(env) : 0;
   return n > 0 ? n : usual;
+}
+
+// How many of n random draws must have covered something that `floor` of `usual` draws
+// cover: `floor` at the usual count or more; scaled, and halved for the noise of a few dozen
+// draws, below it.
+inline int covered_floor(int n, int usual, int floor) {
+  return n >= usual ? floor * n / usual : floor * n / usual / 2;
 }
 
 inline void fill_random(std::vector<uint8_t>& bytes, uint64_t seed) {

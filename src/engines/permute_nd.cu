@@ -195,7 +195,8 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
                              why))
       return false;
     if (!named && !layout::nd_regs_preferred(f)) {
-      *why = "the automatic choice takes permute_vec_regs only where both fastest runs are short";
+      *why = "the automatic choice takes permute_vec_regs only where both fastest runs are short "
+             "(layout::nd_regs_preferred)";
       return false;
     }
     p->block = {uint32_t(layout::nd_regs_threads), 1, 1};

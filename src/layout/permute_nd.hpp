@@ -314,12 +314,19 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
   return true;
 }
 
-// Where the automatic choice takes permute_vec_regs over permute_vec_tiled: both fastest runs
-// at most nd_regs_max_run_bytes, where a tile's rows and columns are short pieces (fp16
-// 16x8x16x16x8x64 (5,3,1,4,2,0): 128-byte src runs, 32-byte dst runs).
-constexpr int64_t nd_regs_max_run_bytes = 128;
+// Where the automatic choice takes permute_vec_regs over permute_vec_tiled: where both
+// fastest runs are short, so that a tile's rows and columns would be short pieces. Measured
+// (H100, experiments/nd_tiles.cu, % of a copy, regs against tiles): runs of at most 128 bytes
+// on both sides win by 2-12 points (fp16 16x8x16x16x8x64 (5,3,1,4,2,0), 128 and 32 bytes:
+// 93.1/88.4; fp16 64x64x64x32 (3,1,0,2), 64 and 128: 101.2/89.2; fp32 64x32x64x32x32
+// (4,2,0,3,1), 128 and 128: 91.6/86.3; u8 64x128x128x128 (3,1,0,2): 89.3/87.3), and 16-byte
+// elements up to 256 (c128 16x8x16x16x8x8, 128 and 256: 90.9/79.9); longer runs lose by 4-9
+// (fp32 32x16x64x16x64 (4,2,0,3,1), 256 and 64: 88.1/96.6), as do bytes whose src runs are
+// under 128 bytes (u8 64x64x64x64x64 (4,2,0,3,1), 64 and 64: 90.8/92.6).
 inline bool nd_regs_preferred(const NdForm& f) {
-  return f.extent_a * f.elem_bytes <= nd_regs_max_run_bytes && f.extent_b * f.elem_bytes <= nd_regs_max_run_bytes;
+  const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
+  const int64_t most = f.elem_bytes == 16 ? 256 : 128;
+  return run_a <= most && run_b <= most && (f.elem_bytes != 1 || run_a >= 128);
 }
 
 // ---------------------------------------------------------------------------------

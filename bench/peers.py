@@ -7,6 +7,13 @@ L2, or CUDA-graph replay for small problems), and each figure is a percentage of
 the same bytes measured in this process: the faster of `torch_copy` (a contiguous
 tensor copy) and `cupy_memcpy` (cudaMemcpyAsync device-to-device through CuPy).
 
+The GPU is kept busy while the host makes each timed call (a spinning kernel of about a
+millisecond is enqueued before the start event), so that the events time the GPU's work and
+not the Python layer's host cost, which the GPU would otherwise wait out: from Python that
+cost is tens of microseconds a call (experiments/python_timing.py measured 42-98 us for
+xpose.transpose, 10-65 us for torch's copies), against xpose-bench's few. Each record's
+`host_us` is that host cost: the median wall time of the timed call on the host.
+
   torch : out.copy_(x.transpose(-1, -2))      what x.t().contiguous() does, into a preallocated out
   cupy  : cupy.copyto(out, x.swapaxes(-1, -2))  what cupy.ascontiguousarray(x.T) does
   xpose.transpose (with --xpose): the xpose Python package on the same torch tensors, out=
@@ -25,9 +32,14 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli import ArgumentParser, fail, need  # noqa: E402
+
+
+def host_text(record):
+    return f"host {record['host_us']:7.1f} us" if record.get("host_us") is not None else ""
 
 
 def commit_of_checkout():
@@ -116,20 +128,26 @@ def main():
         cp.cuda.ExternalStream(stream.cuda_stream).use()  # CuPy enqueues where the events are recorded
     flush = torch.empty(4 * l2, dtype=torch.uint8, device="cuda")
 
+    host_us = {}  # the last time_events' median host microseconds per call
+
     def time_events(fn, flush_l2):
         with torch.cuda.stream(stream):
             for _ in range(args.warmup):
                 fn()
-            ms = []
+            ms, host = [], []
             for i in range(args.reps):
                 if flush_l2:
                     flush.fill_(i & 0xFF)
                 start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda._sleep(2_000_000)  # the GPU busy (about 1 ms) while the host makes the call
                 start.record()
+                t = time.perf_counter()
                 fn()
+                host.append(time.perf_counter() - t)
                 stop.record()
                 stop.synchronize()
                 ms.append(start.elapsed_time(stop))
+        host_us["last"] = statistics.median(host) * 1e6
         return ms
 
     def time_graph(fn):
@@ -155,11 +173,13 @@ def main():
                 failed += check == "FAILED"
             ms = time_graph(fn) if graph else time_events(fn, flush_l2)
             med = statistics.median(ms)
+            host = host_us["last"] if not graph else None
             gbps = 2.0 * nbytes / (med * 1e6)
             records.append({"case": c["case"], "kernel": name, "role": role, "dtype": c["dtype"],
                             "elem_bytes": c["elem_bytes"], "timing": "graph" if graph else "events",
                             "ms_median": med, "ms_min": min(ms), "ms_max": max(ms), "gbps": gbps,
-                            "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check, **common})
+                            "pct_peak": 100.0 * gbps / peak if peak else 0.0, "check": check,
+                            "host_us": host, **common})
         ceiling = max(r["gbps"] for r in records if r["role"] == "ceiling")
         for r in records:
             r["pct_copy"] = 100.0 * r["gbps"] / ceiling
@@ -208,7 +228,7 @@ def main():
         print(f"== {c['case']}")
         for r in records:
             print(f"  {r['kernel']:<14} {r['ms_median']:10.5f} ms {r['gbps']:9.1f} GB/s {r['pct_copy']:6.1f}% "
-                  f"{r['check']}")
+                  f"{host_text(r)} {r['check']}")
         del x, y, flat_src, flat_dst, candidates
         torch.cuda.empty_cache()
         return failed
@@ -272,7 +292,7 @@ def main():
             print(f"== {c['case']} ({'graph' if graph else 'events'})")
             for r in records:
                 print(f"  {r['kernel']:<12} {r['ms_median']:10.5f} ms {r['gbps']:9.1f} GB/s {r['pct_copy']:6.1f}% "
-                      f"{r['check']}")
+                      f"{host_text(r)} {r['check']}")
             del raw, x, out_base, y, flat_src, flat_dst, candidates
             torch.cuda.empty_cache()
         write(out, [], close=True)

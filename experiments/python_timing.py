@@ -10,7 +10,9 @@ events see only the GPU's), and the kernel's own duration from the PyTorch profi
 name. Each time is beside a cudaMemcpyAsync-equivalent copy of the same bytes timed the same
 way.
 
-    PYTHONPATH=<site> python3 experiments/python_timing.py
+    PYTHONPATH=<site> python3 experiments/python_timing.py [--profile]
+
+--profile instead runs cProfile over many calls of small problems: where the host time goes.
 """
 import statistics
 import time
@@ -71,7 +73,34 @@ def kernel_ms(fn, reps=5):
     return total, " + ".join(n[:60] for n in names)
 
 
+def profile_calls():
+    """Where xpose.transpose's host time goes: cProfile over 3000 calls on a small problem."""
+    import cProfile
+    import pstats
+
+    x = torch.randint(0, 256, (256, 256), dtype=torch.uint8, device="cuda").to(torch.float32)
+    y = torch.empty(256, 256, dtype=torch.float32, device="cuda")
+    for fn, what in ((lambda: xpose.transpose(x, out=y), "xpose.transpose(x, out=y)"),
+                     (lambda: xpose.transpose(x), "xpose.transpose(x)"),
+                     (lambda: xpose.permute(x.view(16, 16, 256), (2, 0, 1)), "xpose.permute(x3, (2, 0, 1))")):
+        print(f"== cProfile: 3000 calls of {what}")
+        for _ in range(50):
+            fn()
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(3000):
+            fn()
+        prof.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(22)
+
+
 def main():
+    import sys
+
+    if "--profile" in sys.argv:
+        profile_calls()
+        return
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
     for name, dt, rows, cols in CASES:
         x = torch.randint(-100, 100, (rows, cols), dtype=torch.int8, device="cuda").view(torch.uint8).to(dt) \

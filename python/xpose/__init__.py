@@ -56,8 +56,9 @@ class _Array:
         elif kind == "torch":
             import torch
 
-            if x.device.type not in ("cuda", "cpu"):
-                raise _error(ValueError, f"{what} is on {x.device}; xpose serves CUDA devices and the CPU", fn)
+            device = x.device  # each read of Tensor.device makes a new object: read it once
+            if device.type not in ("cuda", "cpu"):
+                raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
             if x.layout != torch.strided or x.is_quantized:
                 raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
                                         "xpose moves the elements of dense (strided) tensors", fn)
@@ -66,9 +67,10 @@ class _Array:
                 fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
                 raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
                                          f"that; call {what}.{fix} first", fn)
-            self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), x.element_size()
-            self.byte_strides = tuple(s * x.element_size() for s in x.stride())
-            self.device = x.device if x.device.type == "cuda" else None
+            itemsize = x.element_size()
+            self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), itemsize
+            self.byte_strides = tuple(s * itemsize for s in x.stride())
+            self.device = device if device.type == "cuda" else None
             self.dtype = x.dtype
         elif kind == "cupy":
             self.ptr, self.shape, self.itemsize = x.data.ptr, tuple(x.shape), x.itemsize
@@ -220,6 +222,10 @@ def _on_device(src):
     if src.kind == "torch":
         import torch
 
+        if src.device.index == torch.cuda.current_device():  # already current: no switch and back
+            import contextlib
+
+            return contextlib.nullcontext()
         return torch.cuda.device(src.device)
     return src.device  # a CuPy Device is its own context
 

@@ -26,12 +26,7 @@ struct TinyBatch {
     if (min_chunks > 0 && batch / min_chunks < fit) fit = std::max(step, batch / min_chunks);
     return fit >= step ? fit - fit % step : fit;
   }
-  // Chunks an SM a batch is cut into at least (0: full chunks whatever the batch; an A/B
-  // build sets it so).
-#ifndef XPOSE_TINY_MIN_CHUNKS_PER_SM
-#define XPOSE_TINY_MIN_CHUNKS_PER_SM 4
-#endif
-  static constexpr int min_chunks_per_sm = XPOSE_TINY_MIN_CHUNKS_PER_SM;
+  static constexpr int min_chunks_per_sm = 4;  // blocks an SM a batch is cut into at least
 
   // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols:
   // t is element (w / rows, w % rows) of dst matrix q, which is src element (w % rows, w / rows).

@@ -1,10 +1,9 @@
 // tiny_batched: batches of small dense matrices (at most 4 KiB each), where a tile per
 // matrix would leave most of each block idle. A block takes a chunk of whole matrices
-// (up to 16 KiB, fewer where the batch would give an SM under 4 chunks; layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
+// (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
 // each element gathered from the staged src. Chunks that do not start on 16 bytes, and
 // the last vector's tail, move element by element.
-#include <algorithm>
 #include <climits>
 
 #include "engines/common.cuh"
@@ -45,11 +44,9 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
     dst[i] = staged[TinyBatch::src_of_dst(i, rows, cols)];
 }
 
-int64_t chunk_elems(const Problem& p, const Device& d) {
+int64_t chunk_elems(const Problem& p) {
   const int64_t n = p.rows * p.cols;
-  return TinyBatch::matrices_per_chunk(n, int(p.elem_bytes), p.batch,
-                                       int64_t(TinyBatch::min_chunks_per_sm) * std::max(1, d.sm_count)) *
-         n;
+  return TinyBatch::matrices_per_chunk(n, int(p.elem_bytes)) * n;
 }
 
 Support supports(const Problem& p, const Device& d) {
@@ -60,7 +57,7 @@ Support supports(const Problem& p, const Device& d) {
     return detail::refused(detail::Refusal::other,
                            "tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most "
                            "4096 bytes");
-  if (layout::ceil_div(n * p.batch, chunk_elems(p, d)) > INT_MAX)
+  if (layout::ceil_div(n * p.batch, chunk_elems(p)) > INT_MAX)
     return detail::refused(detail::Refusal::other, "tiny_batched: more chunks than one grid holds");
   return detail::served();
 }
@@ -71,7 +68,7 @@ Plan plan(const Problem& p, const Device& d) {
   Plan plan;
   plan.device = d.id;
   plan.problem = p;
-  plan.chunk_elems = chunk_elems(p, d);
+  plan.chunk_elems = chunk_elems(p);
   plan.walk = {layout::ceil_div(p.rows * p.cols * p.batch, plan.chunk_elems), 1, 1, int(p.rows), int(p.cols)};
   plan.grid = {uint32_t(plan.walk.col_tiles), 1, 1};
   plan.block = {uint32_t(TinyBatch::threads), 1, 1};

@@ -4,7 +4,6 @@
 // shared memory and writes its dst in order, gathering each element from the staged src.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <numeric>
 
@@ -15,18 +14,13 @@ namespace xpose::layout {
 struct TinyBatch {
   static constexpr int chunk_bytes = 16384, max_bytes = 4096, threads = 256;
 
-  // Matrices of n elements of e bytes per chunk: as many as fit, but no more than leave a
-  // batch of `batch` at least `min_chunks` chunks (a small batch fills the GPU with smaller
-  // chunks instead of leaving SMs idle), rounded down so that the chunk is a whole number of
-  // 16-byte vectors when at least one matrix is left (then every chunk starts on a vector
-  // wherever the batch does).
-  static constexpr int64_t matrices_per_chunk(int64_t n, int e, int64_t batch = 0, int64_t min_chunks = 0) {
-    const int64_t vec = 16 / e, step = vec / std::gcd(n, vec);
-    int64_t fit = chunk_bytes / (n * e);
-    if (min_chunks > 0 && batch / min_chunks < fit) fit = std::max(step, batch / min_chunks);
+  // Matrices of n elements of e bytes per chunk: as many as fit, rounded down so that the
+  // chunk is a whole number of 16-byte vectors when at least one matrix is left (then
+  // every chunk starts on a vector wherever the batch does).
+  static constexpr int64_t matrices_per_chunk(int64_t n, int e) {
+    const int64_t fit = chunk_bytes / (n * e), vec = 16 / e, step = vec / std::gcd(n, vec);
     return fit >= step ? fit - fit % step : fit;
   }
-  static constexpr int min_chunks_per_sm = 4;  // blocks an SM a batch is cut into at least
 
   // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols:
   // t is element (w / rows, w % rows) of dst matrix q, which is src element (w % rows, w / rows).

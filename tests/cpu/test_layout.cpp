@@ -218,24 +218,13 @@ TEST(TinyBatch, ChunksHoldWholeMatricesAndWholeVectorsWherePossible) {
   EXPECT_EQ(112, TinyBatch::matrices_per_chunk(143, 1));      // 13x11 bytes: 114 fit, a multiple of 16
   EXPECT_EQ(7, TinyBatch::matrices_per_chunk(143, 16));       // 16-byte elements: any count
   EXPECT_EQ(4, TinyBatch::matrices_per_chunk(4095, 1));       // fewer than 16 fit: keep them
-  // A small batch: chunks cut smaller so that it gives at least min_chunks of them, in whole
-  // vectors where a chunk holds one (1000 fp32 32x32 on 132 SMs: one matrix a chunk).
-  EXPECT_EQ(1, TinyBatch::matrices_per_chunk(1024, 4, 1000, 4 * 132));
-  EXPECT_EQ(4, TinyBatch::matrices_per_chunk(1024, 4, 65536, 4 * 132));  // a large batch: full chunks
-  EXPECT_EQ(16, TinyBatch::matrices_per_chunk(143, 1, 1000, 4 * 132));    // 13x11 bytes: 16 make whole vectors
-  EXPECT_EQ(112, TinyBatch::matrices_per_chunk(143, 1, 1000000, 4 * 132));
-  EXPECT_EQ(1, TinyBatch::matrices_per_chunk(1000, 2, 700, 4 * 132));     // 1000 fp16 are whole vectors
   for (int64_t n : {1, 2, 3, 7, 143, 1000, 1024})
     for (int e : {1, 2, 4, 8, 16}) {
       if (n * e > TinyBatch::max_bytes) continue;
-      for (int64_t batch : {0, 1, 7, 100, 1000, 100000}) {
-        const int64_t m = TinyBatch::matrices_per_chunk(n, e, batch, batch ? 528 : 0);
-        EXPECT_GE(m, 1);
-        EXPECT_LE(m * n * e, TinyBatch::chunk_bytes);
-        EXPECT_EQ(0, m * n * e % 16 * (m * n * e >= 16 * 16)) << n << " " << e << " " << batch;  // whole vectors
-        if (m * n * e % 16 == 0 && m < TinyBatch::matrices_per_chunk(n, e))  // cut for the batch: no more than it needs
-          EXPECT_TRUE(m == 16 / std::gcd(n * e, int64_t(16)) || batch / 528 >= m) << n << " " << e << " " << batch;
-      }
+      const int64_t m = TinyBatch::matrices_per_chunk(n, e);
+      EXPECT_GE(m, 1);
+      EXPECT_LE(m * n * e, TinyBatch::chunk_bytes);
+      if (m * n * e >= 16 * 16) EXPECT_EQ(0, m * n * e % 16) << n << " " << e;  // whole vectors
     }
 }
 

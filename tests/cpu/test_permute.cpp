@@ -378,6 +378,43 @@ TEST(PermuteNdKernels, VectorTilesOfTheCaseList) {
   EXPECT_NE(std::string::npos, plan({8, 2048, 32, 64}, {0, 2, 1, 3}, 4, &f, &t).find("permute_rows"));
 }
 
+// The automatic choice between the two vector kernels on the shapes that measured it
+// (docs/performance.md, "N-D permutations"): the register blocks where both fastest runs are
+// short, the tiles elsewhere; both serve every one of them when named.
+TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
+  struct Row {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    int64_t e;
+    const char* chosen;
+  };
+  const Row rows[] = {
+      {{16, 8, 16, 16, 8, 64}, {5, 3, 1, 4, 2, 0}, 2, "permute_vec_regs"},   // 128 and 32 bytes
+      {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "permute_vec_regs"},               // 64 and 128
+      {{64, 32, 64, 32, 32}, {4, 2, 0, 3, 1}, 4, "permute_vec_regs"},        // 128 and 128
+      {{16, 8, 16, 16, 8, 8}, {5, 3, 1, 4, 2, 0}, 16, "permute_vec_regs"},   // 128 and 256, 16-byte elements
+      {{64, 128, 128, 128}, {3, 1, 0, 2}, 1, "permute_vec_regs"},            // bytes, 128 and 128
+      {{64, 64, 64, 64, 64}, {4, 2, 0, 3, 1}, 1, "permute_vec_tiled"},       // bytes, 64 and 64
+      {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "permute_vec_tiled"},            // 256 and 256
+      {{32, 16, 64, 16, 64}, {4, 2, 0, 3, 1}, 4, "permute_vec_tiled"},       // 256 and 64
+      {{128, 128, 64, 32}, {1, 0, 3, 2}, 8, "permute_vec_tiled"},            // 256 and 512
+      {{32, 16, 8, 8, 8, 16}, {5, 3, 1, 4, 2, 0}, 16, "permute_vec_tiled"},  // 256 and 512, 16-byte elements
+  };
+  const void* src = at(uintptr_t(1) << 20);
+  void* dst = at_mut(uintptr_t(1) << 40);
+  for (const Row& r : rows) {
+    const layout::PermuteShape n = layout::normalize(shape_of(r.extents, r.perm, r.e), 16);
+    SCOPED_TRACE(std::string(r.chosen) + ", " + std::to_string(r.e) + "-byte elements, extent " +
+                 std::to_string(r.extents.back()));
+    detail::NdPlan plan;
+    std::string why;
+    ASSERT_TRUE(detail::plan_nd(n, src, dst, nullptr, &plan, &why)) << why;
+    EXPECT_STREQ(r.chosen, plan.kernel);
+    for (const char* named : {"permute_vec_regs", "permute_vec_tiled"})
+      EXPECT_TRUE(detail::plan_nd(n, src, dst, named, &plan, &why)) << named << ": " << why;
+  }
+}
+
 TEST(FastDivmod, DividesEvery32BitNumerator) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -301,8 +301,9 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
   const uint64_t na = uint64_t(f.extent_a) / uint64_t(t.vec), nb = uint64_t(f.extent_b) / uint64_t(t.vec);
   const uint64_t lanes_a = std::min<uint64_t>(na, XPOSE_ND_REGS_LANES_A);
   const uint64_t rows = nb * f.outer_count, units = lanes_a * rows * ((na + lanes_a - 1) / lanes_a);
-  if (units >= (uint64_t(1) << 32)) {
-    *why = "it holds 2^32 or more 16-byte-vector blocks (permute_vec_tiled serves that)";
+  // The kernel's unit indices, up to the end of the last block's walk, are 32-bit.
+  if (units + uint64_t(nd_regs_threads) * uint64_t(t.per_thread) > (uint64_t(1) << 32)) {
+    *why = "it holds about 2^32 or more 16-byte-vector blocks (permute_vec_tiled serves that)";
     return false;
   }
   t.na = uint32_t(na);

@@ -413,6 +413,23 @@ TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
     for (const char* named : {"permute_vec_regs", "permute_vec_tiled"})
       EXPECT_TRUE(detail::plan_nd(n, src, dst, named, &plan, &why)) << named << ": " << why;
   }
+  // The register blocks' unit indices are 32-bit up to the end of the last block: fp32, 8
+  // vectors along a, one along b, so 8 units an outer index; served just below the bound.
+  layout::NdForm f;
+  f.elem_bytes = 4;
+  f.tiled = true;
+  f.extent_a = 32, f.extent_b = 4, f.src_a = 1, f.src_b = 32, f.dst_a = 4, f.dst_b = 1;
+  f.outer_rank = 1;
+  f.outer_src[0] = f.outer_dst[0] = 128;
+  const uint64_t per_block = uint64_t(layout::nd_regs_threads) * layout::NdVecRegsOf<4>::per_thread;
+  layout::NdVecRegs g;
+  const char* reason = nullptr;
+  f.outer_count = uint32_t(((uint64_t(1) << 32) - per_block) / 8);
+  f.outer_extent[0] = layout::FastDivmod(f.outer_count);
+  EXPECT_TRUE(layout::nd_vec_regs(f, 1 << 20, uint64_t(1) << 40, &g, &reason)) << reason;
+  f.outer_count += 1;
+  f.outer_extent[0] = layout::FastDivmod(f.outer_count);
+  EXPECT_FALSE(layout::nd_vec_regs(f, 1 << 20, uint64_t(1) << 40, &g, &reason));
 }
 
 TEST(FastDivmod, DividesEvery32BitNumerator) {
@@ -563,6 +580,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
       ASSERT_EQ(1u, plan.grid.y);
       ASSERT_GE(uint64_t(plan.grid.x) * per_block, uint64_t(g.units));
       ASSERT_LT(uint64_t(plan.grid.x - 1) * per_block, uint64_t(g.units));
+      ASSERT_LE(uint64_t(plan.grid.x) * per_block, uint64_t(1) << 32);  // the kernel's 32-bit unit indices
       continue;
     }
     const layout::NdVecTiles& t = plan.vec;

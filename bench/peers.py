@@ -129,6 +129,10 @@ def main():
     flush = torch.empty(4 * l2, dtype=torch.uint8, device="cuda")
 
     host_us = {}  # the last time_events' median host microseconds per call
+    spin = getattr(torch.cuda, "_sleep", None)  # PyTorch's spinning kernel (private: may go away)
+    if spin is None:
+        print("peers.py: this PyTorch has no torch.cuda._sleep: the events also count each call's host time",
+              file=sys.stderr)
 
     def time_events(fn, flush_l2):
         with torch.cuda.stream(stream):
@@ -139,7 +143,8 @@ def main():
                 if flush_l2:
                     flush.fill_(i & 0xFF)
                 start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                torch.cuda._sleep(2_000_000)  # the GPU busy (about 1 ms) while the host makes the call
+                if spin is not None:
+                    spin(2_000_000)  # the GPU busy (about 1 ms) while the host makes the call
                 start.record()
                 t = time.perf_counter()
                 fn()

@@ -128,13 +128,13 @@ def main():
         cp.cuda.ExternalStream(stream.cuda_stream).use()  # CuPy enqueues where the events are recorded
     flush = torch.empty(4 * l2, dtype=torch.uint8, device="cuda")
 
-    host_us = {}  # the last time_events' median host microseconds per call
     spin = getattr(torch.cuda, "_sleep", None)  # PyTorch's spinning kernel (private: may go away)
     if spin is None:
         print("peers.py: this PyTorch has no torch.cuda._sleep: the events also count each call's host time",
               file=sys.stderr)
 
     def time_events(fn, flush_l2):
+        """The GPU milliseconds of each timed call, and the median host microseconds a call."""
         with torch.cuda.stream(stream):
             for _ in range(args.warmup):
                 fn()
@@ -152,11 +152,10 @@ def main():
                 stop.record()
                 stop.synchronize()
                 ms.append(start.elapsed_time(stop))
-        host_us["last"] = statistics.median(host) * 1e6
-        return ms
+        return ms, statistics.median(host) * 1e6
 
     def time_graph(fn):
-        one = statistics.median(time_events(fn, False)[:3] or [1.0])
+        one = statistics.median(time_events(fn, False)[0][:3] or [1.0])
         calls = int(min(1000, max(10, math.ceil(1.0 / max(one, 1e-4)))))
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.stream(stream):
@@ -165,7 +164,7 @@ def main():
         with torch.cuda.graph(graph, stream=stream):
             for _ in range(calls):
                 fn()
-        return [t / calls for t in time_events(graph.replay, False)]
+        return [t / calls for t in time_events(graph.replay, False)[0]]
 
     def measure(c, candidates, check_one, nbytes, graph, flush_l2):
         """Times (and checks) each candidate; writes and prints the records; returns the failures."""
@@ -176,9 +175,8 @@ def main():
                 check = "passed" if check_one(fn) else "FAILED"
                 stream.synchronize()
                 failed += check == "FAILED"
-            ms = time_graph(fn) if graph else time_events(fn, flush_l2)
+            ms, host = (time_graph(fn), None) if graph else time_events(fn, flush_l2)
             med = statistics.median(ms)
-            host = host_us["last"] if not graph else None
             gbps = 2.0 * nbytes / (med * 1e6)
             records.append({"case": c["case"], "kernel": name, "role": role, "dtype": c["dtype"],
                             "elem_bytes": c["elem_bytes"], "timing": "graph" if graph else "events",

@@ -200,7 +200,7 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
       return false;
     }
     p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
-    p->grid = {uint32_t(p->regs.blocks_of_threads(layout::nd_regs_threads)), 1, 1};
+    p->grid = {uint32_t(p->regs.blocks()), 1, 1};
     return true;
   }
   if (kernel == NdKernel::vec_tiled) {
@@ -279,7 +279,7 @@ cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {
       layout::for_each_rows_chunk(p.form, [&](const NdRowsChunk& c) {
         if (e != cudaSuccess) return;
         constexpr int64_t per_block = layout::nd_rows_threads * layout::nd_rows_per_thread;
-        const auto blocks = uint32_t((int64_t(c.count()) + per_block - 1) / per_block);
+        const auto blocks = uint32_t(layout::ceil_div(int64_t(c.count()), per_block));
         permute_rows<E><<<blocks, block, 0, stream>>>(src, dst, p.form, c);
         e = cudaGetLastError();
       });

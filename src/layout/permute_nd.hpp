@@ -15,6 +15,7 @@
 
 #include "layout/elem_size.hpp"
 #include "layout/fast_divmod.hpp"
+#include "layout/grid.hpp"
 #include "layout/hd.hpp"
 #include "layout/permute.hpp"
 #include "layout/smem_layout.hpp"
@@ -286,10 +287,8 @@ struct NdVecRegs {
     const uint32_t ia = ia_hi * lanes_a.divisor + ia_lo;
     return {ia, ib, outer, ia < na};
   }
-  XPOSE_HD int64_t blocks_of_threads(int threads) const {
-    const int64_t per_block = int64_t(threads) * per_thread;
-    return (int64_t(units) + per_block - 1) / per_block;
-  }
+  // Blocks of nd_regs_threads threads the walk takes.
+  int64_t blocks() const { return ceil_div(int64_t(units), int64_t(nd_regs_threads) * per_thread); }
 };
 
 // The register blocks of a tiled form whose bases are `src` and `dst`, or false with *why.

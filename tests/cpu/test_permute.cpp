@@ -226,12 +226,12 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
 // the kernel splits it. Each live unit's V loads and V stores must be whole vectors inside
 // the problem on 16 bytes; the unit's element (i, j) goes from load i's element j to store
 // j's element i.
-::testing::AssertionResult run_vec_regs(const layout::NdForm& f, const layout::NdVecRegs& t, int64_t blocks,
-                                        const uint8_t* src, uint8_t* dst) {
+::testing::AssertionResult run_vec_regs(const layout::NdForm& f, const layout::NdVecRegs& t, const uint8_t* src,
+                                        uint8_t* dst) {
   const int64_t E = f.elem_bytes, V = t.vec;
   const auto aligned = [](const uint8_t* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
   const int threads = layout::nd_regs_threads;
-  for (int64_t block = 0; block < blocks; ++block)
+  for (int64_t block = 0; block < t.blocks(); ++block)
     for (int k = 0; k < t.per_thread; ++k)
       for (int x = 0; x < threads; ++x) {
         const uint64_t u64 = uint64_t(block) * uint64_t(threads * t.per_thread) + uint64_t(k) * threads + uint64_t(x);
@@ -304,7 +304,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     if (layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &g,
                             &why)) {
       std::vector<uint8_t> by_regs(dst_bytes, 0xA5);
-      ASSERT_TRUE(run_vec_regs(f, g, g.blocks_of_threads(layout::nd_regs_threads), src.data(), by_regs.data()));
+      ASSERT_TRUE(run_vec_regs(f, g, src.data(), by_regs.data()));
       ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise";
       ++regs;
     }

@@ -2,7 +2,9 @@
 // matrix would leave most of each block idle. A block takes a chunk of whole matrices
 // (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
-// each element gathered from the staged src. Chunks that do not start on 16 bytes, and
+// each element gathered from the staged src (its index by multiply-high divisions: with
+// integer divisions the gather, not memory, set the pace: on the H100 fp32 100000 x 20x30
+// went from 79.5% to 92.6% of a copy, u8 1000 x 64x64 from 25.5% to 40.6%). Chunks that do not start on 16 bytes, and
 // the last vector's tail, move element by element.
 #include <climits>
 
@@ -18,14 +20,16 @@ namespace {
 using layout::TinyBatch;
 
 template <int E>
-__global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Problem p, int chunk_elems) {
+__global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Problem p, int chunk_elems,
+                                                                              layout::FastDivmod n_div,
+                                                                              layout::FastDivmod rows_div) {
   __shared__ alignas(16) Elem<E> staged[TinyBatch::chunk_bytes / E];
   constexpr int V = 16 / E;
   const int64_t first = int64_t(blockIdx.x) * chunk_elems;
   const int len = int(min(int64_t(chunk_elems), p.rows * p.cols * p.batch - first));
   const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + first;
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + first;
-  const int rows = int(p.rows), cols = int(p.cols);
+  const uint32_t cols = uint32_t(p.cols);
   const int vecs = aligned_16(src) && aligned_16(dst) ? len / V : 0;
 
 #pragma unroll 4
@@ -37,11 +41,11 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
   for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
     Vector<E> out;
 #pragma unroll
-    for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(v * V + k, rows, cols)];
+    for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols)];
     __stwb(reinterpret_cast<uint4*>(dst) + v, whole(out));
   }
   for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)
-    dst[i] = staged[TinyBatch::src_of_dst(i, rows, cols)];
+    dst[i] = staged[TinyBatch::src_of_dst(uint32_t(i), n_div, rows_div, cols)];
 }
 
 int64_t chunk_elems(const Problem& p) {
@@ -77,8 +81,9 @@ Plan plan(const Problem& p, const Device& d) {
 
 cudaError_t launch(const Plan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+    const Problem& p = plan.problem;
     transpose_tiny_batched<decltype(e)::value><<<to_dim3(plan.grid), to_dim3(plan.block), 0, s>>>(
-        plan.problem, int(plan.chunk_elems));
+        p, int(plan.chunk_elems), layout::FastDivmod(uint32_t(p.rows * p.cols)), layout::FastDivmod(uint32_t(p.rows)));
     return cudaGetLastError();
   });
 }

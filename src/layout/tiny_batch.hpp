@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "layout/fast_divmod.hpp"
 #include "layout/hd.hpp"
 
 namespace xpose::layout {
@@ -17,16 +18,18 @@ struct TinyBatch {
   // Matrices of n elements of e bytes per chunk: as many as fit, rounded down so that the
   // chunk is a whole number of 16-byte vectors when at least one matrix is left (then
   // every chunk starts on a vector wherever the batch does).
-  static constexpr int64_t matrices_per_chunk(int64_t n, int e) {
-    const int64_t fit = chunk_bytes / (n * e), vec = 16 / e, step = vec / std::gcd(n, vec);
+  static constexpr int64_t matrices_per_chunk(int64_t n, int e, int64_t bytes = chunk_bytes) {
+    const int64_t fit = bytes / (n * e), vec = 16 / e, step = vec / std::gcd(n, vec);
     return fit >= step ? fit - fit % step : fit;
   }
 
-  // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols:
-  // t is element (w / rows, w % rows) of dst matrix q, which is src element (w % rows, w / rows).
-  XPOSE_HD static constexpr int src_of_dst(int t, int rows, int cols) {
-    const int n = rows * cols, q = t / n, w = t % n;
-    return q * n + (w % rows) * cols + w / rows;
+  // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols (n =
+  // rows * cols; n and rows as FastDivmods): t is element (w / rows, w % rows) of dst matrix
+  // q = t / n (w = t % n), which is src element (w % rows, w / rows).
+  XPOSE_HD static uint32_t src_of_dst(uint32_t t, const FastDivmod& n, const FastDivmod& rows, uint32_t cols) {
+    uint32_t w = 0, r = 0;
+    const uint32_t q = n.divmod(t, &w), c = rows.divmod(w, &r);
+    return q * n.divisor + r * cols + c;
   }
 };
 

@@ -2,6 +2,7 @@
 // kernels walk them, for every element size.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -200,16 +201,26 @@ void check_aligned_pieces() {
 }
 
 TEST(TinyBatch, GathersEachDstElementFromItsTransposedSrcElement) {
-  for (auto [rows, cols] : {std::pair{1, 1}, {3, 5}, {13, 11}, {32, 32}, {1, 40}, {40, 1}}) {
-    const int n = rows * cols, matrices = 3;
-    std::vector<int> seen(n * matrices, 0);
+  // Every dst index of a whole chunk of byte matrices (the most elements a chunk holds), by
+  // the kernel's multiply-high divisions, against plain division.
+  std::vector<std::pair<int, int>> shapes{{1, 1}, {3, 5}, {13, 11}, {32, 32}, {1, 40}, {40, 1}, {64, 64}, {1, 4096},
+                                          {4096, 1}, {63, 65}, {7, 585}, {20, 30}};
+  std::mt19937 rng(7);
+  for (int k = 0; k < 20; ++k) {
+    const int rows = 1 + int(rng() % 200);
+    shapes.emplace_back(rows, 1 + int(rng() % uint32_t(4096 / rows)));
+  }
+  for (auto [rows, cols] : shapes) {
+    const int n = rows * cols, matrices = int(TinyBatch::matrices_per_chunk(n, 1));
+    const layout::FastDivmod n_div{uint32_t(n)}, rows_div{uint32_t(rows)};
+    std::vector<int> seen(size_t(n) * size_t(matrices), 0);
     for (int t = 0; t < n * matrices; ++t) {
       const int q = t / n, i = t % n / rows, j = t % n % rows;  // dst element (i, j) of matrix q
-      const int s = TinyBatch::src_of_dst(t, rows, cols);
-      ASSERT_EQ(q * n + j * cols + i, s) << rows << "x" << cols << " t " << t;  // src element (j, i)
+      const uint32_t s = TinyBatch::src_of_dst(uint32_t(t), n_div, rows_div, uint32_t(cols));
+      ASSERT_EQ(uint32_t(q * n + j * cols + i), s) << rows << "x" << cols << " t " << t;  // src element (j, i)
       ++seen[s];
     }
-    for (int c : seen) EXPECT_EQ(1, c);
+    for (int c : seen) ASSERT_EQ(1, c) << rows << "x" << cols;
   }
 }
 

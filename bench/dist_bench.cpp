@@ -1,8 +1,7 @@
 // xpose-dist-bench: the distributed transpose (xpose_nccl.h) against NCCL's all-to-all of the
 // same bytes, measured in the same run on the same ranks, one process per GPU (forked).
 //
-//   xpose-dist-bench [--ranks 2,4,8] [--gib 1,2,4,...] [--dtype fp32] [--steps 0,1,4] [--local-sms 0,96]
-//                    [--json out.jsonl]
+//   xpose-dist-bench [--ranks 2,4,8] [--gib 1,2,4,...] [--dtype fp32] [--steps 0,1,4] [--json out.jsonl]
 //
 // A is rows x cols of `dtype` holding --gib GiB in all, split evenly by rows; its transpose
 // comes back split evenly by rows. The all-to-all sends each rank's 1/P of its part to every
@@ -36,7 +35,6 @@ struct Options {
   std::vector<double> gib{1, 2, 4, 8, 16, 32, 64};
   std::string dtype = "fp32";
   std::vector<int> steps{0};
-  std::vector<int> local_sms{0};
   int reps = 5, warmup = 2;
   std::string json;
 };
@@ -152,12 +150,11 @@ int rank_body(const Options& o, int rank, int nranks, ncclComm_t comm) {
     const double copy = time_ms(stream, o.warmup, o.reps, [&] {
       cudaMemcpyAsync(dst, src, std::min(local, local_t), cudaMemcpyDeviceToDevice, stream);
     });
-    for (int s : o.steps)
-    for (int sms : o.local_sms) {
+    for (int s : o.steps) {
       std::string error;
       const double ms = time_ms(stream, o.warmup, o.reps, [&] {
         try {
-          xpose::nccl::transpose(src, 0, dst, 0, ro.data(), co.data(), 1, E, ws, ws_bytes, comm, stream, {s, 0, sms});
+          xpose::nccl::transpose(src, 0, dst, 0, ro.data(), co.data(), 1, E, ws, ws_bytes, comm, stream, {s, 0});
         } catch (const xpose::Error& e) {
           error = e.what();
         }
@@ -168,13 +165,13 @@ int rank_body(const Options& o, int rank, int nranks, ncclComm_t comm) {
       }
       if (rank != 0) continue;
       const double sent_gbs = double(local - per_peer) / (a2a * 1e6);  // what each rank sends to the others
-      std::printf("%5d %6.0f %7lldx%-7lld %5s %5d %5d %10.3f %10.3f %9.1f %8.3f %7.1f%%\n", nranks, gib,
-                  (long long)rows, (long long)cols, o.dtype.c_str(), s, sms, a2a, ms, sent_gbs, copy, 100.0 * a2a / ms);
+      std::printf("%5d %6.0f %7lldx%-7lld %5s %5d %10.3f %10.3f %9.1f %8.3f %7.1f%%\n", nranks, gib,
+                  (long long)rows, (long long)cols, o.dtype.c_str(), s, a2a, ms, sent_gbs, copy, 100.0 * a2a / ms);
       std::fflush(stdout);
       if (json.is_open())
         json << nlohmann::json{{"ranks", nranks},        {"total_bytes", total},  {"rows", rows},
                                {"cols", cols},           {"dtype", o.dtype},      {"elem_bytes", E},
-                               {"steps", s},             {"local_sms", sms},      {"alltoall_ms", a2a},    {"xpose_ms", ms},
+                               {"steps", s},             {"alltoall_ms", a2a},    {"xpose_ms", ms},
                                {"alltoall_gbs_per_rank", sent_gbs},                {"local_copy_ms", copy},
                                {"pct_of_alltoall", 100.0 * a2a / ms},             {"device", prop.name},
                                {"commit", XPOSE_COMMIT}, {"date", date},         {"nccl", NCCL_VERSION_CODE}}
@@ -199,9 +196,6 @@ int main(int argc, char** argv) {
   app.add_option("--gib", o.gib, "sizes of A in GiB")->delimiter(',');
   app.add_option("--dtype", o.dtype, "u8, fp16, fp32, fp64 or c128");
   app.add_option("--steps", o.steps, "pipelining steps to try (0: the library's default)")->delimiter(',');
-  app.add_option("--local-sms", o.local_sms, "SMs for the local passes to try (0: all, on the caller's stream)")
-      ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
   app.add_option("--reps", o.reps, "timed calls (the median is reported)")->check(CLI::Range(1, 1000));
   app.add_option("--warmup", o.warmup, "untimed calls first")->check(CLI::Range(0, 1000));
   app.add_option("--json", o.json, "append one JSON record per row to this file");
@@ -218,7 +212,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("xpose-dist-bench, commit %s; median of %d calls on rank 0\n", XPOSE_COMMIT, o.reps);
-  std::printf("%5s %6s %15s %5s %5s %5s %10s %10s %9s %8s %8s\n", "ranks", "GiB", "matrix", "dtype", "steps", "sms", "a2a ms",
+  std::printf("%5s %6s %15s %5s %5s %10s %10s %9s %8s %8s\n", "ranks", "GiB", "matrix", "dtype", "steps", "a2a ms",
               "xpose ms", "a2a GB/s", "copy ms", "of a2a");
   int failed = 0;
   for (int n : o.ranks) failed += xpose::ranks::run_ranks(n, [&](int r, int p, ncclComm_t c) { return rank_body(o, r, p, c); });

@@ -53,16 +53,9 @@ struct Message {
 // How the exchange is pipelined: the largest block between two ranks is cut into steps of at
 // least step_bytes, at most max_steps of them (0: the defaults, 16 MiB and 4). Every rank
 // passes the same options.
-//
-// local_sms (xpose::nccl::transpose only; a Plan ignores it): the local passes (pack, own
-// block, place) run on a stream of a CUDA green context of at least this many SMs (rounded up
-// to the GPU's partition granularity), so that they leave memory bandwidth and SMs to the
-// exchange they overlap; 0 (the default) or at least the GPU's SM count: on the caller's
-// stream, every SM. The green context and its stream are made on first use and kept.
 struct Options {
   int max_steps = 0;
   int64_t step_bytes = 0;
-  int local_sms = 0;
 };
 
 class XPOSE_API Plan {

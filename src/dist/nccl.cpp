@@ -1,17 +1,14 @@
 // xpose_nccl.h: a Plan (xpose/distributed.hpp) driven by NCCL's grouped send/receive. A user
 // of the public API like any other program: it sees include/ only.
 //
-// Order of the work, with the exchange on an internal stream X and the rest on the caller's S
-// (or, with options.local_sms, on a green context's stream that S forks to and joins):
+// Order of the work, with the exchange on an internal stream X and the rest on the caller's S:
 //   S: pack 0 | pack 1, wait exch 0, place 0 | pack 2, wait exch 1, place 1 | ... | own, wait exch last, place last
 //   X:        wait pack 0, exch 0 | wait pack 1, exch 1 | ...
 // so that step j's exchange overlaps step j+1's pack and step j-1's place.
-#include <cuda.h>  // the driver's types; its green-context functions are looked up at run time
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -94,81 +91,12 @@ void check_device_buffer(const char* name, const void* p, int64_t bytes, int64_t
            std::to_string(device));
 }
 
-void check_cu(CUresult code, const char* call) {
-  if (code == CUDA_SUCCESS) return;
-  const char* name = "unknown error";
-  const char* text = "";
-  using Name = CUresult(CUDAAPI*)(CUresult, const char**);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion("cuGetErrorName", &fn, 6000, cudaEnableDefault, &found) == cudaSuccess && fn)
-    reinterpret_cast<Name>(fn)(code, &name);
-  if (cudaGetDriverEntryPointByVersion("cuGetErrorString", &fn, 6000, cudaEnableDefault, &found) == cudaSuccess && fn)
-    reinterpret_cast<Name>(fn)(code, &text);
-  throw xpose::Error(XPOSE_ERROR_CUDA, std::string(call) + ": " + name + ": " + text);
-}
-
-// A driver function by name, as of the driver version that introduced it (no link to libcuda).
-template <class F>
-F driver_function(const char* name, unsigned version) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  const cudaError_t code = cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &found);
-  if (code != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) {
-    cudaGetLastError();
-    throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, std::string("local_sms needs CUDA green contexts, and this driver lacks ") +
-                                                      name + " (CUDA 12.5 drivers or newer have it)");
-  }
-  return reinterpret_cast<F>(fn);
-}
-
-// A stream of a green context holding at least `sms` of `device`'s SMs; null where `sms`
-// covers the whole GPU (the caller's stream then serves). Made once per device and count.
-cudaStream_t make_green_stream(int device, int sms) {
-  using DeviceGet = CUresult(CUDAAPI*)(CUdevice*, int);
-  using GetResource = CUresult(CUDAAPI*)(CUdevice, CUdevResource*, CUdevResourceType);
-  using Split = CUresult(CUDAAPI*)(CUdevResource*, unsigned*, const CUdevResource*, CUdevResource*, unsigned, unsigned);
-  using Describe = CUresult(CUDAAPI*)(CUdevResourceDesc*, CUdevResource*, unsigned);
-  using Create = CUresult(CUDAAPI*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned);
-  using StreamCreate = CUresult(CUDAAPI*)(CUstream*, CUgreenCtx, unsigned, int);
-  CUdevice dev = 0;
-  check_cu(driver_function<DeviceGet>("cuDeviceGet", 2000)(&dev, device), "cuDeviceGet");
-  CUdevResource all{};
-  check_cu(driver_function<GetResource>("cuDeviceGetDevResource", 12040)(dev, &all, CU_DEV_RESOURCE_TYPE_SM),
-           "cuDeviceGetDevResource");
-  if (unsigned(sms) >= all.sm.smCount) return nullptr;
-  CUdevResource part{};
-  unsigned groups = 1;
-  check_cu(driver_function<Split>("cuDevSmResourceSplitByCount", 12040)(&part, &groups, &all, nullptr, 0, unsigned(sms)),
-           "cuDevSmResourceSplitByCount");
-  if (groups != 1) throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, "local_sms: the GPU's SMs could not be split");
-  CUdevResourceDesc desc{};
-  check_cu(driver_function<Describe>("cuDevResourceGenerateDesc", 12040)(&desc, &part, 1), "cuDevResourceGenerateDesc");
-  CUgreenCtx green{};
-  check_cu(driver_function<Create>("cuGreenCtxCreate", 12040)(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM),
-           "cuGreenCtxCreate");
-  CUstream stream{};
-  check_cu(driver_function<StreamCreate>("cuGreenCtxStreamCreate", 12050)(&stream, green, CU_STREAM_NON_BLOCKING, 0),
-           "cuGreenCtxStreamCreate");
-  return stream;  // the green context and its stream live as long as the process
-}
-
 // xpose's exchange stream and events on one device, made once; a mutex keeps one call's
 // record/wait sequence whole (events are reused from call to call).
 struct Lane {
   std::mutex mutex;
   cudaStream_t stream = nullptr;
   std::vector<cudaEvent_t> packed, exchanged;
-  cudaEvent_t forked = nullptr, joined = nullptr;  // the caller's stream to the local one and back
-  std::map<int, cudaStream_t> local;               // green-context streams by SM count (options.local_sms)
-
-  // Where the local passes run: the caller's stream, or a green context's of `sms` SMs.
-  cudaStream_t local_stream(int device, int sms, cudaStream_t caller) {
-    if (sms <= 0) return caller;
-    auto it = local.find(sms);
-    if (it == local.end()) it = local.emplace(sms, make_green_stream(device, sms)).first;
-    return it->second ? it->second : caller;
-  }
 };
 
 Lane& lane_of(int device) {
@@ -226,40 +154,26 @@ void transpose(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const
   check_device_buffer("dst", dst, plan.dst_bytes(), elem_bytes, c.device);
   check_device_buffer("workspace", workspace, int64_t(plan.workspace_bytes()), 256, c.device);
 
-  if (options.local_sms < 0) refuse("local_sms is negative (" + std::to_string(options.local_sms) + ")");
   const int steps = plan.steps();
   if (steps == 0) return plan.transpose_own(src, dst, stream);
   Lane& lane = lane_of(c.device);
   std::lock_guard<std::mutex> lock(lane.mutex);
   grow_events(&lane.packed, steps);
   grow_events(&lane.exchanged, steps);
-  if (!lane.forked) {
-    XPOSE_CUDA(cudaEventCreateWithFlags(&lane.forked, cudaEventDisableTiming));
-    XPOSE_CUDA(cudaEventCreateWithFlags(&lane.joined, cudaEventDisableTiming));
-  }
-  const cudaStream_t local = lane.local_stream(c.device, options.local_sms, stream);
-  if (local != stream) {
-    XPOSE_CUDA(cudaEventRecord(lane.forked, stream));
-    XPOSE_CUDA(cudaStreamWaitEvent(local, lane.forked, 0));
-  }
   for (int j = 0; j < steps; ++j) {
-    plan.pack(j, src, workspace, local);
-    XPOSE_CUDA(cudaEventRecord(lane.packed[size_t(j)], local));
+    plan.pack(j, src, workspace, stream);
+    XPOSE_CUDA(cudaEventRecord(lane.packed[size_t(j)], stream));
     XPOSE_CUDA(cudaStreamWaitEvent(lane.stream, lane.packed[size_t(j)], 0));
     exchange(plan, j, workspace, comm, lane.stream);
     XPOSE_CUDA(cudaEventRecord(lane.exchanged[size_t(j)], lane.stream));
     if (j > 0) {
-      XPOSE_CUDA(cudaStreamWaitEvent(local, lane.exchanged[size_t(j - 1)], 0));
-      plan.place(j - 1, workspace, dst, local);
+      XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.exchanged[size_t(j - 1)], 0));
+      plan.place(j - 1, workspace, dst, stream);
     }
   }
-  plan.transpose_own(src, dst, local);
-  XPOSE_CUDA(cudaStreamWaitEvent(local, lane.exchanged[size_t(steps - 1)], 0));
-  plan.place(steps - 1, workspace, dst, local);
-  if (local != stream) {
-    XPOSE_CUDA(cudaEventRecord(lane.joined, local));
-    XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.joined, 0));
-  }
+  plan.transpose_own(src, dst, stream);
+  XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.exchanged[size_t(steps - 1)], 0));
+  plan.place(steps - 1, workspace, dst, stream);
 }
 
 size_t workspace_bytes(const int64_t* row_offsets, const int64_t* col_offsets, int64_t batch, int64_t elem_bytes,

@@ -1,6 +1,5 @@
 // xpose_nccl.h on every GPU of the machine, one process per GPU (bench/fork_ranks.hpp):
-// uneven splits, every element size, batches, padded rows, pipelined steps, graph capture and
-// the local passes on a green context of fewer SMs,
+// uneven splits, every element size, batches, padded rows, pipelined steps and graph capture,
 // each rank's dst checked byte for byte against A^T, guard bands and row padding untouched;
 // then the refusals (a small workspace, bad offsets, ranks that disagree), which must leave
 // dst untouched. Skips, saying why, with fewer than 2 GPUs.
@@ -15,7 +14,7 @@
 #include <vector>
 
 #include "fork_ranks.hpp"
-#include "xpose/nccl.hpp"
+#include "xpose/xpose_nccl.h"
 
 namespace {
 
@@ -35,7 +34,6 @@ struct Case {
   std::vector<int64_t> row_fractions, col_fractions;  // per mille of rows and cols per rank, repeated
   int64_t rows, cols, batch, elem_bytes, ld_src_pad, ld_dst_pad;
   bool graph;
-  int local_sms;  // xpose::nccl::transpose's option (the C++ call) where not 0
 };
 
 std::vector<int64_t> offsets(const std::vector<int64_t>& weights, int nranks, int64_t total) {
@@ -61,22 +59,6 @@ int failures = 0;
       ++failures;                                                \
     }                                                            \
   } while (0)
-
-// The C call, or the C++ one where the case sets an option only it takes (its error as a status).
-xpose_status_t transpose_call(const Case& c, int local_sms, const void* src, int64_t ld_src, void* dst, int64_t ld_dst,
-                              const int64_t* ro, const int64_t* co, void* ws, size_t ws_bytes, ncclComm_t comm,
-                              cudaStream_t stream) {
-  if (local_sms == 0)
-    return xpose_nccl_transpose(src, ld_src, dst, ld_dst, ro, co, c.batch, c.elem_bytes, ws, ws_bytes, comm, stream);
-  try {
-    xpose::nccl::transpose(src, ld_src, dst, ld_dst, ro, co, c.batch, c.elem_bytes, ws, ws_bytes, comm, stream,
-                           {0, 0, local_sms});
-    return XPOSE_SUCCESS;
-  } catch (const xpose::Error& e) {
-    std::printf("(%s) ", e.what());
-    return e.status();
-  }
-}
 
 int run_case(const Case& c, int rank, int nranks, ncclComm_t comm, uint64_t seed, cudaStream_t stream) {
   const std::vector<int64_t> ro = offsets(c.row_fractions, nranks, c.rows), co = offsets(c.col_fractions, nranks, c.cols);
@@ -118,8 +100,8 @@ int run_case(const Case& c, int rank, int nranks, ncclComm_t comm, uint64_t seed
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
-    status = transpose_call(c, c.local_sms, d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), d_ws, ws_bytes,
-                            comm, stream);
+    status = xpose_nccl_transpose(d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), B, E, d_ws, ws_bytes,
+                                  comm, stream);
     EXPECT(cudaStreamEndCapture(stream, &graph) == cudaSuccess, "%s: capture", c.name);
     EXPECT(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess, "%s: instantiate", c.name);
     EXPECT(cudaGraphLaunch(exec, stream) == cudaSuccess, "%s: graph launch", c.name);
@@ -127,8 +109,8 @@ int run_case(const Case& c, int rank, int nranks, ncclComm_t comm, uint64_t seed
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
   } else {
-    status = transpose_call(c, c.local_sms, d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), d_ws, ws_bytes,
-                            comm, stream);
+    status = xpose_nccl_transpose(d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), B, E, d_ws, ws_bytes,
+                                  comm, stream);
   }
   EXPECT(status == XPOSE_SUCCESS, "%s: %s", c.name, xpose_nccl_last_error());
   EXPECT(cudaStreamSynchronize(stream) == cudaSuccess, "%s: %s", c.name, cudaGetErrorString(cudaGetLastError()));
@@ -148,11 +130,6 @@ int run_case(const Case& c, int rank, int nranks, ncclComm_t comm, uint64_t seed
     status = xpose_nccl_transpose(d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), B, E, d_ws + 1,
                                   ws_bytes, comm, stream);
     EXPECT(status == XPOSE_ERROR_INVALID_ARGUMENT, "%s: a misaligned workspace was accepted", c.name);
-  }
-  if (c.local_sms) {
-    status = transpose_call(c, -1, d_src, ld_src, d_dst + guard, ld_dst, ro.data(), co.data(), d_ws, ws_bytes, comm,
-                            stream);
-    EXPECT(status == XPOSE_ERROR_INVALID_ARGUMENT, "%s: local_sms -1 was accepted", c.name);
   }
   std::vector<int64_t> bad = ro;
   bad[0] = 1;
@@ -181,17 +158,14 @@ int body(int rank, int nranks, ncclComm_t comm, uint64_t seed) {
   cudaStream_t stream;
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   const Case cases[] = {
-      {"fp32 even", {1}, {1}, 1000, 777, 1, 4, 0, 0, false, 0},
-      {"u8 uneven, padded, batch 3", {1, 3, 0, 2}, {2, 1, 1}, 301, 517, 3, 1, 5, 3, false, 0},
-      {"fp16 one rank holds nothing", {0, 1}, {1, 0, 2}, 130, 95, 2, 2, 0, 1, false, 0},
-      {"fp64", {2, 1}, {1, 2}, 129, 257, 1, 8, 1, 0, false, 0},
-      {"c128 batch 2", {1}, {1}, 64, 100, 2, 16, 0, 0, false, 0},
-      {"fp32 8192^2 (pipelined)", {1}, {1}, 8192, 8192, 1, 4, 0, 0, false, 0},
-      {"u8 uneven 6000x9001 (pipelined)", {3, 5}, {4, 1}, 6000, 9001, 1, 1, 7, 0, false, 0},
-      {"bf16 under graph capture", {1, 2}, {2, 1}, 3000, 4099, 2, 2, 0, 0, true, 0},
-      {"fp16 uneven 8192x6001 (pipelined), local passes on 40 SMs", {2, 3}, {3, 1}, 8192, 6001, 1, 2, 3, 1, false, 40},
-      {"fp32 under graph capture, local passes on 64 SMs", {1}, {1}, 4096, 5000, 1, 4, 0, 0, true, 64},
-      {"u8 local passes on every SM (a count past the GPU's)", {1}, {1}, 2000, 3001, 2, 1, 0, 0, false, 100000},
+      {"fp32 even", {1}, {1}, 1000, 777, 1, 4, 0, 0, false},
+      {"u8 uneven, padded, batch 3", {1, 3, 0, 2}, {2, 1, 1}, 301, 517, 3, 1, 5, 3, false},
+      {"fp16 one rank holds nothing", {0, 1}, {1, 0, 2}, 130, 95, 2, 2, 0, 1, false},
+      {"fp64", {2, 1}, {1, 2}, 129, 257, 1, 8, 1, 0, false},
+      {"c128 batch 2", {1}, {1}, 64, 100, 2, 16, 0, 0, false},
+      {"fp32 8192^2 (pipelined)", {1}, {1}, 8192, 8192, 1, 4, 0, 0, false},
+      {"u8 uneven 6000x9001 (pipelined)", {3, 5}, {4, 1}, 6000, 9001, 1, 1, 7, 0, false},
+      {"bf16 under graph capture", {1, 2}, {2, 1}, 3000, 4099, 2, 2, 0, 0, true},
   };
   for (const Case& c : cases) {
     const int before = failures;

@@ -39,6 +39,15 @@ const std::vector<Rule>& rules() {
        "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
        "cols), any element size, any batch",
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
+      {"1a", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
+       [](const Problem& p, const Device& d, const Tuning& t) {
+         return p.batch > 1 && middle_size(p) && p.bytes() <= t.tile_batch_side &&
+                layout::cute_vec_whole_tiles(p.elem_bytes, p.rows, p.cols) && served(engines::tiny_batched, p, d);
+       },
+       "a batch rule 1b would take (dense matrices of at most 4 KiB) of 2-, 4- or 8-byte matrices of whole CuTe "
+       "vector tiles (rows and cols multiples of 32 elements, 16 for 8-byte ones), at most `tile_batch_side` a side, "
+       "CuTe family built",
+       "a batch of small matrices of whole tiles: 16-byte copy atoms on both sides through CuTe's square tiles"},
       {"1b", XPOSE_ENGINE(tiny_batched),
        [](const Problem& p, const Device&, const Tuning&) {
          return p.batch > 1 && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < layout::VecTile<1>::tile);

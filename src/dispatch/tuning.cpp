@@ -7,6 +7,7 @@ constexpr int64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024;
 
 // Measured on an H100 80GB HBM3 (3.35 TB/s, 50 MiB L2; docs/performance.md, "The rules").
 constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s of memory bandwidth", 90, 0, 4000,
+                         /*tile_batch_side=*/64 * MiB,
                          /*bytes_short_side=*/128,
                          /*short_rows_side=*/64 * MiB,
                          /*pitch_side=*/16 * MiB,
@@ -21,9 +22,11 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*min_fp32_tiles_per_sm=*/4};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
-// H100's values but for rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024
-// rows to the later rules, and rule 4b, which keeps large 1-byte problems on the pipeline.
+// H100's values but for rule 1a, which takes batches of whole tiles of every size, rule 3b,
+// which leaves 2-, 4- and 8-byte matrices of fewer than 1024 rows to the later rules, and
+// rule 4b, which keeps large 1-byte problems on the pipeline.
 constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 90, 4000, 1e12,
+                         /*tile_batch_side=*/int64_t(1) << 40,
                          h100.bytes_short_side,
                          h100.short_rows_side,
                          h100.pitch_side,
@@ -40,6 +43,7 @@ constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 9
 // Every other GPU: no copy-engine rules apply there (those engines need compute capability
 // 9.0); the rest keep the H100's values, unmeasured elsewhere.
 constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
+                           h100.tile_batch_side,
                            h100.bytes_short_side,
                            h100.short_rows_side,
                            h100.pitch_side,
@@ -69,6 +73,9 @@ const Tuning& tuning_for(const Device& d) {
 
 const std::vector<TuningField>& tuning_fields() {
   static const std::vector<TuningField> fields = {
+      {"tile_batch_side",
+       "rule 1a: one side's bytes up to which a batch of whole CuTe vector tiles goes to cute_vectorized_swizzled",
+       &Tuning::tile_batch_side, true},
       {"bytes_short_side", "rule 2: the short side of a byte matrix, elements", &Tuning::bytes_short_side, false},
       {"short_rows_side", "rule 2: where that side is the rows, the most bytes a matrix", &Tuning::short_rows_side, true},
       {"pitch_side", "rule 3: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores",

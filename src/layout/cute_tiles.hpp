@@ -61,6 +61,7 @@ template <> struct CuteVecTraits<16> { static constexpr int tile = 32; using Sw 
 template <int E>
 struct CuteVecTile {
   static constexpr int tile = CuteVecTraits<E>::tile;
+  static_assert(tile == cute_vec_edge(E), "the rules' copy of the edge (layout/tma_tile.hpp)");
   static constexpr int vec = 16 / E;
   static constexpr int vecs_per_row = tile / vec;
   static constexpr int threads = tile * vecs_per_row < 256 ? tile * vecs_per_row : 256;

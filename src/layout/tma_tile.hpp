@@ -26,6 +26,16 @@ constexpr bool cute_tma_whole_rows(int64_t E, int64_t rows, int64_t cols) {
   return E >= 1 && E <= 8 && cols % (128 / E) == 0 && rows % (128 / E) == 0;
 }
 
+// The edge of the vectorized CuTe tiles' square (cute_vectorized, cute_vectorized_swizzled;
+// layout/cute_tiles.hpp, which holds the reason) per element size, here without CuTe for the
+// rules.
+constexpr int cute_vec_edge(int64_t E) { return E == 1 ? 64 : E == 8 ? 16 : 32; }
+
+// Whether an E-byte rows x cols matrix is whole vectorized CuTe tiles.
+constexpr bool cute_vec_whole_tiles(int64_t E, int64_t rows, int64_t cols) {
+  return rows % cute_vec_edge(E) == 0 && cols % cute_vec_edge(E) == 0;
+}
+
 // The ladder's tile (tma, tma_swizzle128, tma_batched): one box each way.
 template <int E>
 struct TmaTile {

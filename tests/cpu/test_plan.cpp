@@ -44,9 +44,11 @@ std::string rule_of(const Problem& p) {
 #ifdef XPOSE_HAVE_CUTE
 std::string rule_3b_or(const char*) { return "cute_tma"; }
 const std::string short_bytes = "cute_vectorized_swizzled";  // rule 2
+const std::string tile_batch = "cute_vectorized_swizzled";   // rule 1a
 #else
 std::string rule_3b_or(const char* without_cute) { return without_cute; }
 const std::string short_bytes = "vec_swizzled";  // rule 2v
+const std::string tile_batch = "tiny_batched";   // rule 1b takes rule 1a's batches
 #endif
 
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
@@ -100,7 +102,7 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_EQ("tiny_batched", chosen(with_ld(63, 64, 1, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 8, 0, 0, 65536)));
-  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 2)));  // any batch
+  EXPECT_EQ("tiny_batched", chosen(with_ld(16, 16, 4, 0, 0, 2)));  // any batch
   EXPECT_NE("tiny_batched", chosen(with_ld(32, 33, 4, 0, 0, 100000)));  // 4224 bytes
   EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
   EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix
@@ -110,6 +112,23 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1"))
       << describe(c.plan);
   EXPECT_EQ(4, c.plan.chunk_elems / 1024);  // 16 KiB of fp32 per block
+}
+
+TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
+  // Rule 1a: fp32 32x32, fp16 32x64, fp64 16x16 (whole tiles), at most 64 MiB a side on the H100.
+  EXPECT_EQ(tile_batch, chosen(with_ld(32, 32, 4, 0, 0, 1000)));
+  EXPECT_EQ(tile_batch, chosen(with_ld(32, 32, 4, 0, 0, 2)));
+  EXPECT_EQ(tile_batch, chosen(with_ld(32, 64, 2, 0, 0, 10000)));
+  EXPECT_EQ(tile_batch, chosen(with_ld(16, 16, 8, 0, 0, 32768)));  // exactly 64 MiB
+  EXPECT_EQ("tiny_batched", chosen(with_ld(16, 16, 8, 0, 0, 32769)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 100000)));
+  EXPECT_EQ(tile_batch, chosen(with_ld(32, 64, 2, 0, 0, 100000), h200));  // the H200: any size
+  // Not whole tiles, not tiny, or bytes: other rules.
+  EXPECT_EQ("tiny_batched", chosen(with_ld(16, 16, 4, 0, 0, 1000)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 4, 0, 0, 1000)));
+  EXPECT_EQ("tiny_batched", chosen(with_ld(24, 40, 2, 0, 0, 1000)));
+  EXPECT_NE(tile_batch, chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 8 KiB a matrix
+  EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 1000)));  // bytes: rule 2
 }
 
 TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
@@ -316,7 +335,8 @@ TEST(Registry, ListsTheLadderInOrder) {
 const std::map<std::string, Problem>& examples() {
   static const std::map<std::string, Problem> all = {
       {"1", problem(2, 4096, 4)},
-      {"1b", with_ld(32, 32, 4, 0, 0, 100)},
+      {"1a", with_ld(32, 32, 4, 0, 0, 100)},
+      {"1b", with_ld(16, 16, 4, 0, 0, 100)},
       {"2", with_ld(4096, 128, 1, 0, 0, 256)},
       {"2v", with_ld(4096, 128, 1, 0, 0, 256)},  // where rule 2's engine is not built
       {"3", with_ld(32768, 32768, 4, 0, 32772)},

@@ -112,7 +112,9 @@ namespace {
 
 // The vectorized pair: 16-byte copy atoms on both global sides (a TiledCopy each), the
 // tile's elements through shared memory one by one in the given layout. Tiles cut by the
-// matrix edge move element by element, predicated, in rolled loops through the same layout.
+// matrix edge move element by element, predicated, through the same layout, every load in
+// flight before the first shared-memory store (a rolled loop there held small problems to its
+// latency).
 template <int E, class SmemLayout>
 __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cute_vectorized(Problem p, TileOrigin o) {
   using T = layout::CuteVecTile<E>;
@@ -145,15 +147,23 @@ __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cut
     for (int i = 0; i < cute::size(out); ++i) out(i) = gathered(i);
     cute::copy(store, out, to);
   } else {
-#pragma unroll 1
-    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
-      const int r = i / T::tile, c = i % T::tile;  // along a src row
-      if (r < t.rows && c < t.cols) tile(r, c) = src(r, c);
+    constexpr int n = T::tile * T::tile / T::threads;
+    static_assert(n * T::threads == T::tile * T::tile, "each thread takes the same number of a cut tile's elements");
+    Elem<E> held[n];
+    CUTE_UNROLL
+    for (int j = 0; j < n; ++j) {  // every load in flight before the first shared-memory store
+      const int i = threadIdx.x + j * T::threads, r = i / T::tile, c = i % T::tile;  // along a src row
+      if (r < t.rows && c < t.cols) held[j] = src(r, c);
+    }
+    CUTE_UNROLL
+    for (int j = 0; j < n; ++j) {
+      const int i = threadIdx.x + j * T::threads, r = i / T::tile, c = i % T::tile;
+      if (r < t.rows && c < t.cols) tile(r, c) = held[j];
     }
     __syncthreads();
-#pragma unroll 1
-    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
-      const int c = i / T::tile, r = i % T::tile;  // along a dst row
+    CUTE_UNROLL
+    for (int j = 0; j < n; ++j) {
+      const int i = threadIdx.x + j * T::threads, c = i / T::tile, r = i % T::tile;  // along a dst row
       if (r < t.rows && c < t.cols) dst(r, c) = tile(r, c);
     }
   }

@@ -19,7 +19,7 @@ struct Tuning {
   int cc;
   double min_gbps, max_gbps;
 
-  int64_t tile_batch_side;       // rule 1a: batches of whole CuTe vector tiles up to this many bytes a side
+  int64_t tile_batch_side;       // rule 1a: batches of whole CuTe vector tiles up to this many bytes a side (H100, H200: 64 MiB)
   int64_t bytes_short_side;      // rule 2: byte matrices with a side of at most this many elements ...
   int64_t short_rows_side;       // ... where that side is the rows, at most this many bytes a matrix
   int64_t pitch_side;            // rule 3: bytes of one side past which a 16-mod-32 dst pitch goes to aligned_stores

@@ -63,10 +63,11 @@ const std::vector<Rule>& rules() {
        "bytes with a short side: 16-byte vectors on both sides"},
       {"3", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) {
-         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 && p.bytes() > t.pitch_side;
+         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 &&
+                p.bytes() > (p.elem_bytes == 2 ? t.pitch_side_halves : t.pitch_side);
        },
        "2-, 4- or 8-byte elements whose dst pitch is 16 mod 32 bytes, more than `pitch_side` a side (src or dst, "
-       "batch included)",
+       "batch included; 2-byte elements: `pitch_side_halves`)",
        "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
       {"3b", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {

@@ -11,6 +11,7 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*bytes_short_side=*/128,
                          /*short_rows_side=*/64 * MiB,
                          /*pitch_side=*/16 * MiB,
+                         /*pitch_side_halves=*/24 * MiB,
                          /*cute_tma_side=*/1 * GiB,
                          /*cute_tma_side_bytes=*/256 * MiB,
                          /*cute_tma_min_rows=*/1,
@@ -22,13 +23,14 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*min_fp32_tiles_per_sm=*/4};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
-// H100's values but for rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024
+// H100's values but for rule 3's bound for 2-byte elements, rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024
 // rows to the later rules, and rule 4b, which keeps large 1-byte problems on the pipeline.
 constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 90, 4000, 1e12,
                          h100.tile_batch_side,
                          h100.bytes_short_side,
                          h100.short_rows_side,
                          h100.pitch_side,
+                         /*pitch_side_halves=*/32 * MiB,
                          h100.cute_tma_side,
                          h100.cute_tma_side_bytes,
                          /*cute_tma_min_rows=*/1024,
@@ -46,6 +48,7 @@ constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
                            h100.bytes_short_side,
                            h100.short_rows_side,
                            h100.pitch_side,
+                           h100.pitch_side_halves,
                            h100.cute_tma_side,
                            h100.cute_tma_side_bytes,
                            h100.cute_tma_min_rows,
@@ -79,6 +82,7 @@ const std::vector<TuningField>& tuning_fields() {
       {"short_rows_side", "rule 2: where that side is the rows, the most bytes a matrix", &Tuning::short_rows_side, true},
       {"pitch_side", "rule 3: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores",
        &Tuning::pitch_side, true},
+      {"pitch_side_halves", "rule 3: the same bound for 2-byte elements", &Tuning::pitch_side_halves, true},
       {"cute_tma_side", "rule 3b: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements",
        &Tuning::cute_tma_side, true},
       {"cute_tma_side_bytes", "rule 3b: the same for 1-byte elements", &Tuning::cute_tma_side_bytes, true},

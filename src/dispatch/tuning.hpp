@@ -23,6 +23,7 @@ struct Tuning {
   int64_t bytes_short_side;      // rule 2: byte matrices with a side of at most this many elements ...
   int64_t short_rows_side;       // ... where that side is the rows, at most this many bytes a matrix
   int64_t pitch_side;            // rule 3: bytes of one side past which a 16-mod-32 dst pitch goes to aligned_stores
+  int64_t pitch_side_halves;     // rule 3: the same bound for 2-byte elements
   int64_t cute_tma_side;         // rule 3b: bytes of one side past which cute_tma takes 2-, 4-, 8-byte elements
   int64_t cute_tma_side_bytes;   // rule 3b: the same for 1-byte elements
   int64_t cute_tma_min_rows;     // rule 3b: 2-, 4- and 8-byte elements with at least this many rows

@@ -249,12 +249,19 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 12288, 2, 0, 4112)));  // a 32-byte pitch: the TMA tile
   EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 8, 0, 8194)));
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(8192, 12288, 1, 0, 8208)));  // bytes: measured slower there
-  // at most 16 MiB a side the later rules win even with that pitch
+  // at most 16 MiB a side (2-byte elements: 24 MiB, the H200 32 MiB) the later rules win even
+  // with that pitch
   EXPECT_EQ("tma_pipeline", chosen(problem(1000, 3000, 2)));  // dst pitch 2000 bytes
-  EXPECT_EQ("aligned_stores", chosen(problem(4104, 4096, 2)));  // 32 MiB
-  EXPECT_EQ("tma_pipeline", chosen(problem(2056, 4080, 2)));  // just under 16 MiB, pitch 4112 bytes
-  EXPECT_EQ("aligned_stores", chosen(problem(2056, 4088, 2)));  // just over
+  EXPECT_EQ("tma_pipeline", chosen(problem(3000, 3000, 2)));  // 17.2 MiB
+  EXPECT_EQ("tma_pipeline", chosen(problem(3208, 3200, 2)));  // 19.6 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(3800, 3840, 2)));  // 27.8 MiB
+  EXPECT_EQ("tma_pipeline", chosen(problem(3800, 3840, 2), h200));
+  EXPECT_EQ("aligned_stores", chosen(problem(4104, 4096, 2)));  // 32.1 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(4104, 4096, 2), h200));
+  EXPECT_EQ("tma_pipeline", chosen(problem(3080, 4080, 2)));  // just under 24 MiB, pitch 6160 bytes
+  EXPECT_EQ("aligned_stores", chosen(problem(3080, 4088, 2)));  // just over
   EXPECT_NE("aligned_stores", chosen(problem(1028, 1024, 4)));  // fp32, 4 MiB: the small-fp32 rule
+  EXPECT_NE("aligned_stores", chosen(problem(1028, 4080, 4)));  // fp32 just under 16 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(1028, 4096, 4)));  // just over 16 MiB
   Choice c;
   ASSERT_FALSE(choose(problem(30011, 29989, 4), h100, &c).failed());

@@ -20,7 +20,7 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*pipeline_side_bytes=*/64 * MiB,
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
-                         /*min_fp32_tiles_per_sm=*/4};
+                         /*min_fp32_tiles_per_sm=*/6};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
 // H100's values but for rule 3's bound for 2-byte elements, rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024

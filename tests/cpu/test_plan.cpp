@@ -147,8 +147,10 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   const std::string small_fp32 = "vec_swizzled";
 #endif
   EXPECT_EQ(small_fp32, chosen(problem(1024, 1024, 4)));  // 256 tiles of 64x64 for 132 SMs
-  EXPECT_EQ(small_fp32, chosen(problem(1024, 2048, 4)));  // 512 < 4 x 132
+  EXPECT_EQ(small_fp32, chosen(problem(1024, 2048, 4)));  // 512 < 6 x 132
+  EXPECT_EQ(small_fp32, chosen(problem(1000, 3000, 4)));  // 752 tiles, cut ones included
   EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048, 4)));  // 1024 tiles: enough
+  EXPECT_EQ("vec_swizzled", chosen(problem(1536, 3000, 4)));  // 1128
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
 #ifdef XPOSE_HAVE_CUTE

@@ -10,9 +10,11 @@ events see only the GPU's), and the kernel's own duration from the PyTorch profi
 name. Each time is beside a cudaMemcpyAsync-equivalent copy of the same bytes timed the same
 way.
 
-    PYTHONPATH=<site> python3 experiments/python_timing.py [--profile]
+    PYTHONPATH=<site> python3 experiments/python_timing.py [--profile | --host]
 
 --profile instead runs cProfile over many calls of small problems: where the host time goes.
+--host instead prints only the host cost a call on small problems, for each way of calling
+(with and without `out`, a permutation, a tensor that requires grad) beside PyTorch's own.
 """
 import statistics
 import time
@@ -95,11 +97,39 @@ def profile_calls():
         pstats.Stats(prof).sort_stats("tottime").print_stats(22)
 
 
+def host_costs():
+    """Host microseconds a call, back to back, on small problems (the GPU work is a few us)."""
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, xpose from {xpose.__file__}")
+    for rows, cols in ((256, 256), (1024, 1024)):
+        x = torch.randn(rows, cols, device="cuda")
+        y = torch.empty(cols, rows, device="cuda")
+        g = x.clone().requires_grad_()
+        x4 = torch.randn(8, rows // 8, 4, cols // 4, device="cuda", dtype=torch.float16)
+        stream = torch.cuda.current_stream().cuda_stream
+        bare = (x.data_ptr(), y.data_ptr(), 4, rows, cols, cols, rows, 1, rows * cols, rows * cols, stream, "auto")
+        calls = {
+            "xpose.transpose(x, out=y)": lambda: xpose.transpose(x, out=y),
+            "xpose.transpose(x)": lambda: xpose.transpose(x),
+            "xpose.transpose(x), grad": lambda: xpose.transpose(g),
+            "xpose.permute(x4, (0,2,1,3))": lambda: xpose.permute(x4, (0, 2, 1, 3)),
+            "_xpose.transpose_device": lambda: _xpose.transpose_device(*bare),
+            "torch y.copy_(x.t())": lambda: y.copy_(x.t()),
+            "torch x.t().contiguous()": lambda: x.t().contiguous(),
+            "torch x4.permute().contiguous()": lambda: x4.permute(0, 2, 1, 3).contiguous(),
+        }
+        print(f"== fp32 {rows}x{cols} (x4: fp16 {tuple(x4.shape)})")
+        for what, fn in calls.items():
+            print(f"  {what:<34} host {statistics.median(host_us(fn, 2000) for _ in range(5)):7.1f} us/call")
+
+
 def main():
     import sys
 
     if "--profile" in sys.argv:
         profile_calls()
+        return
+    if "--host" in sys.argv:
+        host_costs()
         return
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}")
     for name, dt, rows, cols in CASES:

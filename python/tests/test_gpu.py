@@ -158,6 +158,49 @@ def test_torch_gradient():
                                                                               requires_grad=True),))
 
 
+def test_torch_calls_the_op_only_where_it_adds_something(monkeypatch):
+    """A plain tensor in eager mode with nothing to record skips the custom op's dispatch (it
+    costs more than the rest of the call); a gradient, a dispatch mode or a functorch
+    transform goes through the op. The results are the same either way."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from xpose import _torch
+
+    calls = []
+    for name in ("transpose_op", "permute_op"):
+        op = getattr(_torch, name)
+        monkeypatch.setattr(_torch, name, lambda *a, _op=op, _name=name: calls.append(_name) or _op(*a))
+    x = random_tensor((33, 65), torch.float32).nan_to_num()
+    x4 = random_tensor((3, 4, 5, 6), torch.float16)
+    assert torch.equal(xpose.transpose(x), x.t())
+    assert same_bits(xpose.permute(x4, (3, 1, 0, 2)), x4.permute(3, 1, 0, 2))
+    assert same_bits(xpose.transpose(x4), x4.transpose(-1, -2))  # 4-D: the permutation
+    assert calls == []
+    w = x.clone().requires_grad_()
+    y = xpose.transpose(w)
+    assert calls == ["transpose_op"] and y.grad_fn is not None
+    with torch.no_grad():
+        assert xpose.transpose(w).grad_fn is None and calls == ["transpose_op"]  # nothing to record
+    assert xpose.permute(x4.nan_to_num().requires_grad_(), (1, 0, 2, 3)).grad_fn is not None
+    assert calls == ["transpose_op", "permute_op"]
+
+    class Seen(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.ops.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Seen() as seen:
+        assert torch.equal(xpose.transpose(x), x.t())
+    assert calls[-1] == "transpose_op" and any("xpose" in op for op in seen.ops), seen.ops
+    calls.clear()
+    batched = torch.func.vmap(lambda t: t * 1)(x4)  # a transform that ends before the call
+    assert same_bits(xpose.permute(batched, (0, 1, 3, 2)), batched.transpose(-1, -2)) and calls == []
+
+
 def test_torch_compile():
     def f(t):
         return xpose.transpose(t * 2) + 1

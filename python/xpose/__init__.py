@@ -230,6 +230,16 @@ def _on_device(src):
     return src.device  # a CuPy Device is its own context
 
 
+def _torch_stream(device):
+    """PyTorch's current stream on `device` (a CUDA torch.device), as a pointer."""
+    import torch
+
+    try:
+        return torch._C._cuda_getCurrentRawStream(device.index)  # what Inductor's kernels launch on
+    except AttributeError:  # a PyTorch without it
+        return torch.cuda.current_stream(device).cuda_stream
+
+
 def _launch(src, dst, kernel):
     """The C call on two checked arrays of equal rank (dst has src's last two extents swapped)."""
     batch, rows, cols, ld_src, stride_src = src.matrix_layout()
@@ -239,9 +249,7 @@ def _launch(src, dst, kernel):
         if src.device is None:
             _xpose.transpose_host(*args)
         elif src.kind == "torch":
-            import torch
-
-            _xpose.transpose_device(*args, torch.cuda.current_stream(src.device).cuda_stream, kernel)
+            _xpose.transpose_device(*args, _torch_stream(src.device), kernel)
         else:
             import cupy
 
@@ -336,7 +344,7 @@ def transpose(x, out=None, kernel="auto"):
     if out is None and type(x).__module__.split(".")[0] == "torch":
         from . import _torch
 
-        return _torch.transpose_op(x, kernel)
+        return _torch.transpose(x, kernel)
     return _transpose(x, out, kernel)
 
 
@@ -347,7 +355,7 @@ def _transpose_nd(x, out, nd):
         from . import _torch
 
         try:
-            return _torch.permute_op(x, dims)
+            return _torch.permute(x, dims)
         except (TypeError, ValueError, RuntimeError) as e:  # its checks speak as xpose.permute
             message = str(e)
             if not message.startswith("xpose.permute: "):
@@ -415,7 +423,7 @@ def permute(x, dims, out=None):
     if out is None and type(x).__module__.split(".")[0] == "torch":
         from . import _torch
 
-        return _torch.permute_op(x, _check_dims(dims, x.dim()))
+        return _torch.permute(x, _check_dims(dims, x.dim()))
     return _permute(x, dims, out)
 
 
@@ -476,9 +484,7 @@ def _permute(x, dims, out=None, fn="permute"):
             if src.device is None:
                 _xpose.permute_host(*args)
             elif src.kind == "torch":
-                import torch
-
-                _xpose.permute_device(*args, torch.cuda.current_stream(src.device).cuda_stream)
+                _xpose.permute_device(*args, _torch_stream(src.device))
             else:
                 import cupy
 

@@ -1,10 +1,34 @@
 """xpose.transpose and xpose.permute as PyTorch custom ops: torch.compile traces them (their
 fake implementations give the result's shape), and autograd differentiates them (the
 gradient of a permutation is the inverse permutation of the gradient). Imported only when a
-torch tensor is transposed or permuted."""
+torch tensor is transposed or permuted.
+
+`transpose` and `permute` call the ops, or, where the op would add nothing but its dispatch
+(a plain tensor in eager mode with no gradient to record and no tracing, dispatch mode or
+functorch transform active), the implementation the op runs: PyTorch's custom-op dispatch
+costs tens of microseconds a call, more than the rest of the Python layer."""
 import torch
 
 from . import _permute, _transpose
+
+
+def _plain_eager(x):
+    """Whether the op's eager implementation, called directly, is exactly what the op would do."""
+    if type(x) is not torch.Tensor or (x.requires_grad and torch.is_grad_enabled()):
+        return False
+    try:
+        return not (torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() or
+                    torch._C._are_functorch_transforms_active())
+    except AttributeError:  # a PyTorch without these queries: always the op
+        return False
+
+
+def transpose(x, kernel="auto"):
+    return _transpose(x, None, kernel) if _plain_eager(x) else transpose_op(x, kernel)
+
+
+def permute(x, dims):
+    return _permute(x, dims) if _plain_eager(x) else permute_op(x, dims)
 
 
 @torch.library.custom_op("xpose::transpose", mutates_args=())

@@ -199,6 +199,23 @@ def test_torch_calls_the_op_only_where_it_adds_something(monkeypatch):
     calls.clear()
     batched = torch.func.vmap(lambda t: t * 1)(x4)  # a transform that ends before the call
     assert same_bits(xpose.permute(batched, (0, 1, 3, 2)), batched.transpose(-1, -2)) and calls == []
+    try:  # inside a transform: the op (which may refuse vmap), never the tensor's memory directly
+        torch.func.vmap(lambda t: xpose.transpose(t))(x4[0])
+    except Exception:  # noqa: BLE001 - whatever PyTorch says about vmap, the routing is what is checked
+        pass
+    assert calls == ["transpose_op"]
+    calls.clear()
+    meta = xpose.transpose(torch.empty(4, 8, device="meta"))  # the op's fake implementation shapes it
+    assert meta.device.type == "meta" and meta.shape == (8, 4) and calls == ["transpose_op"]
+    assert xpose.permute(torch.empty(2, 3, 4, device="meta"), (2, 0, 1)).shape == (4, 2, 3)
+    calls.clear()
+    traced = torch.jit.trace(lambda t: xpose.transpose(t) + 1, x)  # the trace records the op
+    z = random_tensor((33, 65), torch.float32).nan_to_num()
+    assert torch.equal(traced(z), z.t() + 1) and "transpose_op" in calls
+    calls.clear()
+    with torch.device("cuda"):  # a function mode
+        assert torch.equal(xpose.transpose(x), x.t())
+    assert calls == ["transpose_op"]
 
 
 def test_torch_compile():

@@ -333,8 +333,10 @@ def transpose(x, out=None, kernel="auto"):
     ValueError for a layout, `out` or kernel it cannot use, RuntimeError where PyTorch would
     refuse to write `out` (autograd, inference tensors) or CUDA fails; on any error nothing
     is written to `out`. PyTorch tensors without `out` go through the custom op
-    `torch.ops.xpose.transpose`, so the call works under torch.compile and carries a
-    gradient (the gradient of a transpose is the transpose of the gradient).
+    `torch.ops.xpose.transpose`, so the call works under torch.compile, torch.jit.trace and
+    on meta tensors and carries a gradient (the gradient of a transpose is the transpose of
+    the gradient); a plain tensor in eager mode with nothing to record runs the op's
+    implementation directly (the same result without the op's dispatch cost).
     """
     if _foreign(x):
         return _via_dlpack(x, out, lambda v: transpose(v, kernel=kernel), "transpose")

@@ -4,9 +4,12 @@ gradient of a permutation is the inverse permutation of the gradient). Imported 
 torch tensor is transposed or permuted.
 
 `transpose` and `permute` call the ops, or, where the op would add nothing but its dispatch
-(a plain tensor in eager mode with no gradient to record and no tracing, dispatch mode or
-functorch transform active), the implementation the op runs: PyTorch's custom-op dispatch
-costs tens of microseconds a call, more than the rest of the Python layer."""
+(a plain CUDA or CPU tensor in eager mode with no gradient to record, and no torch.compile or
+torch.jit tracing, torch function or dispatch mode, or functorch transform active), the
+implementation the op runs: PyTorch's custom-op dispatch costs tens of microseconds a call,
+more than the rest of the Python layer. Everything else (meta tensors, whose result the op's
+fake implementation shapes, a `with torch.device(...)` block, which is a function mode)
+takes the op."""
 import torch
 
 from . import _permute, _transpose
@@ -14,10 +17,12 @@ from . import _permute, _transpose
 
 def _plain_eager(x):
     """Whether the op's eager implementation, called directly, is exactly what the op would do."""
-    if type(x) is not torch.Tensor or (x.requires_grad and torch.is_grad_enabled()):
+    if type(x) is not torch.Tensor or (x.requires_grad and torch.is_grad_enabled()) or \
+            x.device.type not in ("cuda", "cpu"):
         return False
     try:
-        return not (torch.compiler.is_compiling() or torch._C._len_torch_dispatch_stack() or
+        return not (torch.compiler.is_compiling() or torch.jit.is_tracing() or
+                    torch._C._len_torch_function_stack() or torch._C._len_torch_dispatch_stack() or
                     torch._C._are_functorch_transforms_active())
     except AttributeError:  # a PyTorch without these queries: always the op
         return False

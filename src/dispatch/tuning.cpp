@@ -23,8 +23,9 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*min_fp32_tiles_per_sm=*/6};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
-// H100's values but for rule 3's bound for 2-byte elements, rule 3b, which leaves 2-, 4- and 8-byte matrices of fewer than 1024
-// rows to the later rules, and rule 4b, which keeps large 1-byte problems on the pipeline.
+// H100's values but for rule 3's bound for 2-byte elements, rule 3b, which leaves 2-, 4- and
+// 8-byte matrices of fewer than 1024 rows to the later rules, and rule 4b, which keeps large
+// 1-byte problems on the pipeline.
 constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 90, 4000, 1e12,
                          h100.tile_batch_side,
                          h100.bytes_short_side,

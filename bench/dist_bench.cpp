@@ -37,6 +37,7 @@ struct Options {
   std::vector<int> steps{0};
   int reps = 5, warmup = 2;
   std::string json;
+  bool nccl_memory = false;  // src, dst and workspace from ncclMemAlloc, registered with the comm
 };
 
 int64_t elem_bytes_of(const std::string& dtype) {
@@ -130,9 +131,16 @@ int rank_body(const Options& o, int rank, int nranks, ncclComm_t comm) {
       continue;
     }
     void *src = nullptr, *dst = nullptr, *ws = nullptr;
-    CHECK_CUDA(cudaMalloc(&src, local));
-    CHECK_CUDA(cudaMalloc(&dst, local_t));
-    CHECK_CUDA(cudaMalloc(&ws, std::max<size_t>(ws_bytes, 1)));
+    void* handles[3] = {};
+    const size_t sizes[3] = {local, local_t, std::max<size_t>(ws_bytes, 1)};
+    void** buffers[3] = {&src, &dst, &ws};
+    for (int i = 0; i < 3; ++i)
+      if (o.nccl_memory) {
+        CHECK_NCCL(ncclMemAlloc(buffers[i], sizes[i]));
+        CHECK_NCCL(ncclCommRegister(comm, *buffers[i], sizes[i], &handles[i]));
+      } else {
+        CHECK_CUDA(cudaMalloc(buffers[i], sizes[i]));
+      }
     CHECK_CUDA(cudaMemset(src, 0x5a, local));
     const size_t per_peer = local / size_t(nranks);
     const double a2a = time_ms(stream, o.warmup, o.reps, [&] {
@@ -174,13 +182,18 @@ int rank_body(const Options& o, int rank, int nranks, ncclComm_t comm) {
                                {"steps", s},             {"alltoall_ms", a2a},    {"xpose_ms", ms},
                                {"alltoall_gbs_per_rank", sent_gbs},                {"local_copy_ms", copy},
                                {"pct_of_alltoall", 100.0 * a2a / ms},             {"device", prop.name},
-                               {"commit", XPOSE_COMMIT}, {"date", date},         {"nccl", NCCL_VERSION_CODE}}
+                               {"commit", XPOSE_COMMIT}, {"date", date},         {"nccl", NCCL_VERSION_CODE},
+                               {"nccl_memory", o.nccl_memory}}
                     .dump()
              << "\n";
     }
-    cudaFree(src);
-    cudaFree(dst);
-    cudaFree(ws);
+    for (int i = 0; i < 3; ++i)
+      if (o.nccl_memory) {
+        CHECK_NCCL(ncclCommDeregister(comm, handles[i]));
+        CHECK_NCCL(ncclMemFree(*buffers[i]));
+      } else {
+        cudaFree(*buffers[i]);
+      }
   }
   cudaFree(fits);
   cudaStreamDestroy(stream);
@@ -198,6 +211,9 @@ int main(int argc, char** argv) {
   app.add_option("--steps", o.steps, "pipelining steps to try (0: the library's default)")->delimiter(',');
   app.add_option("--reps", o.reps, "timed calls (the median is reported)")->check(CLI::Range(1, 1000));
   app.add_option("--warmup", o.warmup, "untimed calls first")->check(CLI::Range(0, 1000));
+  app.add_flag("--nccl-memory", o.nccl_memory,
+               "allocate src, dst and the workspace with ncclMemAlloc and register them with the comm "
+               "(ncclCommRegister), for the all-to-all and xpose alike");
   app.add_option("--json", o.json, "append one JSON record per row to this file");
   CLI11_PARSE(app, argc, argv);
   if (!elem_bytes_of(o.dtype)) {

@@ -51,7 +51,7 @@ struct Message {
 };
 
 // How the exchange is pipelined: the largest block between two ranks is cut into steps of at
-// least step_bytes, at most max_steps of them (0: the defaults, 16 MiB and 4). Every rank
+// least step_bytes, at most max_steps of them (0: the defaults, 64 MiB and 8). Every rank
 // passes the same options.
 struct Options {
   int max_steps = 0;
@@ -80,11 +80,15 @@ class XPOSE_API Plan {
   // GPU memory, enqueued on `stream`; never synchronize, never allocate. The workspace is
   // workspace_bytes() of device memory, 256-byte aligned.
   void transpose_own(const void* src, void* dst, cudaStream_t stream = nullptr) const;
+  // Step `step`'s cut of the same block (all steps' cuts together are the whole block): a
+  // pipelined driver runs it beside step `step`'s exchange instead of the whole block at once.
+  void transpose_own(int step, const void* src, void* dst, cudaStream_t stream = nullptr) const;
   void pack(int step, const void* src, void* workspace, cudaStream_t stream = nullptr) const;
   void place(int step, const void* workspace, void* dst, cudaStream_t stream = nullptr) const;
 
   // The same on host memory (the CPU path; tests simulate ranks with it).
   void transpose_own_host(const void* src, void* dst) const;
+  void transpose_own_host(int step, const void* src, void* dst) const;
   void pack_host(int step, const void* src, void* workspace) const;
   void place_host(int step, const void* workspace, void* dst) const;
 

@@ -78,6 +78,9 @@ class DistPlan {
   void own(uintptr_t src, uintptr_t dst, uintptr_t stream) const {
     plan_.transpose_own(ptr(src), ptr(dst), reinterpret_cast<cudaStream_t>(stream));
   }
+  void own_step(int step, uintptr_t src, uintptr_t dst, uintptr_t stream) const {
+    plan_.transpose_own(step, ptr(src), ptr(dst), reinterpret_cast<cudaStream_t>(stream));
+  }
   void pack(int step, uintptr_t src, uintptr_t ws, uintptr_t stream) const {
     plan_.pack(step, ptr(src), ptr(ws), reinterpret_cast<cudaStream_t>(stream));
   }
@@ -85,6 +88,9 @@ class DistPlan {
     plan_.place(step, ptr(ws), ptr(dst), reinterpret_cast<cudaStream_t>(stream));
   }
   void own_host(uintptr_t src, uintptr_t dst) const { plan_.transpose_own_host(ptr(src), ptr(dst)); }
+  void own_step_host(int step, uintptr_t src, uintptr_t dst) const {
+    plan_.transpose_own_host(step, ptr(src), ptr(dst));
+  }
   void pack_host(int step, uintptr_t src, uintptr_t ws) const { plan_.pack_host(step, ptr(src), ptr(ws)); }
   void place_host(int step, uintptr_t ws, uintptr_t dst) const { plan_.place_host(step, ptr(ws), ptr(dst)); }
 
@@ -136,9 +142,11 @@ NB_MODULE(_xpose, m) {
       .def("sends", &DistPlan::sends)
       .def("recvs", &DistPlan::recvs)
       .def("own", &DistPlan::own, released)
+      .def("own_step", &DistPlan::own_step, released)
       .def("pack", &DistPlan::pack, released)
       .def("place", &DistPlan::place, released)
       .def("own_host", &DistPlan::own_host, released)
+      .def("own_step_host", &DistPlan::own_step_host, released)
       .def("pack_host", &DistPlan::pack_host, released)
       .def("place_host", &DistPlan::place_host, released);
 }

@@ -58,12 +58,16 @@ def test_simulated_ranks_match_the_transpose(seed):
         dsts.append(dst)
         wss.append(aligned(plan.workspace_bytes))
     steps = plans[0].steps
+    stepped = steps > 0 and bool(rng.integers(2))  # the own block whole, or step by step as the drivers run it
     for p in range(nranks):
         assert plans[p].steps == steps
-        plans[p].own_host(srcs[p].ctypes.data, dsts[p].ctypes.data)
+        if not stepped:
+            plans[p].own_host(srcs[p].ctypes.data, dsts[p].ctypes.data)
     for j in range(steps):
         for p in range(nranks):
             plans[p].pack_host(j, srcs[p].ctypes.data, wss[p].ctypes.data)
+            if stepped:
+                plans[p].own_step_host(j, srcs[p].ctypes.data, dsts[p].ctypes.data)
         buffers = [_step_buffers(plans[p], j, nranks) for p in range(nranks)]
         # all_to_all_single: rank q's recv segment p is rank p's send segment q.
         for q in range(nranks):

@@ -130,10 +130,12 @@ def transpose(x_local, group=None, out=None, *, row_splits=None, col_splits=None
     if on_gpu:
         stream = torch.cuda.current_stream(x_local.device).cuda_stream
         own = lambda: plan.own(src.ptr, dst.ptr, stream)  # noqa: E731
+        own_step = lambda j: plan.own_step(j, src.ptr, dst.ptr, stream)  # noqa: E731
         pack = lambda j: plan.pack(j, src.ptr, base, stream)  # noqa: E731
         place = lambda j: plan.place(j, base, dst.ptr, stream)  # noqa: E731
     else:
         own = lambda: plan.own_host(src.ptr, dst.ptr)  # noqa: E731
+        own_step = lambda j: plan.own_step_host(j, src.ptr, dst.ptr)  # noqa: E731
         pack = lambda j: plan.pack_host(j, src.ptr, base)  # noqa: E731
         place = lambda j: plan.place_host(j, base, dst.ptr)  # noqa: E731
 
@@ -143,17 +145,19 @@ def transpose(x_local, group=None, out=None, *, row_splits=None, col_splits=None
         recv = ws[recv_start:recv_start + sum(recv_counts)]
         return dist.all_to_all_single(recv, send, recv_counts, send_counts, group=group, async_op=True)
 
-    # Step j's exchange runs while step j+1 is packed and step j-1 placed; the own block
-    # goes while the last exchange runs.
+    # Step j's exchange runs while step j's cut of the own block is transposed, step j+1
+    # packed and step j-1 placed.
+    if plan.steps == 0:
+        own()
     pending = None
     for j in range(plan.steps):
         pack(j)
         work = exchange(j)
+        own_step(j)
         if pending is not None:
             pending.wait()
             place(j - 1)
         pending = work
-    own()
     if pending is not None:
         pending.wait()
         place(plan.steps - 1)

@@ -2,9 +2,10 @@
 // of the public API like any other program: it sees include/ only.
 //
 // Order of the work, with the exchange on an internal stream X and the rest on the caller's S:
-//   S: pack 0 | pack 1, wait exch 0, place 0 | pack 2, wait exch 1, place 1 | ... | own, wait exch last, place last
+//   S: pack 0, own 0 | pack 1, own 1, wait exch 0, place 0 | ... | wait exch last, place last
 //   X:        wait pack 0, exch 0 | wait pack 1, exch 1 | ...
-// so that step j's exchange overlaps step j+1's pack and step j-1's place.
+// so that step j's exchange overlaps step j+1's pack, step j's cut of the rank's own block
+// and step j-1's place: only the first pack and the last place stand outside the exchange.
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -166,12 +167,12 @@ void transpose(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, const
     XPOSE_CUDA(cudaStreamWaitEvent(lane.stream, lane.packed[size_t(j)], 0));
     exchange(plan, j, workspace, comm, lane.stream);
     XPOSE_CUDA(cudaEventRecord(lane.exchanged[size_t(j)], lane.stream));
+    plan.transpose_own(j, src, dst, stream);
     if (j > 0) {
       XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.exchanged[size_t(j - 1)], 0));
       plan.place(j - 1, workspace, dst, stream);
     }
   }
-  plan.transpose_own(src, dst, stream);
   XPOSE_CUDA(cudaStreamWaitEvent(stream, lane.exchanged[size_t(steps - 1)], 0));
   plan.place(steps - 1, workspace, dst, stream);
 }

@@ -114,6 +114,13 @@ void Plan::transpose_own(const void* src, void* dst, cudaStream_t stream) const 
   transpose(at(src, op.src_offset), at(dst, op.dst_offset), schedule_->elem_bytes, shape_of(op), stream);
 }
 
+void Plan::transpose_own(int step, const void* src, void* dst, cudaStream_t stream) const {
+  check_step(step, steps());
+  check_apart("src", src, src_bytes(), "dst", dst, dst_bytes());
+  for (const TransposeOp& op : schedule_->steps[size_t(step)].owns)
+    transpose(at(src, op.src_offset), at(dst, op.dst_offset), schedule_->elem_bytes, shape_of(op), stream);
+}
+
 void Plan::pack(int step, const void* src, void* workspace, cudaStream_t stream) const {
   check_step(step, steps());
   check_workspace(workspace, workspace_bytes());
@@ -140,6 +147,13 @@ void Plan::transpose_own_host(const void* src, void* dst) const {
   const TransposeOp& op = schedule_->own;
   check_apart("src", src, src_bytes(), "dst", dst, dst_bytes());
   transpose_host(at(src, op.src_offset), at(dst, op.dst_offset), schedule_->elem_bytes, shape_of(op));
+}
+
+void Plan::transpose_own_host(int step, const void* src, void* dst) const {
+  check_step(step, steps());
+  check_apart("src", src, src_bytes(), "dst", dst, dst_bytes());
+  for (const TransposeOp& op : schedule_->steps[size_t(step)].owns)
+    transpose_host(at(src, op.src_offset), at(dst, op.dst_offset), schedule_->elem_bytes, shape_of(op));
 }
 
 void Plan::pack_host(int step, const void* src, void* workspace) const {

@@ -38,25 +38,26 @@ int64_t first_row(int64_t total, int steps, int j) {
   return q * j + std::min<int64_t>(j, r);
 }
 
-// The pack of transposed rows [s, e) of the block this rank sends to a rank holding `cols`
-// columns from column `col0`: g = b * cols + c is transposed row c of matrix b. A range that
-// starts or ends inside a matrix takes a transpose of its own; the whole matrices between
-// go in one batched transpose.
-void add_pack(const Schedule& sched, int64_t rows, int64_t ld_src, int64_t cols, int64_t col0, int64_t s, int64_t e,
-              size_t offset, std::vector<TransposeOp>* packs) {
+// Transposed rows [s, e) of the block of `rows` src rows and `cols` columns from column
+// `col0`: g = b * cols + c is transposed row c of matrix b, written `dst_pitch` elements after
+// row g - 1 from byte `dst_base` (row 0) on. A range that starts or ends inside a matrix takes a
+// transpose of its own; the whole matrices between go in one batched transpose. A pack's rows
+// are a message's, back to back (pitch `rows`); the own block's are dst's (pitch ld_dst).
+void add_pieces(const Schedule& sched, int64_t rows, int64_t ld_src, int64_t cols, int64_t col0, int64_t s, int64_t e,
+                int64_t dst_base, int64_t dst_pitch, std::vector<TransposeOp>* ops) {
   const int64_t elem = sched.elem_bytes;
   auto piece = [&](int64_t b, int64_t c0, int64_t c1, int64_t nb) {
     TransposeOp op;
     op.src_offset = (b * rows * ld_src + col0 + c0) * elem;
-    op.dst_offset = int64_t(offset) + ((b * cols + c0) - s) * rows * elem;
+    op.dst_offset = dst_base + (b * cols + c0) * dst_pitch * elem;
     op.rows = rows;
     op.cols = c1 - c0;
     op.ld_src = ld_src;
-    op.ld_dst = rows;
+    op.ld_dst = dst_pitch;
     op.batch = nb;
     op.stride_src = rows * ld_src;
-    op.stride_dst = cols * rows;
-    packs->push_back(op);
+    op.stride_dst = cols * dst_pitch;
+    ops->push_back(op);
   };
   int64_t b0 = s / cols, c0 = s % cols;
   const int64_t b1 = e / cols, c1 = e % cols;
@@ -139,12 +140,17 @@ Error make_schedule(const Split& split, Schedule* out) {
   s.steps.resize(size_t(steps));
   for (int j = 0; j < steps; ++j) {
     Step& step = s.steps[size_t(j)];
+    if (s.has_own) {  // the own block's transposed rows, cut as every block's
+      const int64_t total = batch * my_cols, first = first_row(total, steps, j), last = first_row(total, steps, j + 1);
+      if (last > first) add_pieces(s, my_rows, ld_src, my_cols, co[p], first, last, ro[p] * e, ld_dst, &step.owns);
+    }
     for (int q = 0; q < nranks; ++q) {
       const int64_t q_cols = co[q + 1] - co[q], total = batch * q_cols;
       const int64_t first = first_row(total, steps, j), last = first_row(total, steps, j + 1);
       if (q == p || my_rows == 0 || last == first) continue;
       const size_t bytes = size_t((last - first) * my_rows * e);
-      add_pack(s, my_rows, ld_src, q_cols, co[q], first, last, size_t(offset), &step.packs);
+      add_pieces(s, my_rows, ld_src, q_cols, co[q], first, last, int64_t(offset) - first * my_rows * e, my_rows,
+                 &step.packs);
       step.sends.push_back({q, size_t(offset), bytes, align_up(bytes)});
       offset += step.sends.back().padded;
     }

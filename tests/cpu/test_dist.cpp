@@ -70,6 +70,8 @@ TEST(DistPlan, StepsAreRefusedOutsideTheirRange) {
   EXPECT_THROW(plan.place_host(-1, ws.data(), dst.data()), Error);
   EXPECT_THROW(plan.pack_host(0, src.data(), ws.data() + 16), Error) << "a workspace off 256 bytes";
   EXPECT_THROW(plan.transpose_own_host(src.data(), src.data()), Error) << "src and dst overlap";
+  EXPECT_THROW(plan.transpose_own_host(plan.steps(), src.data(), dst.data()), Error);
+  EXPECT_THROW(plan.transpose_own_host(0, src.data(), src.data()), Error) << "src and dst overlap";
   // The whole check a driver makes before it enqueues anything.
   const auto refused = [&](const void* s, const void* d, const void* w) -> std::string {
     try {
@@ -88,8 +90,8 @@ TEST(DistPlan, StepsAreRefusedOutsideTheirRange) {
 }
 
 TEST(DistPlan, LargeBlocksArePipelinedInSteps) {
-  // Two ranks, 8192 x 8192 fp32: each sends a 128 MiB block, cut into the default steps.
-  const dist::Split s{{0, 4096, 8192}, {0, 4096, 8192}, 1, 4, 0, 0};
+  // Two ranks, 32768 x 32768 fp32: each sends a 1 GiB block, cut into the default steps.
+  const dist::Split s{{0, 16384, 32768}, {0, 16384, 32768}, 1, 4, 0, 0};
   const dist::Plan plan(s, 0);
   EXPECT_EQ(detail::dist::kMaxSteps, plan.steps());
   EXPECT_EQ(1, dist::Plan(s, 0, {1, 0}).steps());
@@ -109,12 +111,13 @@ TEST(DistPlan, LargeBlocksArePipelinedInSteps) {
         end = m.offset + m.padded;
       }
   EXPECT_EQ(end, plan.workspace_bytes());
-  EXPECT_EQ(size_t(2) * 4096 * 4096 * 4, plan.workspace_bytes());
+  EXPECT_EQ(size_t(2) * 16384 * 16384 * 4, plan.workspace_bytes());
 }
 
-// P simulated ranks on host memory: own blocks, then step by step every pack, the loopback
-// exchange, every place.
-void run_on_host(const RandomSplit& s, uint64_t seed) {
+// P simulated ranks on host memory: own blocks (whole first, or `stepped`: each step's cut
+// of them in that step, as xpose_nccl_transpose runs them), then step by step every pack, the
+// loopback exchange, every place.
+void run_on_host(const RandomSplit& s, uint64_t seed, bool stepped = false) {
   std::vector<dist::Plan> plans;
   for (int p = 0; p < s.nranks; ++p) plans.emplace_back(s.split(p), p, s.options);
   std::vector<RankImages> ranks = make_rank_images(s, plans, seed);
@@ -122,10 +125,15 @@ void run_on_host(const RandomSplit& s, uint64_t seed) {
   for (const dist::Plan& plan : plans) ws.emplace_back(plan.workspace_bytes());
   for (int p = 0; p < s.nranks; ++p) {
     ASSERT_EQ(plans[0].steps(), plans[size_t(p)].steps()) << "rank " << p;
-    plans[size_t(p)].transpose_own_host(ranks[size_t(p)].src.data(), ranks[size_t(p)].dst.data() + guard_bytes);
+    if (!stepped || plans[0].steps() == 0)
+      plans[size_t(p)].transpose_own_host(ranks[size_t(p)].src.data(), ranks[size_t(p)].dst.data() + guard_bytes);
   }
   for (int j = 0; j < plans[0].steps(); ++j) {
-    for (int p = 0; p < s.nranks; ++p) plans[size_t(p)].pack_host(j, ranks[size_t(p)].src.data(), ws[size_t(p)].data());
+    for (int p = 0; p < s.nranks; ++p) {
+      plans[size_t(p)].pack_host(j, ranks[size_t(p)].src.data(), ws[size_t(p)].data());
+      if (stepped)
+        plans[size_t(p)].transpose_own_host(j, ranks[size_t(p)].src.data(), ranks[size_t(p)].dst.data() + guard_bytes);
+    }
     size_t received = 0;
     for (int p = 0; p < s.nranks; ++p)
       for (const dist::Message& m : plans[size_t(p)].sends(j)) {
@@ -154,7 +162,9 @@ TEST(DistSimulated, RandomSplitsOnTheHostMatchTheModel) {
   for (int trial = 0; trial < 400 && !::testing::Test::HasFailure(); ++trial) {
     const RandomSplit s = draw_split(rng, 8, 40);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + s.text());
-    run_on_host(s, rng());
+    const uint64_t images = rng();
+    run_on_host(s, images);
+    run_on_host(s, images, true);
   }
 }
 
@@ -174,7 +184,9 @@ TEST(DistSimulated, EveryRankCountAndElementSize) {
       s.ld_dst.assign(size_t(nranks), 0);
       s.options = {3, 100};
       SCOPED_TRACE(s.text());
-      run_on_host(s, rng());
+      const uint64_t images = rng();
+      run_on_host(s, images);
+      run_on_host(s, images, true);
     }
 }
 
@@ -195,7 +207,9 @@ TEST(DistSimulated, StepsCutInsideMatricesAndAcrossThem) {
   s.options = {7, 1};
   SCOPED_TRACE(s.text());
   ASSERT_EQ(7, dist::Plan(s.split(0), 0, s.options).steps());
-  run_on_host(s, rng());
+  const uint64_t images = rng();
+  run_on_host(s, images);
+  run_on_host(s, images, true);
 }
 
 }  // namespace

@@ -107,7 +107,8 @@ def cases(records, out, _):
 
 
 def load_distributed(files):
-    """xpose-dist-bench's records with the library's default steps (its own kind of record)."""
+    """xpose-dist-bench's records with the library's default steps on cudaMalloc'd buffers (its
+    own kind of record; --nccl-memory runs are another ceiling)."""
     import json
 
     records = []
@@ -118,7 +119,8 @@ def load_distributed(files):
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             fail(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
     keys = ("ranks", "dtype", "total_bytes", "alltoall_ms", "xpose_ms", "steps")
-    records = [r for r in records if isinstance(r, dict) and all(k in r for k in keys) and r["steps"] == 0]
+    records = [r for r in records if isinstance(r, dict) and all(k in r for k in keys) and r["steps"] == 0
+               and not r.get("nccl_memory", False)]
     if not records:
         fail("no xpose-dist-bench records with the default steps in " + ", ".join(files))
     return records

@@ -108,6 +108,9 @@ class ScriptErrors(unittest.TestCase):
                  "notjson.jsonl": "{not json\n", "list.jsonl": "[1, 2]\n",
                  "partial.jsonl": json.dumps({"case": "big", "kernel": "auto"}) + "\n",
                  "text_pct.jsonl": json.dumps({**record("big", "auto", "xpose", 90), "pct_copy": "90%"}) + "\n",
+                 "dist_registered.jsonl": json.dumps({"ranks": 2, "dtype": "fp32", "total_bytes": 1 << 30,
+                                                      "alltoall_ms": 1.0, "xpose_ms": 1.1, "steps": 0,
+                                                      "nccl_memory": True}) + "\n",
                  "bench": FAKE_BENCH}
         for name, text in files.items():
             with open(self.path(name), "w") as f:
@@ -158,6 +161,9 @@ class ScriptErrors(unittest.TestCase):
         # xpose-dist-bench's records are their own kind.
         self.assertIn("No such file", self.assert_fails(1, "plot.py", "distributed", "missing.jsonl"))
         self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
+        # --nccl-memory runs are against another ceiling: not on the plot.
+        self.assertIn("no xpose-dist-bench records",
+                      self.assert_fails(1, "plot.py", "distributed", "dist_registered.jsonl"))
 
     def test_peers_says_when_the_bench_cannot_run(self):
         self.assertIn("cannot run --bench", self.assert_fails(1, "peers.py", "--bench", "missing", "--json", "p"))

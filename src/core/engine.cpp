@@ -44,6 +44,7 @@ std::string describe(const Plan& plan) {
   s += ", grid " + dims(plan.grid) + ", block " + dims(plan.block) + ", tile " + std::to_string(plan.walk.tile_rows) +
        "x" + std::to_string(plan.walk.tile_cols);
   if (plan.smem_bytes) s += ", " + std::to_string(plan.smem_bytes) + " bytes of dynamic shared memory";
+  if (plan.tiles_by_column) s += ", tiles column by column";
   return s;
 }
 

@@ -60,6 +60,7 @@ struct Plan {
   size_t smem_bytes = 0;         // dynamic shared memory per block
   int64_t chunk_elems = 0;       // tiny_batched: elements per block
   layout::TmaMaps maps;          // the copy engine's tensor maps (TMA engines only)
+  bool tiles_by_column = false;  // blocks take the walk's tiles column by column (engines with takes_tile_order)
 };
 
 struct Engine {
@@ -69,6 +70,7 @@ struct Engine {
   Support (*supports)(const Problem& p, const Device& d);
   Plan (*plan)(const Problem& p, const Device& d);  // only where supports() served; complete
   cudaError_t (*launch)(const Plan& plan, cudaStream_t stream);  // enqueues exactly `plan`
+  bool takes_tile_order = false;  // its kernel follows Plan::tiles_by_column (the device tuning's choice)
 };
 
 // "kernel vec_swizzled, grid 1024x1024x1, block 256x1x1, tile 32x32"

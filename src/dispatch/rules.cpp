@@ -31,6 +31,11 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
          (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
 }
 
+// The tuning's tile order, for the engines whose kernels follow it.
+void order_tiles(const Tuning& t, Plan* plan) {
+  plan->tiles_by_column = plan->engine->takes_tile_order && plan->problem.elem_bytes > t.row_tiles_max_elem;
+}
+
 }  // namespace
 
 const std::vector<Rule>& rules() {
@@ -73,11 +78,12 @@ const std::vector<Rule>& rules() {
        [](const Problem& p, const Device&, const Tuning& t) {
          const bool large = p.elem_bytes == 1 ? p.bytes() > t.cute_tma_side_bytes
                                               : p.bytes() > t.cute_tma_side && p.rows >= t.cute_tma_min_rows;
-         return large && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
+         return large && p.elem_bytes <= t.cute_tma_max_elem && layout::cute_tma_whole_rows(p.elem_bytes, p.rows, p.cols);
        },
-       "1-, 2-, 4- or 8-byte elements on compute capability 9.0 where TMA can address both sides, more than "
-       "`cute_tma_side` a side and at least `cute_tma_min_rows` rows (bytes: more than `cute_tma_side_bytes`), src "
-       "and dst rows whole 128-byte segments (cols and rows multiples of 128/E), CuTe family built",
+       "1-, 2-, 4- or 8-byte elements (at most `cute_tma_max_elem`) on compute capability 9.0 where TMA can address "
+       "both sides, more than `cute_tma_side` a side and at least `cute_tma_min_rows` rows (bytes: more than "
+       "`cute_tma_side_bytes`), src and dst rows whole 128-byte segments (cols and rows multiples of 128/E), CuTe "
+       "family built",
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
       {"4a", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
@@ -110,7 +116,9 @@ const std::vector<Rule>& rules() {
        "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles (CuTe family built)",
        "fp32 with few 64x64 tiles per SM: 16-byte vectors through 32x32 tiles, 4x the blocks"},
       {"6", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
-       "rows and bases 16-byte aligned", "16-byte aligned rows and bases: 16-byte vectors on both sides"},
+       "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column, here "
+       "and in rules 3 and 7)",
+       "16-byte aligned rows and bases: 16-byte vectors on both sides"},
       {"7", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning&) { return middle_size(p); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned",
@@ -133,6 +141,7 @@ Error choose(const Problem& p, const Device& d, Choice* out) {
     }
     *out = Choice{&r, &t, r.engine->plan(p, d)};
     out->plan.engine = r.engine;
+    order_tiles(t, &out->plan);
     return ok();
   }
   return fail(XPOSE_ERROR_NOT_SUPPORTED, why(refusal, d));
@@ -142,6 +151,7 @@ Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* o
   if (const Support s = e.supports(p, d); !s.served()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
   *out = Choice{nullptr, nullptr, e.plan(p, d)};
   out->plan.engine = &e;
+  order_tiles(tuning_for(d), &out->plan);  // a named kernel runs as the automatic choice would run it
   return ok();
 }
 

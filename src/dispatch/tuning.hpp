@@ -27,12 +27,15 @@ struct Tuning {
   int64_t cute_tma_side;         // rule 3b: bytes of one side past which cute_tma takes 2-, 4-, 8-byte elements
   int64_t cute_tma_side_bytes;   // rule 3b: the same for 1-byte elements
   int64_t cute_tma_min_rows;     // rule 3b: 2-, 4- and 8-byte elements with at least this many rows
+  int64_t cute_tma_max_elem;     // rule 3b: the largest element it takes (bytes)
   int64_t vec_side;              // rule 4a: 1- and 2-byte elements up to this many bytes a side: vec_swizzled
   int64_t pipeline_side;         // rule 4b: ... up to this many: tma_pipeline
   int64_t pipeline_side_bytes;   // rule 4b: the same bound for 1-byte elements
   int64_t halves_min_rows;       // rule 4c: 2-byte elements past pipeline_side with at least these rows ...
   int64_t halves_min_cols;       // ... and columns: aligned_stores
   int64_t min_fp32_tiles_per_sm; // rule 5: fp32 with fewer of vec_swizzled's tiles per SM: the 32x32 CuTe tile
+  int64_t row_tiles_max_elem;    // rules 3, 6, 7: vec_swizzled and aligned_stores take their tiles row by row for
+                                 // elements of at most this many bytes, column by column for larger ones
 };
 
 // Every record, the families first and the defaults last.

@@ -89,8 +89,9 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
   using Tile = StagedTile<E>;
   __shared__ Elem<E> tile[Tile::size];
   const int64_t b = o.batch + blockIdx.z;
-  const int64_t r0 = (o.row_tile + blockIdx.y) * A::piece - A::max_shift;  // first staged src row
-  const int64_t c0 = (o.col_tile + blockIdx.x) * A::cols;
+  const layout::TilePos pos = block_pos(o);
+  const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
+  const int64_t c0 = (o.col_tile + pos.x) * A::cols;
   const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + b * p.stride_src;
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + b * p.stride_dst;
 
@@ -153,6 +154,7 @@ const Engine aligned_stores = {
     "aligned_stores",
     "16-byte loads where src rows allow, else 8 element loads in flight; 16-byte dst stores shifted to start on "
     "32-byte sectors",
-    "256/E src rows (+ up to 32/E - 1) x 64 src cols staged, 256 threads", supports, plan, launch};
+    "256/E src rows (+ up to 32/E - 1) x 64 src cols staged, 256 threads", supports, plan, launch,
+    /*takes_tile_order=*/true};
 
 }  // namespace xpose::engines

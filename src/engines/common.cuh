@@ -7,6 +7,7 @@
 
 #include "core/engine.hpp"
 #include "layout/elem_size.hpp"
+#include "layout/grid.hpp"
 
 namespace xpose::engines {
 
@@ -53,14 +54,23 @@ struct TileRef {
 // Each block turns exactly one tile: block (x, y, z) is column tile x, row tile y and
 // batch z, counted from the launch's origin. Walks larger than CUDA's grid limits are
 // split into several launches on the host (launch_tiles), so kernels carry no tile loops.
+// by_column: the launch's tiles are taken column by column (the plan's tiles_by_column).
 struct TileOrigin {
   int64_t col_tile = 0, row_tile = 0, batch = 0;
+  bool by_column = false;
 };
+
+// The tile of this block, counted from the launch's origin.
+__device__ __forceinline__ layout::TilePos block_pos(const TileOrigin& o) {
+  if (o.by_column) return layout::column_major_tile(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);
+  return {int64_t(blockIdx.x), int64_t(blockIdx.y)};
+}
 
 template <class T>
 __device__ __forceinline__ TileRef<T> block_tile(const Problem& p, const TileOrigin& o, int tile_rows, int tile_cols) {
   const int64_t b = o.batch + blockIdx.z;
-  const int64_t r0 = (o.row_tile + blockIdx.y) * tile_rows, c0 = (o.col_tile + blockIdx.x) * tile_cols;
+  const layout::TilePos pos = block_pos(o);
+  const int64_t r0 = (o.row_tile + pos.y) * tile_rows, c0 = (o.col_tile + pos.x) * tile_cols;
   TileRef<T> t;
   t.src = static_cast<const T*>(p.src) + b * p.stride_src + r0 * p.ld_src + c0;
   t.dst = static_cast<T*>(p.dst) + b * p.stride_dst + c0 * p.ld_dst + r0;

@@ -38,7 +38,8 @@ cudaError_t launch_tiles(Kernel kernel, const Plan& plan, cudaStream_t s, const 
     for (int64_t tr = 0; tr < w.row_tiles; tr += layout::max_grid_yz)
       for (int64_t tc = 0; tc < w.col_tiles; tc += layout::max_grid_x) {
         const layout::Dims grid = layout::first_grid({w.col_tiles - tc, w.row_tiles - tr, w.batch - b});
-        kernel<<<to_dim3(grid), to_dim3(plan.block), plan.smem_bytes, s>>>(args..., TileOrigin{tc, tr, b});
+        kernel<<<to_dim3(grid), to_dim3(plan.block), plan.smem_bytes, s>>>(args...,
+                                                                           TileOrigin{tc, tr, b, plan.tiles_by_column});
         if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
       }
   return cudaSuccess;

@@ -96,6 +96,7 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
 
 const Engine vec_swizzled = {
     "vec_swizzled", "16-byte vector loads and stores, swizzled shared-memory tile",
-    "64x64 tile for 1- and 4-byte elements, else 32x32; 256 threads (128 for 2-byte)", supports, plan, launch};
+    "64x64 tile for 1- and 4-byte elements, else 32x32; 256 threads (128 for 2-byte)", supports, plan, launch,
+    /*takes_tile_order=*/true};
 
 }  // namespace xpose::engines

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "layout/hd.hpp"
+
 namespace xpose::layout {
 
 // CUDA's grid limits: x up to 2^31 - 1 blocks, y and z up to 65535.
@@ -31,6 +33,18 @@ inline TileWalk tile_walk(int64_t rows, int64_t cols, int64_t batch, int tile_ro
 inline Dims first_grid(const TileWalk& w) {
   return {uint32_t(std::min(w.col_tiles, max_grid_x)), uint32_t(std::min(w.row_tiles, max_grid_yz)),
           uint32_t(std::min(w.batch, max_grid_yz))};
+}
+
+// The tile (x, y) block (bx, by) of a gx x gy grid turns when the grid's blocks, in the order
+// CUDA numbers them (x fastest), take the tiles column by column: blocks that run at the same
+// time then write neighbouring pieces of the same dst rows rather than read neighbouring
+// pieces of the same src rows. Every tile once: a bijection of the grid.
+struct TilePos {
+  int64_t x, y;
+};
+XPOSE_HD inline TilePos column_major_tile(uint32_t bx, uint32_t by, uint32_t gx, uint32_t gy) {
+  const uint64_t id = uint64_t(by) * gx + bx;
+  return {int64_t(id / gy), int64_t(id % gy)};
 }
 
 }  // namespace xpose::layout

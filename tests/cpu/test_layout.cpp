@@ -16,6 +16,25 @@
 namespace xpose::layout {
 namespace {
 
+TEST(Grid, ColumnMajorTilesVisitEveryTileOnceColumnByColumn) {
+  for (uint32_t gx : {1u, 2u, 7u, 64u})
+    for (uint32_t gy : {1u, 3u, 8u, 65u}) {
+      std::vector<int> seen(size_t(gx) * gy, 0);
+      int64_t last_x = 0, last_y = -1;
+      for (uint32_t by = 0; by < gy; ++by)
+        for (uint32_t bx = 0; bx < gx; ++bx) {  // CUDA's numbering: x fastest
+          const layout::TilePos t = layout::column_major_tile(bx, by, gx, gy);
+          ASSERT_TRUE(t.x >= 0 && t.x < gx && t.y >= 0 && t.y < gy) << gx << "x" << gy;
+          ++seen[size_t(t.y) * gx + size_t(t.x)];
+          // Consecutive blocks go down a column, then on to the next one's top.
+          EXPECT_TRUE((t.x == last_x && t.y == last_y + 1) || (t.x == last_x + 1 && t.y == 0 && last_y == gy - 1))
+              << gx << "x" << gy << " block " << bx << "," << by;
+          last_x = t.x, last_y = t.y;
+        }
+      for (int n : seen) EXPECT_EQ(1, n) << gx << "x" << gy;
+    }
+}
+
 TEST(BankModel, CountsWaysAndBroadcasts) {
   std::vector<int64_t> same_bank, distinct, same_word;
   for (int t = 0; t < 32; ++t) {

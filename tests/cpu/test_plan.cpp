@@ -429,8 +429,29 @@ TEST(Tuning, TheH200LeavesShortMatricesToTheLaterRules) {
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(256, 4096, 2, 0, 0, 2048), h200));
   EXPECT_EQ("vec_swizzled", chosen(with_ld(64, 4096, 4, 0, 0, 4096), h200));
   EXPECT_EQ(rule_3b_or("aligned_stores"), chosen(problem(32768, 32768, 2), h200));  // squares keep cute_tma
-  EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(32768, 32768, 4), h200));
+  EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4), h200));  // 4- and 8-byte elements: never cute_tma
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 8), h200));
+  EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(32768, 32768, 4), h100));
   EXPECT_EQ(rule_3b_or("tma_pipeline"), chosen(with_ld(256, 4096, 1, 0, 0, 4096), h200));  // bytes: any rows
+}
+
+TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
+  const auto by_column = [](const Problem& p, const Device& d, const char* kernel = nullptr) {
+    Choice c;
+    const Error e = kernel ? choose_named(*find_engine(kernel), p, d, &c) : choose(p, d, &c);
+    EXPECT_FALSE(e.failed()) << e.message;
+    EXPECT_EQ(c.plan.tiles_by_column, describe(c.plan).find("tiles column by column") != std::string::npos);
+    return c.plan.tiles_by_column;
+  };
+  for (int64_t e : {4, 8, 16}) {
+    EXPECT_TRUE(by_column(problem(8192, 8192, e), h200)) << e;  // rule 6: vec_swizzled
+    EXPECT_FALSE(by_column(problem(8192, 8192, e), h100)) << e;
+    EXPECT_TRUE(by_column(problem(8192, 8192, e), h200, "vec_swizzled")) << e;  // named: as the choice runs it
+  }
+  for (int64_t e : {1, 2}) EXPECT_FALSE(by_column(problem(8192, 8192, e), h200, "vec_swizzled")) << e;
+  EXPECT_TRUE(by_column(problem(8191, 12289, 4), h200));  // rule 7: aligned_stores
+  EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "cute_tma"));  // cute_tma keeps the grid's order
+  EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "smem_swizzled"));
 }
 
 TEST(Tuning, TheRulesReadTheRecord) {

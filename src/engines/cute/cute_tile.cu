@@ -112,9 +112,11 @@ namespace {
 
 // The vectorized pair: 16-byte copy atoms on both global sides (a TiledCopy each), the
 // tile's elements through shared memory one by one in the given layout. Tiles cut by the
-// matrix edge move element by element, predicated, through the same layout, every load in
-// flight before the first shared-memory store (a rolled loop there held small problems to its
-// latency).
+// matrix edge move element by element, predicated, through the same layout: for elements of
+// 2 bytes and more every load in flight before the first shared-memory store (a rolled loop
+// there held small problems to its latency); for bytes in a rolled loop, since holding a
+// thread's 16 bytes in registers took the whole kernel from 32 to 80 registers, 3 blocks an
+// SM instead of 8, and whole tiles ran at that occupancy too.
 template <int E, class SmemLayout>
 __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cute_vectorized(Problem p, TileOrigin o) {
   using T = layout::CuteVecTile<E>;
@@ -146,6 +148,18 @@ __global__ void __launch_bounds__(layout::CuteVecTile<E>::threads) transpose_cut
     CUTE_UNROLL
     for (int i = 0; i < cute::size(out); ++i) out(i) = gathered(i);
     cute::copy(store, out, to);
+  } else if constexpr (E == 1) {
+#pragma unroll 1
+    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
+      const int r = i / T::tile, c = i % T::tile;  // along a src row
+      if (r < t.rows && c < t.cols) tile(r, c) = src(r, c);
+    }
+    __syncthreads();
+#pragma unroll 1
+    for (int i = threadIdx.x; i < T::tile * T::tile; i += T::threads) {
+      const int c = i / T::tile, r = i % T::tile;  // along a dst row
+      if (r < t.rows && c < t.cols) dst(r, c) = tile(r, c);
+    }
   } else {
     constexpr int n = T::tile * T::tile / T::threads;
     static_assert(n * T::threads == T::tile * T::tile, "each thread takes the same number of a cut tile's elements");

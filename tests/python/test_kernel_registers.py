@@ -12,6 +12,7 @@ usage: test_kernel_registers.py BUILD_DIR TABLE [--cute]   (--cute: the CuTe fam
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -70,6 +71,8 @@ def main():
     reports, kernels = read_reports(build_dir)
     if not kernels:
         sys.exit(f"FAIL: no {ARCH} kernel in {len(reports)} ptxas reports under {build_dir} (XPOSE_KERNEL_REPORT on?)")
+    if not shutil.which("c++filt"):
+        sys.exit("FAIL: c++filt (binutils) is needed to read the kernels' names")
     names = [k[0] for k in kernels]
     demangled = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True,
                                check=True).stdout.split("\n")

@@ -123,8 +123,17 @@ const std::vector<Rule>& rules() {
        [](const Problem& p, const Device&, const Tuning&) { return middle_size(p); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned",
        "rows not 16-byte aligned: 16-byte stores shifted onto 32-byte sectors"},
+      {"7a", XPOSE_ENGINE(aligned_stores),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return p.elem_bytes == 1 && p.bytes() > t.unaligned_bytes_side;
+       },
+       "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side",
+       "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
+      {"7b", XPOSE_CUTE_ENGINE(cute_padded),
+       [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes == 1; },
+       "... smaller (CuTe family built)", "small bytes, rows not 16-byte aligned: element-wise padded tile, many blocks"},
       {"8", XPOSE_ENGINE(smem_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
-       "anything else (unaligned bytes; unaligned 16-byte bases cannot occur)", "element-wise swizzled tile"},
+       "anything else (small unaligned bytes without the CuTe family; unaligned 16-byte bases cannot occur)", "element-wise swizzled tile"},
   };
   return table;
 }

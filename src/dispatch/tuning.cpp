@@ -22,6 +22,7 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
                          /*min_fp32_tiles_per_sm=*/6,
+                         /*unaligned_bytes_side=*/32 * MiB,
                          /*row_tiles_max_elem=*/16};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
@@ -46,6 +47,7 @@ constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 9
                          h100.halves_min_rows,
                          h100.halves_min_cols,
                          h100.min_fp32_tiles_per_sm,
+                         h100.unaligned_bytes_side,
                          /*row_tiles_max_elem=*/2};
 
 // Every other GPU: no copy-engine rules apply there (those engines need compute capability
@@ -66,6 +68,7 @@ constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
                            h100.halves_min_rows,
                            h100.halves_min_cols,
                            h100.min_fp32_tiles_per_sm,
+                           h100.unaligned_bytes_side,
                            h100.row_tiles_max_elem};
 
 }  // namespace
@@ -107,8 +110,11 @@ const std::vector<TuningField>& tuning_fields() {
       {"halves_min_cols", "rule 4c: ... and columns go to aligned_stores", &Tuning::halves_min_cols, false},
       {"min_fp32_tiles_per_sm", "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes 32x32 tiles",
        &Tuning::min_fp32_tiles_per_sm, false},
+      {"unaligned_bytes_side",
+       "rule 7a: one side's bytes past which bytes with rows not 16-byte aligned go to aligned_stores",
+       &Tuning::unaligned_bytes_side, true},
       {"row_tiles_max_elem",
-       "rules 3, 6, 7: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, "
+       "rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, "
        "column by column for larger ones",
        &Tuning::row_tiles_max_elem, false},
   };

@@ -1,8 +1,8 @@
 // aligned_stores: for rows that are not 16-byte aligned, or dst pitches that put every
 // other dst row in the middle of a 32-byte sector (each costs vec_swizzled and the TMA
 // kernels 20-40% of their speed: docs/performance.md). Src rows come in along their length
-// (coalesced) into a padded shared tile: as 16-byte vectors where src rows are 16-byte
-// aligned (a padded src), else element by element, 8 loads in flight per thread. Each dst
+// (coalesced) into a shared tile as 16-byte vectors: where src rows are not 16-byte aligned,
+// the aligned vectors around each 16-byte chunk, its bytes shifted out in registers. Each dst
 // row's piece goes out as 16-byte vectors shifted to start on a 32-byte sector
 // (layout::AlignedDstTile), so the L2 sees whole sectors. Vectors that reach past the
 // matrix load or store their elements one by one.
@@ -13,47 +13,36 @@
 #include "layout/aligned_dst.hpp"
 #include "layout/smem_layout.hpp"
 
+#include <type_traits>
 namespace xpose::engines {
 namespace {
 
+// Bytes stage into a word-swizzled tile (conflict-free gathers, layout::AlignedDstByteTile),
+// wider elements into a tile padded by one word.
 template <int E>
-using StagedTile = layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>;
+using StagedTile =
+    std::conditional_t<E == 1, layout::AlignedDstByteTile,
+                       layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>>;
 
-// Src rows r0.. of columns c0.. into the tile, element by element: a thread walks one
-// column (threads/cols lanes a row, so a warp reads along src rows) with `in_flight` loads
-// issued before their results are stored (a loop of loads and stores, unrolled 4, stalled
-// on load latency 66% of its cycles in Nsight; 8 measured best: 16 and 32 cost occupancy). The
-// bounds are combined with & so that the loads stay predicated: written with && and a
-// helper the compiler branched around each load (fp16 8191x12289: 55% of copy, not 72%).
+// Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on: words
+// for bytes, elements for the rest.
 template <int E>
-__device__ __forceinline__ void stage_elements(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
-                                               int64_t c0) {
-  using A = layout::AlignedDstTile<E>;
-  static_assert(A::threads % A::cols == 0);
-  constexpr int lanes = A::threads / A::cols, steps = (A::rows + lanes - 1) / lanes, in_flight = 8;
-  const int c = threadIdx.x % A::cols, lane = threadIdx.x / A::cols;
-  const bool col_inside = c0 + c < p.cols;
-  const Elem<E>* col = src + c0 + c;
+__device__ __forceinline__ void stage_chunk(Elem<E>* tile, int j, int col, const uint32_t (&words)[4]) {
+  if constexpr (E == 1) {
 #pragma unroll
-  for (int first = 0; first < steps; first += in_flight) {
-    Elem<E> v[in_flight];
-    bool in[in_flight];
+    for (int i = 0; i < 4; ++i) reinterpret_cast<uint32_t*>(tile)[StagedTile<1>::word_at(j, col / 4 + i)] = words[i];
+  } else {
+    Vector<E> v;
+    v.bits = make_uint4(words[0], words[1], words[2], words[3]);
 #pragma unroll
-    for (int k = 0; k < in_flight; ++k) {
-      const int j = (first + k) * lanes + lane;
-      const int64_t r = r0 + j;
-      in[k] = (first + k < steps) & (j < A::rows) & (r >= 0) & (r < p.rows) & col_inside;
-      if (in[k]) v[k] = col[r * p.ld_src];
-    }
-#pragma unroll
-    for (int k = 0; k < in_flight; ++k)
-      if (in[k]) tile[StagedTile<E>::at((first + k) * lanes + lane, c)] = v[k];
+    for (int e = 0; e < 16 / E; ++e) tile[StagedTile<E>::at(j, col + e)] = v.e[e];
   }
 }
 
-// The same from 16-byte aligned src rows, a 16-byte vector per load (fp16 with a padded
-// src: 92% of copy against 71% element by element). A separate kernel, not a branch: with
-// both paths in one kernel the element path lost 10 points on fp32 30011x29989.
+// Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
+// per load (fp16 with a padded src: 92% of copy against 71% element by element). Each
+// staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
+// 10 points on fp32 30011x29989.
 template <int E>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
                                               int64_t c0) {
@@ -83,7 +72,58 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
       if (inside[k] & (c + e < p.cols)) tile[StagedTile<E>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
 }
 
-template <int E, bool SrcVectors>
+// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
+// of a staged row takes the one or two aligned vectors around it and shifts its bytes out
+// (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
+// its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
+template <int E>
+__device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
+                                              int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  constexpr int chunks = A::cols * E / 16, tasks = A::rows * chunks, steps = (tasks + A::threads - 1) / A::threads;
+  constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
+  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+#pragma unroll
+  for (int first = 0; first < steps; first += in_flight) {
+    uint4 lo[in_flight], hi[in_flight];
+    int offset[in_flight];
+    bool inside[in_flight], whole[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
+      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
+      const int64_t r = r0 + j, c = c0 + int64_t(u) * A::vec;
+      inside[k] = (first + k < steps) & (t < tasks) & (r >= 0) & (r < p.rows) & (c < p.cols);
+      const Elem<E>* row = src + r * p.ld_src;
+      const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
+      whole[k] = inside[k] & s.whole;
+      offset[k] = s.offset;
+      const uint4* from = reinterpret_cast<const uint4*>(s.first);
+      lo[k] = hi[k] = make_uint4(0, 0, 0, 0);
+      if (whole[k]) lo[k] = from[0];
+      if (whole[k] & (s.offset != 0)) hi[k] = from[1];
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
+      if (whole[k]) {
+        const uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
+        uint32_t words[4];
+        layout::shift_out_chunk(w, offset[k], words);
+        stage_chunk<E>(tile, j, u * A::vec, words);
+      } else if (inside[k]) {
+        const int64_t c = c0 + int64_t(u) * A::vec;
+        const Elem<E>* row = src + (r0 + j) * p.ld_src;
+        for (int e = 0; e < A::vec; ++e)
+          if (c + e < p.cols) tile[StagedTile<E>::at(j, u * A::vec + e)] = row[c + e];
+      }
+    }
+  }
+}
+
+// How src rows come into the tile (the plan's variant).
+enum Staging { shifted = 0, vectors = 1 };
+
+template <int E, int How>
 __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
   using A = layout::AlignedDstTile<E>;
   using Tile = StagedTile<E>;
@@ -95,8 +135,8 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
   const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + b * p.stride_src;
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + b * p.stride_dst;
 
-  if constexpr (SrcVectors) stage_vectors<E>(tile, src, p, r0, c0);
-  else stage_elements<E>(tile, src, p, r0, c0);
+  if constexpr (How == vectors) stage_vectors<E>(tile, src, p, r0, c0);
+  else stage_shifted<E>(tile, src, p, r0, c0);
   __syncthreads();
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
@@ -127,15 +167,15 @@ Support supports(const Problem& p, const Device& d) {
 
 // Row tiles are the shifted pieces (one more block row than rows / piece where the last
 // pieces start early). The variant: 1 where every src row starts on 16 bytes (16-byte
-// loads), else 0 (element loads).
+// loads), else 0 (shifted 16-byte loads).
 Plan plan(const Problem& p, const Device& d) {
   return with_elem_bytes_up_to_8(p.elem_bytes, Plan{}, [&](auto e) {
     using A = layout::AlignedDstTile<decltype(e)::value>;
     Plan plan = tile_plan(p, d, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
     plan.walk.row_tiles = A::row_blocks(p.rows);
     plan.grid = layout::first_grid(plan.walk);
-    plan.variant = p.src_rows_aligned_16() ? 1 : 0;
-    plan.variant_name = plan.variant ? "16-byte loads" : "element loads";
+    plan.variant = p.src_rows_aligned_16() ? vectors : shifted;
+    plan.variant_name = plan.variant == vectors ? "16-byte loads" : "shifted 16-byte loads";
     return plan;
   });
 }
@@ -143,8 +183,8 @@ Plan plan(const Problem& p, const Device& d) {
 cudaError_t launch(const Plan& plan, cudaStream_t s) {
   return with_elem_bytes_up_to_8(plan.problem.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    return plan.variant ? launch_tiles(transpose_aligned_stores<E, true>, plan, s, plan.problem)
-                        : launch_tiles(transpose_aligned_stores<E, false>, plan, s, plan.problem);
+    return plan.variant == vectors ? launch_tiles(transpose_aligned_stores<E, vectors>, plan, s, plan.problem)
+                                   : launch_tiles(transpose_aligned_stores<E, shifted>, plan, s, plan.problem);
   });
 }
 
@@ -152,8 +192,8 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
 
 const Engine aligned_stores = {
     "aligned_stores",
-    "16-byte loads where src rows allow, else 8 element loads in flight; 16-byte dst stores shifted to start on "
-    "32-byte sectors",
+    "16-byte loads (where src rows are not 16-byte aligned, the aligned vectors around each chunk, shifted); 16-byte "
+    "dst stores shifted to start on 32-byte sectors",
     "256/E src rows (+ up to 32/E - 1) x 64 src cols staged, 256 threads", supports, plan, launch,
     /*takes_tile_order=*/true};
 

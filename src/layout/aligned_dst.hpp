@@ -34,4 +34,48 @@ struct AlignedDstTile {
   }
 };
 
+// Bytes: aligned_stores' staged tile for 1-byte elements. Rows of 64 bytes (16 words); word
+// w of row r sits at word w ^ word_swizzle(r). A dst vector gathers one column from 16 rows
+// 16 apart (rows r + 16v for the 16 lanes of a column), and the (r >> 4) term sends those to
+// 16 banks (a padded 68-byte row put them on 2: 8-way conflicts); a src row's 16-byte chunks
+// come in as words from 8 rows a warp, and the (r >> 1) term spreads those over all 32 banks.
+struct AlignedDstByteTile {
+  static constexpr int rows = AlignedDstTile<1>::rows, cols = 64, words = cols / 4, size = rows * cols;
+  XPOSE_HD static constexpr int word_swizzle(int r) { return ((r >> 4) & 15) ^ ((r >> 1) & 3); }
+  // Word w of row r, counted in words from the tile's start.
+  XPOSE_HD static constexpr int word_at(int r, int w) { return r * words + (w ^ word_swizzle(r)); }
+  // Byte c of row r, counted in bytes.
+  XPOSE_HD static constexpr int at(int r, int c) { return word_at(r, c >> 2) * 4 + (c & 3); }
+};
+
+// A 16-byte chunk of a src row that is not 16-byte aligned, loaded as the aligned vectors
+// around it: `first` is the aligned vector holding its first byte, `offset` how many bytes
+// into that vector it starts (0: the one vector is the chunk). The two vectors (one where
+// offset is 0) are read whole only where they lie inside [row_begin, row_end), the row's
+// bytes in the matrix, so no byte outside the matrix is read; else the chunk's bytes are
+// read one element at a time.
+struct ShiftedChunk {
+  uintptr_t first;
+  int offset;
+  bool whole;
+};
+
+XPOSE_HD inline ShiftedChunk shifted_chunk(uintptr_t chunk, uintptr_t row_begin, uintptr_t row_end) {
+  ShiftedChunk s;
+  s.first = chunk & ~uintptr_t(15);
+  s.offset = int(chunk & 15);
+  s.whole = s.first >= row_begin && s.first + (s.offset ? 32 : 16) <= row_end;
+  return s;
+}
+
+// The chunk's four words out of the two vectors' eight (little-endian): bytes offset ..
+// offset + 15 of w. Selects and funnel shifts: no indexing of registers by a run-time value.
+XPOSE_HD inline void shift_out_chunk(const uint32_t (&w)[8], int offset, uint32_t (&out)[4]) {
+  const int k = offset >> 2;
+  const unsigned bits = unsigned(offset & 3) * 8;
+  uint32_t a[5];
+  for (int i = 0; i < 5; ++i) a[i] = k == 0 ? w[i] : k == 1 ? w[i + 1] : k == 2 ? w[i + 2] : w[i + 3];
+  for (int i = 0; i < 4; ++i) out[i] = uint32_t(((uint64_t(a[i + 1]) << 32) | a[i]) >> bits);
+}
+
 }  // namespace xpose::layout

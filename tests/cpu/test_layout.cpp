@@ -2,6 +2,8 @@
 // kernels walk them, for every element size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 #include <set>
 #include <tuple>
@@ -263,6 +265,72 @@ TEST(AlignedDst, ShiftedPiecesCoverEachDstRowOnceOnWholeSectors) {
   check_aligned_pieces<2>();
   check_aligned_pieces<4>();
   check_aligned_pieces<8>();
+}
+
+// aligned_stores' byte tile: every (row, byte) has its own place, a warp's gather of a dst
+// vector (16 lanes a column, rows 16 apart, two columns of any shifts) needs at most two
+// wavefronts, and a warp's staging of 16-byte chunks (4 lanes a row, 8 rows) one per word.
+TEST(AlignedDst, ByteTileIsABijectionWithConflictFreeGathersAndStaging) {
+  using T = AlignedDstByteTile;
+  using A = AlignedDstTile<1>;
+  std::vector<int> hits(T::size, 0);
+  for (int r = 0; r < T::rows; ++r)
+    for (int c = 0; c < T::cols; ++c) {
+      ASSERT_GE(T::at(r, c), 0);
+      ASSERT_LT(T::at(r, c), T::size);
+      ++hits[T::at(r, c)];
+    }
+  for (int h : hits) ASSERT_EQ(1, h);
+  int worst_gather = 0;
+  for (int s0 = 0; s0 <= A::max_shift; ++s0)
+    for (int s1 = 0; s1 <= A::max_shift; ++s1)
+      for (int c = 0; c + 1 < T::cols; c += 2)
+        for (int k = 0; k < A::vec; ++k) {
+          std::vector<int64_t> lanes;
+          for (int lane = 0; lane < 32; ++lane) {
+            const int col = c + lane / A::vecs_per_piece, v = lane % A::vecs_per_piece;
+            lanes.push_back(T::at(A::tile_row(lane < 16 ? s0 : s1, v, k), col));
+          }
+          worst_gather = std::max(worst_gather, wavefronts(lanes, 1));
+        }
+  EXPECT_LE(worst_gather, 2);
+  for (int first_row = 0; first_row + 8 <= T::rows; first_row += 8)
+    for (int i = 0; i < 4; ++i) {
+      std::vector<int64_t> lanes;
+      for (int lane = 0; lane < 32; ++lane)
+        lanes.push_back(int64_t(T::word_at(first_row + lane / 4, (lane % 4) * 4 + i)) * 4);
+      EXPECT_EQ(1, wavefronts(lanes, 4)) << first_row << " " << i;
+    }
+}
+
+// A chunk that is not 16-byte aligned: where shifted_chunk calls it whole, its vectors lie
+// inside the row and shift_out_chunk returns its 16 bytes; it is whole wherever they fit.
+TEST(AlignedDst, ShiftedChunksReadOnlyTheRowAndGiveItsBytes) {
+  std::mt19937 rng(7);
+  std::vector<uint8_t> memory(256);
+  for (auto& b : memory) b = uint8_t(rng());
+  const uintptr_t base = 4096;  // memory[i] sits at address base + i
+  int whole = 0, cut = 0;
+  for (int begin = 0; begin < 48; ++begin)
+    for (int length = 16; length < 96; length += 5)
+      for (int at = begin; at + 16 <= begin + length; ++at) {
+        const ShiftedChunk s = shifted_chunk(base + at, base + begin, base + begin + length);
+        const int first = int(s.first - base), span = s.offset ? 32 : 16;
+        ASSERT_EQ(0u, s.first % 16);
+        ASSERT_EQ(at, first + s.offset);
+        ASSERT_EQ(first >= begin && first + span <= begin + length, s.whole);
+        if (!s.whole) {
+          ++cut;
+          continue;
+        }
+        ++whole;
+        uint32_t w[8] = {}, out[4];
+        std::memcpy(w, &memory[first], span);
+        shift_out_chunk(w, s.offset, out);
+        ASSERT_EQ(0, std::memcmp(out, &memory[at], 16)) << begin << " " << length << " " << at;
+      }
+  EXPECT_GT(whole, 1000);
+  EXPECT_GT(cut, 100);
 }
 
 }  // namespace

@@ -107,14 +107,14 @@ const std::vector<Rule>& rules() {
       {"4d", XPOSE_ENGINE(tma_swizzle128),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 2; }, "... more",
        "large 1- and 2-byte problems on Hopper: TMA tiles with the 128-byte swizzle"},
-      {"5", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
+      {"5", XPOSE_ENGINE(smem_padded),
        [](const Problem& p, const Device& d, const Tuning& t) {
          constexpr int edge = layout::VecTile<4>::tile;
          const int64_t tiles = layout::ceil_div(p.rows, edge) * layout::ceil_div(p.cols, edge) * p.batch;
          return p.elem_bytes == 4 && tiles < t.min_fp32_tiles_per_sm * d.sm_count && served(engines::vec_swizzled, p, d);
        },
-       "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles (CuTe family built)",
-       "fp32 with few 64x64 tiles per SM: 16-byte vectors through 32x32 tiles, 4x the blocks"},
+       "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles",
+       "fp32 with few 64x64 tiles per SM: 32x32 tiles, 4x the blocks"},
       {"6", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
        "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column, here "
        "and in rules 3 and 7)",

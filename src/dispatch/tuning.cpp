@@ -21,7 +21,7 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*pipeline_side_bytes=*/64 * MiB,
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
-                         /*min_fp32_tiles_per_sm=*/6,
+                         /*min_fp32_tiles_per_sm=*/8,
                          /*unaligned_bytes_side=*/32 * MiB,
                          /*row_tiles_max_elem=*/16};
 
@@ -108,7 +108,7 @@ const std::vector<TuningField>& tuning_fields() {
       {"halves_min_rows", "rule 4c: 2-byte elements past pipeline_side with at least these rows ...",
        &Tuning::halves_min_rows, false},
       {"halves_min_cols", "rule 4c: ... and columns go to aligned_stores", &Tuning::halves_min_cols, false},
-      {"min_fp32_tiles_per_sm", "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes 32x32 tiles",
+      {"min_fp32_tiles_per_sm", "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles",
        &Tuning::min_fp32_tiles_per_sm, false},
       {"unaligned_bytes_side",
        "rule 7a: one side's bytes past which bytes with rows not 16-byte aligned go to aligned_stores",

@@ -141,15 +141,12 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 65536)));   // a batch of small ones: 256 MiB in all
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 144, 1, 0, 0, 256)));  // past 128: the TMA tile again
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(4096, 128, 2, 0, 0, 256)));  // halves keep the TMA tile
-#ifdef XPOSE_HAVE_CUTE
-  const std::string small_fp32 = "cute_vectorized_swizzled";
-#else
-  const std::string small_fp32 = "vec_swizzled";
-#endif
+  const std::string small_fp32 = "smem_padded";
   EXPECT_EQ(small_fp32, chosen(problem(1024, 1024, 4)));  // 256 tiles of 64x64 for 132 SMs
-  EXPECT_EQ(small_fp32, chosen(problem(1024, 2048, 4)));  // 512 < 6 x 132
+  EXPECT_EQ(small_fp32, chosen(problem(1024, 2048, 4)));  // 512 < 8 x 132
   EXPECT_EQ(small_fp32, chosen(problem(1000, 3000, 4)));  // 752 tiles, cut ones included
-  EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048, 4)));  // 1024 tiles: enough
+  EXPECT_EQ(small_fp32, chosen(problem(2048, 2048, 4)));  // 1024 tiles, 7.76 an SM
+  EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2112, 4)));  // 1056 tiles: 8 an SM, enough
   EXPECT_EQ("vec_swizzled", chosen(problem(1536, 3000, 4)));  // 1128
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
@@ -158,11 +155,7 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
 #else
   EXPECT_EQ("2v", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
 #endif
-#ifdef XPOSE_HAVE_CUTE
   EXPECT_EQ("5", rule_of(problem(1024, 1024, 4)));
-#else
-  EXPECT_EQ("6", rule_of(problem(1024, 1024, 4)));
-#endif
 }
 
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {

@@ -17,25 +17,42 @@
 namespace xpose::engines {
 namespace {
 
-// Bytes stage into a word-swizzled tile (conflict-free gathers, layout::AlignedDstByteTile),
-// wider elements into a tile padded by one word.
+// 1- and 2-byte elements stage into a tile stored column by column (a dst vector is 16
+// consecutive bytes there: layout::AlignedDstColumnTile; row by row it took 16 or 8 shared
+// loads a vector, and bytes reached 69% of a copy against 82% now), wider elements into a
+// row-major tile padded by one word.
 template <int E>
 using StagedTile =
-    std::conditional_t<E == 1, layout::AlignedDstByteTile,
+    std::conditional_t<E <= 2, layout::AlignedDstColumnTile<E <= 2 ? E : 1>,
                        layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>>;
 
 // Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on: words
 // for bytes, elements for the rest.
 template <int E>
 __device__ __forceinline__ void stage_chunk(Elem<E>* tile, int j, int col, const uint32_t (&words)[4]) {
-  if constexpr (E == 1) {
+  Vector<E> v;
+  v.bits = make_uint4(words[0], words[1], words[2], words[3]);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) reinterpret_cast<uint32_t*>(tile)[StagedTile<1>::word_at(j, col / 4 + i)] = words[i];
+  for (int e = 0; e < 16 / E; ++e) tile[StagedTile<E>::at(j, col + e)] = v.e[e];
+}
+
+// Staged rows first .. first + 16 / E - 1 of column c as one 16-byte vector: 1- and 2-byte
+// elements read as the aligned words around them, wider ones one by one.
+template <int E>
+__device__ __forceinline__ uint4 gather_vector(const Elem<E>* tile, int first, int c) {
+  if constexpr (E <= 2) {
+    const int at = StagedTile<E>::at(first, c) * E;  // bytes
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(tile) + at / 4;
+    uint32_t w[5], out[4];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = words[i];
+    layout::shift_out_words(w, at % 4, out);
+    return make_uint4(out[0], out[1], out[2], out[3]);
   } else {
-    Vector<E> v;
-    v.bits = make_uint4(words[0], words[1], words[2], words[3]);
+    Vector<E> out;
 #pragma unroll
-    for (int e = 0; e < 16 / E; ++e) tile[StagedTile<E>::at(j, col + e)] = v.e[e];
+    for (int k = 0; k < 16 / E; ++k) out.e[k] = tile[StagedTile<E>::at(first + k, c)];
+    return whole(out);
   }
 }
 
@@ -127,7 +144,7 @@ template <int E, int How>
 __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
   using A = layout::AlignedDstTile<E>;
   using Tile = StagedTile<E>;
-  __shared__ Elem<E> tile[Tile::size];
+  __shared__ alignas(16) Elem<E> tile[Tile::size];
   const int64_t b = o.batch + blockIdx.z;
   const layout::TilePos pos = block_pos(o);
   const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
@@ -146,10 +163,7 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
     const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
     const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
     if (first >= 0 && first + A::vec <= p.rows) {
-      Vector<E> out;
-#pragma unroll
-      for (int k = 0; k < A::vec; ++k) out.e[k] = tile[Tile::at(A::tile_row(s, v, k), c)];
-      __stwb(reinterpret_cast<uint4*>(row + first), whole(out));
+      __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<E>(tile, A::tile_row(s, v, 0), c));
     } else {
       for (int k = 0; k < A::vec; ++k)
         if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];

@@ -34,19 +34,28 @@ struct AlignedDstTile {
   }
 };
 
-// Bytes: aligned_stores' staged tile for 1-byte elements. Rows of 64 bytes (16 words); word
-// w of row r sits at word w ^ word_swizzle(r). A dst vector gathers one column from 16 rows
-// 16 apart (rows r + 16v for the 16 lanes of a column), and the (r >> 4) term sends those to
-// 16 banks (a padded 68-byte row put them on 2: 8-way conflicts); a src row's 16-byte chunks
-// come in as words from 8 rows a warp, and the (r >> 1) term spreads those over all 32 banks.
-struct AlignedDstByteTile {
-  static constexpr int rows = AlignedDstTile<1>::rows, cols = 64, words = cols / 4, size = rows * cols;
-  XPOSE_HD static constexpr int word_swizzle(int r) { return ((r >> 4) & 15) ^ ((r >> 1) & 3); }
-  // Word w of row r, counted in words from the tile's start.
-  XPOSE_HD static constexpr int word_at(int r, int w) { return r * words + (w ^ word_swizzle(r)); }
-  // Byte c of row r, counted in bytes.
-  XPOSE_HD static constexpr int at(int r, int c) { return word_at(r, c >> 2) * 4 + (c & 3); }
+// aligned_stores' staged tile for 1- and 2-byte elements, stored column by column: staged src
+// column c (dst row c) is `pitch` elements from column c - 1, and its rows follow in order.
+// A dst vector is then 16 consecutive bytes of one column, read as the 5 aligned words
+// around them and shifted (shift_out_words): 5 shared loads where a row-major tile took 16
+// (8) element loads and their address arithmetic. Staging writes each element on its own
+// (a 16-byte chunk of a row goes to 16 / E columns). The pitch is an odd number of words: a
+// warp's 16 lanes of a column (rows 16 bytes apart) fall on 8 banks, the two columns' shifts
+// can put them on the same 8, so a gather needs at most 4 wavefronts a word; staging at most 2.
+template <int E>
+struct AlignedDstColumnTile {
+  static_assert(E == 1 || E == 2, "wider elements stage row by row");
+  static constexpr int rows = AlignedDstTile<E>::rows, cols = 64;
+  static constexpr int pitch_words = (rows * E + 3) / 4 + 1 - ((rows * E + 3) / 4) % 2;  // odd
+  static constexpr int pitch = pitch_words * 4 / E, size = cols * pitch;  // elements
+  XPOSE_HD static constexpr int at(int r, int c) { return c * pitch + r; }
 };
+
+// The 16 bytes that start `offset` (0..3) bytes into w[0] (little-endian), from 5 words.
+XPOSE_HD inline void shift_out_words(const uint32_t (&w)[5], int offset, uint32_t (&out)[4]) {
+  const unsigned bits = unsigned(offset) * 8;
+  for (int i = 0; i < 4; ++i) out[i] = uint32_t(((uint64_t(w[i + 1]) << 32) | w[i]) >> bits);
+}
 
 // A 16-byte chunk of a src row that is not 16-byte aligned, loaded as the aligned vectors
 // around it: `first` is the aligned vector holding its first byte, `offset` how many bytes
@@ -72,10 +81,9 @@ XPOSE_HD inline ShiftedChunk shifted_chunk(uintptr_t chunk, uintptr_t row_begin,
 // offset + 15 of w. Selects and funnel shifts: no indexing of registers by a run-time value.
 XPOSE_HD inline void shift_out_chunk(const uint32_t (&w)[8], int offset, uint32_t (&out)[4]) {
   const int k = offset >> 2;
-  const unsigned bits = unsigned(offset & 3) * 8;
   uint32_t a[5];
   for (int i = 0; i < 5; ++i) a[i] = k == 0 ? w[i] : k == 1 ? w[i + 1] : k == 2 ? w[i + 2] : w[i + 3];
-  for (int i = 0; i < 4; ++i) out[i] = uint32_t(((uint64_t(a[i + 1]) << 32) | a[i]) >> bits);
+  shift_out_words(a, offset & 3, out);
 }
 
 }  // namespace xpose::layout

@@ -267,12 +267,16 @@ TEST(AlignedDst, ShiftedPiecesCoverEachDstRowOnceOnWholeSectors) {
   check_aligned_pieces<8>();
 }
 
-// aligned_stores' byte tile: every (row, byte) has its own place, a warp's gather of a dst
-// vector (16 lanes a column, rows 16 apart, two columns of any shifts) needs at most two
-// wavefronts, and a warp's staging of 16-byte chunks (4 lanes a row, 8 rows) one per word.
-TEST(AlignedDst, ByteTileIsABijectionWithConflictFreeGathersAndStaging) {
-  using T = AlignedDstByteTile;
-  using A = AlignedDstTile<1>;
+// aligned_stores' column tile (1- and 2-byte elements): every (row, column) has its own place
+// inside the tile, a warp's gather of dst vectors (16 lanes a column, 16 bytes apart, two
+// columns of any shifts, 5 words each) needs at most 4 wavefronts a word (2 within a column;
+// the two columns' shifts can put them on the same banks), a warp's staging of 16-byte
+// chunks (16 / E elements a lane, one a store) at most 2; the fifth word of a gather stays
+// inside the tile.
+template <int E>
+void check_column_tile() {
+  using T = AlignedDstColumnTile<E>;
+  using A = AlignedDstTile<E>;
   std::vector<int> hits(T::size, 0);
   for (int r = 0; r < T::rows; ++r)
     for (int c = 0; c < T::cols; ++c) {
@@ -280,27 +284,52 @@ TEST(AlignedDst, ByteTileIsABijectionWithConflictFreeGathersAndStaging) {
       ASSERT_LT(T::at(r, c), T::size);
       ++hits[T::at(r, c)];
     }
-  for (int h : hits) ASSERT_EQ(1, h);
+  for (int h : hits) ASSERT_LE(h, 1);
+  EXPECT_EQ(1, (T::pitch * E / 4) % 2);
+  EXPECT_EQ(0, T::pitch * E % 4);
   int worst_gather = 0;
   for (int s0 = 0; s0 <= A::max_shift; ++s0)
     for (int s1 = 0; s1 <= A::max_shift; ++s1)
       for (int c = 0; c + 1 < T::cols; c += 2)
-        for (int k = 0; k < A::vec; ++k) {
+        for (int i = 0; i < 5; ++i) {
           std::vector<int64_t> lanes;
           for (int lane = 0; lane < 32; ++lane) {
             const int col = c + lane / A::vecs_per_piece, v = lane % A::vecs_per_piece;
-            lanes.push_back(T::at(A::tile_row(lane < 16 ? s0 : s1, v, k), col));
+            const int at = T::at(A::tile_row(lane < 16 ? s0 : s1, v, 0), col) * E;
+            ASSERT_LE((at / 4 + i + 1) * 4, T::size * E);
+            lanes.push_back(int64_t(at / 4 + i) * 4);
           }
-          worst_gather = std::max(worst_gather, wavefronts(lanes, 1));
+          worst_gather = std::max(worst_gather, wavefronts(lanes, 4));
         }
-  EXPECT_LE(worst_gather, 2);
-  for (int first_row = 0; first_row + 8 <= T::rows; first_row += 8)
-    for (int i = 0; i < 4; ++i) {
+  EXPECT_LE(worst_gather, 4) << E;
+  constexpr int chunks = T::cols * E / 16;  // lanes a staged row
+  int worst_staging = 0;
+  for (int first_row = 0; first_row + 32 / chunks <= T::rows; first_row += 32 / chunks)
+    for (int e = 0; e < 16 / E; ++e) {
       std::vector<int64_t> lanes;
       for (int lane = 0; lane < 32; ++lane)
-        lanes.push_back(int64_t(T::word_at(first_row + lane / 4, (lane % 4) * 4 + i)) * 4);
-      EXPECT_EQ(1, wavefronts(lanes, 4)) << first_row << " " << i;
+        lanes.push_back(int64_t(T::at(first_row + lane / chunks, (lane % chunks) * (16 / E) + e)) * E);
+      worst_staging = std::max(worst_staging, wavefronts(lanes, E));
     }
+  EXPECT_LE(worst_staging, 2) << E;
+}
+
+TEST(AlignedDst, ColumnTileHasRoomForEveryElementAndFewConflicts) {
+  check_column_tile<1>();
+  check_column_tile<2>();
+}
+
+// shift_out_words: the 16 bytes at any offset 0..3 into five words.
+TEST(AlignedDst, ShiftOutWordsGivesTheBytesAtTheOffset) {
+  uint8_t bytes[20];
+  for (int i = 0; i < 20; ++i) bytes[i] = uint8_t(37 * i + 11);
+  uint32_t w[5];
+  std::memcpy(w, bytes, 20);
+  for (int offset = 0; offset < 4; ++offset) {
+    uint32_t out[4];
+    shift_out_words(w, offset, out);
+    EXPECT_EQ(0, std::memcmp(out, bytes + offset, 16)) << offset;
+  }
 }
 
 // A chunk that is not 16-byte aligned: where shifted_chunk calls it whole, its vectors lie

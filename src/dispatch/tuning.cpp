@@ -22,7 +22,7 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
                          /*min_fp32_tiles_per_sm=*/8,
-                         /*unaligned_bytes_side=*/32 * MiB,
+                         /*unaligned_bytes_side=*/16 * MiB,
                          /*row_tiles_max_elem=*/16};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the

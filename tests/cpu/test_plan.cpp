@@ -272,12 +272,12 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
 
 TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
   EXPECT_EQ("aligned_stores", chosen(problem(30011, 29989, 1)));  // bytes: shifted 16-byte loads, large
-  EXPECT_EQ("aligned_stores", chosen(problem(5793, 5793, 1)));  // just past 32 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(4096, 4097, 1)));  // just past 16 MiB
 #ifdef XPOSE_HAVE_CUTE
-  EXPECT_EQ("cute_padded", chosen(problem(5792, 5793, 1)));  // just under: more blocks
+  EXPECT_EQ("cute_padded", chosen(problem(4095, 4097, 1)));  // just under: more blocks
   EXPECT_EQ("cute_padded", chosen(problem(64, 64, 1, (1 << 20) + 1)));  // bytes, misaligned base
 #else
-  EXPECT_EQ("smem_swizzled", chosen(problem(5792, 5793, 1)));
+  EXPECT_EQ("smem_swizzled", chosen(problem(4095, 4097, 1)));
   EXPECT_EQ("smem_swizzled", chosen(problem(64, 64, 1, (1 << 20) + 1)));
 #endif
 }

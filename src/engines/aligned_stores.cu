@@ -6,6 +6,8 @@
 // row's piece goes out as 16-byte vectors shifted to start on a 32-byte sector
 // (layout::AlignedDstTile), so the L2 sees whole sectors. Vectors that reach past the
 // matrix load or store their elements one by one.
+#include <type_traits>
+
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -13,7 +15,6 @@
 #include "layout/aligned_dst.hpp"
 #include "layout/smem_layout.hpp"
 
-#include <type_traits>
 namespace xpose::engines {
 namespace {
 
@@ -26,8 +27,8 @@ using StagedTile =
     std::conditional_t<E <= 2, layout::AlignedDstColumnTile<E <= 2 ? E : 1>,
                        layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>>;
 
-// Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on: words
-// for bytes, elements for the rest.
+// Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on, into the
+// tile element by element (a column apart in the column tile).
 template <int E>
 __device__ __forceinline__ void stage_chunk(Elem<E>* tile, int j, int col, const uint32_t (&words)[4]) {
   Vector<E> v;

@@ -270,7 +270,7 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ(1, c.plan.variant);  // 16-byte src rows: 16-byte loads
 }
 
-TEST(PlanAuto, FallsBackToTheSwizzledTileOtherwise) {
+TEST(PlanAuto, UnalignedBytesTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
   EXPECT_EQ("aligned_stores", chosen(problem(30011, 29989, 1)));  // bytes: shifted 16-byte loads, large
   EXPECT_EQ("aligned_stores", chosen(problem(4096, 4097, 1)));  // just past 16 MiB
 #ifdef XPOSE_HAVE_CUTE

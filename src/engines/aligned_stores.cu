@@ -141,7 +141,7 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
 // How src rows come into the tile (the plan's variant).
 enum Staging { shifted = 0, vectors = 1 };
 
-template <int E, int How>
+template <int E, Staging How>
 __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
   using A = layout::AlignedDstTile<E>;
   using Tile = StagedTile<E>;

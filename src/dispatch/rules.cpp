@@ -31,6 +31,28 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
          (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
 }
 
+// Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
+// loads) where the problem is large enough to fill the GPU with its big tiles and each matrix
+// is at least 1 MiB; smaller ones and batches of small matrices, where its tiles stand mostly
+// empty or few, go to cute_padded's element-wise tiles (rules 7b, 8). Measured (H100 / H200,
+// % of a copy, aligned_stores against cute_padded; docs/performance.md, "The rules"): fp32
+// 1001^2 45.8/67.1 and 41.5/67.0, fp16 1000 x 100x100 37.6/54.1, fp64 4096 x 33x33 40.4/87.7;
+// past the bound fp32 3001^2 83.7/63.3 and 74.1/63.5, fp16 100x1000001 69.0/30.4. Elements of
+// 8 bytes, which cute_padded moves near vector speed, need a whole aligned_stores tile each
+// way too (fp64 20x1000001 85.1/95.2, 64.8/94.4).
+constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
+
+bool large_unaligned(const Problem& p, const Tuning& t) {
+  if (p.rows * p.cols * p.elem_bytes < unaligned_min_matrix) return false;
+  switch (p.elem_bytes) {
+    case 1: return p.bytes() > t.unaligned_bytes_side;
+    case 2:
+    case 4: return p.bytes() > t.unaligned_side;
+    case 8: return p.bytes() > t.unaligned_side_8 && p.rows >= 32 && p.cols >= 64;
+    default: return false;
+  }
+}
+
 // The tuning's tile order, for the engines whose kernels follow it.
 void order_tiles(const Tuning& t, Plan* plan) {
   plan->tiles_by_column = plan->engine->takes_tile_order && plan->problem.elem_bytes > t.row_tiles_max_elem;
@@ -120,20 +142,22 @@ const std::vector<Rule>& rules() {
        "and in rules 3 and 7)",
        "16-byte aligned rows and bases: 16-byte vectors on both sides"},
       {"7", XPOSE_ENGINE(aligned_stores),
-       [](const Problem& p, const Device&, const Tuning&) { return middle_size(p); },
-       "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned",
-       "rows not 16-byte aligned: 16-byte stores shifted onto 32-byte sectors"},
+       [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },
+       "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_side` a side "
+       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB",
+       "large, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"7a", XPOSE_ENGINE(aligned_stores),
-       [](const Problem& p, const Device&, const Tuning& t) {
-         return p.elem_bytes == 1 && p.bytes() > t.unaligned_bytes_side;
-       },
-       "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side",
+       [](const Problem& p, const Device&, const Tuning& t) { return p.elem_bytes == 1 && large_unaligned(p, t); },
+       "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side, "
+       "matrices of at least 1 MiB",
        "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"7b", XPOSE_CUTE_ENGINE(cute_padded),
-       [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes == 1; },
-       "... smaller (CuTe family built)", "small bytes, rows not 16-byte aligned: element-wise padded tile, many blocks"},
+       [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 8; },
+       "... smaller, or batches of smaller matrices (CuTe family built)",
+       "small, rows not 16-byte aligned: element-wise padded tile, many blocks"},
       {"8", XPOSE_ENGINE(smem_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
-       "anything else (small unaligned bytes without the CuTe family; unaligned 16-byte bases cannot occur)", "element-wise swizzled tile"},
+       "anything else (small unaligned problems without the CuTe family; unaligned 16-byte bases cannot occur)",
+       "element-wise swizzled tile"},
   };
   return table;
 }

@@ -22,11 +22,14 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*halves_min_rows=*/8192,
                          /*halves_min_cols=*/4096,
                          /*min_fp32_tiles_per_sm=*/8,
+                         /*unaligned_side=*/16 * MiB,
+                         /*unaligned_side_8=*/24 * MiB,
                          /*unaligned_bytes_side=*/16 * MiB,
                          /*row_tiles_max_elem=*/16};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
-// H100's values but for rule 3's bound for 2-byte elements, rule 3b, which leaves 2-byte
+// H100's values but for rule 3's bound for 2-byte elements, rule 7's for 2- and 4-byte elements,
+// rule 3b, which leaves 2-byte
 // matrices of fewer than 1024 rows and all 4- and 8-byte ones to the later rules, rule 4b,
 // which keeps large 1-byte problems on the pipeline, and the tile order: vec_swizzled and
 // aligned_stores take tiles of 4-, 8- and 16-byte elements column by column (fp32 32768^2
@@ -47,6 +50,8 @@ constexpr Tuning h200 = {"H200", "compute capability 9.0 with 4 TB/s or more", 9
                          h100.halves_min_rows,
                          h100.halves_min_cols,
                          h100.min_fp32_tiles_per_sm,
+                         /*unaligned_side=*/24 * MiB,
+                         h100.unaligned_side_8,
                          h100.unaligned_bytes_side,
                          /*row_tiles_max_elem=*/2};
 
@@ -68,6 +73,8 @@ constexpr Tuning others = {"other GPUs", "any other device", 0, 0, 1e12,
                            h100.halves_min_rows,
                            h100.halves_min_cols,
                            h100.min_fp32_tiles_per_sm,
+                           h100.unaligned_side,
+                           h100.unaligned_side_8,
                            h100.unaligned_bytes_side,
                            h100.row_tiles_max_elem};
 
@@ -110,9 +117,11 @@ const std::vector<TuningField>& tuning_fields() {
       {"halves_min_cols", "rule 4c: ... and columns go to aligned_stores", &Tuning::halves_min_cols, false},
       {"min_fp32_tiles_per_sm", "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles",
        &Tuning::min_fp32_tiles_per_sm, false},
-      {"unaligned_bytes_side",
-       "rule 7a: one side's bytes past which bytes with rows not 16-byte aligned go to aligned_stores",
-       &Tuning::unaligned_bytes_side, true},
+      {"unaligned_side",
+       "rule 7: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores",
+       &Tuning::unaligned_side, true},
+      {"unaligned_side_8", "rule 7: the same bound for 8-byte elements", &Tuning::unaligned_side_8, true},
+      {"unaligned_bytes_side", "rule 7a: the same bound for 1-byte elements", &Tuning::unaligned_bytes_side, true},
       {"row_tiles_max_elem",
        "rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, "
        "column by column for larger ones",

@@ -34,7 +34,9 @@ struct Tuning {
   int64_t halves_min_rows;       // rule 4c: 2-byte elements past pipeline_side with at least these rows ...
   int64_t halves_min_cols;       // ... and columns: aligned_stores
   int64_t min_fp32_tiles_per_sm; // rule 5: fp32 with fewer of vec_swizzled's tiles per SM: smem_padded's 32x32 tile
-  int64_t unaligned_bytes_side;  // rule 7a: bytes with rows not 16-byte aligned, past this many bytes a side: aligned_stores
+  int64_t unaligned_side;        // rule 7: 2- and 4-byte elements with rows not 16-byte aligned, past this many bytes a side: aligned_stores
+  int64_t unaligned_side_8;      // rule 7: the same bound for 8-byte elements
+  int64_t unaligned_bytes_side;  // rule 7a: the same bound for 1-byte elements
   int64_t row_tiles_max_elem;    // rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take their tiles row by row for
                                  // elements of at most this many bytes, column by column for larger ones
 };

@@ -45,10 +45,12 @@ std::string rule_of(const Problem& p) {
 std::string rule_3b_or(const char*) { return "cute_tma"; }
 const std::string short_bytes = "cute_vectorized_swizzled";  // rule 2
 const std::string tile_batch = "cute_vectorized_swizzled";   // rule 1a
+const std::string small_unaligned = "cute_padded";           // rule 7b
 #else
 std::string rule_3b_or(const char* without_cute) { return without_cute; }
 const std::string short_bytes = "vec_swizzled";  // rule 2v
 const std::string tile_batch = "tiny_batched";   // rule 1b takes rule 1a's batches
+const std::string small_unaligned = "smem_swizzled";  // rule 8 takes rule 7b's
 #endif
 
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
@@ -183,7 +185,7 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
                        &padded)
                    .failed());
   EXPECT_EQ(short_bytes, chosen(padded));
-  EXPECT_EQ("aligned_stores", chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all
+  EXPECT_EQ(small_unaligned, chosen(problem(33, 31, 2)));  // rows not 16-byte aligned at all, small
   Choice c;
   ASSERT_FALSE(choose(problem(8192, 32768, 1), h100, &c).failed());
   EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tma_swizzle128, grid 256x64x1, block 256x1x1, tile 128x128"))
@@ -237,7 +239,8 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("aligned_stores", chosen(problem(30011, 29989, 4)));  // odd rows
   EXPECT_EQ("aligned_stores", chosen(problem(8191, 12289, 2)));
   EXPECT_EQ("aligned_stores", chosen(problem(8191, 12289, 8)));
-  EXPECT_EQ("aligned_stores", chosen(problem(64, 64, 4, (1 << 20) + 4)));  // misaligned src
+  EXPECT_EQ("aligned_stores", chosen(problem(2048, 4096, 4, (1 << 20) + 4)));  // misaligned src, 32 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(64, 64, 4, (1 << 20) + 4)));          // ... 16 KiB
   EXPECT_EQ("aligned_stores", chosen(with_ld(30011, 29989, 4, 29992, 30012)));  // dst pitch 120048 = 16 mod 32
   EXPECT_EQ("vec_swizzled", chosen(with_ld(30011, 29989, 4, 29992, 30016)));    // 32-byte pitch: vectors
   EXPECT_EQ("aligned_stores", chosen(with_ld(8192, 12288, 2, 0, 8200)));  // halves: before the TMA rule
@@ -280,6 +283,30 @@ TEST(PlanAuto, UnalignedBytesTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
   EXPECT_EQ("smem_swizzled", chosen(problem(4095, 4097, 1)));
   EXPECT_EQ("smem_swizzled", chosen(problem(64, 64, 1, (1 << 20) + 1)));
 #endif
+}
+
+// Rule 7: rows not 16-byte aligned go to aligned_stores past a bound a side (H100 16 MiB for
+// 2- and 4-byte elements, the H200 24 MiB; 8-byte elements 24 MiB and a whole tile each way),
+// each matrix at least 1 MiB; smaller problems and batches of small matrices to the padded tile.
+TEST(PlanAuto, UnalignedRowsTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
+  EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 4)));                // 3.8 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(2047, 2049, 4)));                // just under 16 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(2049, 2049, 4)));               // just over
+  EXPECT_EQ("7", rule_of(problem(2049, 2049, 4)));
+  EXPECT_EQ(small_unaligned, chosen(problem(2049, 2049, 4), h200));          // the H200: 24 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(2501, 2501, 4), h200));
+  EXPECT_EQ("aligned_stores", chosen(problem(2507, 2511, 4), h200));         // just over 24 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(100, 1000001, 2)));             // long and thin: big tiles fill
+  EXPECT_EQ(small_unaligned, chosen(with_ld(100, 100, 2, 0, 0, 1000)));      // 20 MB of 20 KB matrices
+  EXPECT_EQ(small_unaligned, chosen(with_ld(511, 1023, 2, 0, 0, 20)));       // 20 MB of matrices just under 1 MiB
+  EXPECT_EQ("aligned_stores", chosen(with_ld(513, 1023, 2, 0, 0, 20)));      // just over
+  EXPECT_EQ(small_unaligned, chosen(problem(1501, 1501, 8)));                // 8-byte: 17.2 MiB
+  EXPECT_EQ("aligned_stores", chosen(problem(2047, 2049, 8)));               // 32 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(20, 1000001, 8)));               // 8-byte: fewer than 32 rows
+  EXPECT_EQ(small_unaligned, chosen(problem(1000001, 20, 8)));               // ... fewer than 64 columns
+  EXPECT_EQ("aligned_stores", chosen(problem(32, 1000001, 8)));
+  EXPECT_EQ(small_unaligned, chosen(with_ld(33, 33, 8, 0, 0, 4096)));        // 35 MB of 8.7 KB matrices
+  EXPECT_EQ(small_unaligned, chosen(with_ld(100, 100, 1, 0, 0, 2000)));      // bytes too: 20 MB of 10 KB
 }
 
 TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {

@@ -5,7 +5,7 @@
 // each element gathered from the staged src (its index by multiply-high divisions: with
 // integer divisions the gather, not memory, set the pace: on the H100 fp32 100000 x 20x30
 // went from 79.5% to 92.6% of a copy, u8 1000 x 64x64 from 25.5% to 40.6%). Chunks that do
-// not start on 16 bytes move their aligned vectors shifted, their ends element by element.
+// not start on 16 bytes, and the last vector's tail, move element by element.
 #include <climits>
 
 #include "engines/common.cuh"
@@ -19,44 +19,33 @@ namespace {
 
 using layout::TinyBatch;
 
-// The chunk's src element i sits at staged[i + s], s its first element's offset (elements)
-// into a 16-byte vector, so that its aligned 16-byte vectors land on shared-memory vectors
-// whatever the chunk's start; dst goes out as its own aligned vectors. Elements outside whole
-// vectors (the chunk's ends) move one by one. Chunks start off a vector where a whole number
-// of matrices cannot make one (fp16 33x33: 7/8 of them; element by element these ran at 43%
-// of a copy).
 template <int E>
-__global__ void __launch_bounds__(TinyBatch::threads, TinyBatch::min_blocks(E)) transpose_tiny_batched(Problem p, int chunk_elems,
+__global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Problem p, int chunk_elems,
                                                                               layout::FastDivmod n_div,
                                                                               layout::FastDivmod rows_div) {
+  __shared__ alignas(16) Elem<E> staged[TinyBatch::chunk_bytes / E];
   constexpr int V = 16 / E;
-  __shared__ alignas(16) Elem<E> staged[TinyBatch::chunk_bytes / E + V];
   const int64_t first = int64_t(blockIdx.x) * chunk_elems;
   const int len = int(min(int64_t(chunk_elems), p.rows * p.cols * p.batch - first));
   const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + first;
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + first;
   const uint32_t cols = uint32_t(p.cols);
-  const int s = int(reinterpret_cast<uintptr_t>(src) % 16) / E, d = int(reinterpret_cast<uintptr_t>(dst) % 16) / E;
-  const TinyBatch::Vectors in = TinyBatch::whole_vectors(len, s, V), out = TinyBatch::whole_vectors(len, d, V);
-  const uint4* src_vectors = reinterpret_cast<const uint4*>(reinterpret_cast<uintptr_t>(src) - uintptr_t(s) * E);
-  uint4* dst_vectors = reinterpret_cast<uint4*>(reinterpret_cast<uintptr_t>(dst) - uintptr_t(d) * E);
+  const int vecs = aligned_16(src) && aligned_16(dst) ? len / V : 0;
 
 #pragma unroll 4
-  for (int k = in.first + int(threadIdx.x); k < in.end; k += TinyBatch::threads)
-    reinterpret_cast<uint4*>(staged)[k] = src_vectors[k];
-  for (int i = threadIdx.x; i < in.head_end; i += TinyBatch::threads) staged[i + s] = src[i];
-  for (int i = in.tail_begin + int(threadIdx.x); i < len; i += TinyBatch::threads) staged[i + s] = src[i];
+  for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads)
+    reinterpret_cast<uint4*>(staged)[v] = reinterpret_cast<const uint4*>(src)[v];
+  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads) staged[i] = src[i];
   __syncthreads();
-  const auto gather = [&](int t) { return staged[TinyBatch::src_of_dst(uint32_t(t), n_div, rows_div, cols) + s]; };
 #pragma unroll 4
-  for (int k = out.first + int(threadIdx.x); k < out.end; k += TinyBatch::threads) {
-    Vector<E> v;
+  for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
+    Vector<E> out;
 #pragma unroll
-    for (int j = 0; j < V; ++j) v.e[j] = gather(k * V - d + j);
-    __stwb(dst_vectors + k, whole(v));
+    for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols)];
+    __stwb(reinterpret_cast<uint4*>(dst) + v, whole(out));
   }
-  for (int i = threadIdx.x; i < out.head_end; i += TinyBatch::threads) dst[i] = gather(i);
-  for (int i = out.tail_begin + int(threadIdx.x); i < len; i += TinyBatch::threads) dst[i] = gather(i);
+  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)
+    dst[i] = staged[TinyBatch::src_of_dst(uint32_t(i), n_div, rows_div, cols)];
 }
 
 int64_t chunk_elems(const Problem& p) {

@@ -14,32 +14,13 @@ namespace xpose::layout {
 
 struct TinyBatch {
   static constexpr int chunk_bytes = 16384, max_bytes = 4096, threads = 256;
-  // Blocks an SM the kernel is compiled for (its register budget, tests/kernel_registers.txt):
-  // 8 (32 registers) for 4-byte elements, 6 (40) for the rest; shared memory allows 13.
-  static constexpr int min_blocks(int e) { return e == 4 ? 8 : 6; }
 
   // Matrices of n elements of e bytes per chunk: as many as fit, rounded down so that the
   // chunk is a whole number of 16-byte vectors when at least one matrix is left (then
-  // every chunk starts on a vector wherever the batch does; else chunks start anywhere and
-  // move their whole vectors shifted: whole_vectors).
+  // every chunk starts on a vector wherever the batch does).
   static constexpr int64_t matrices_per_chunk(int64_t n, int e, int64_t bytes = chunk_bytes) {
     const int64_t fit = bytes / (n * e), vec = 16 / e, step = vec / std::gcd(n, vec);
     return fit >= step ? fit - fit % step : fit;
-  }
-
-  // A chunk of `len` elements whose first element sits `shift` elements (0 .. V - 1) past a
-  // 16-byte boundary, V elements a vector: the whole aligned vectors inside it are k = first ..
-  // end - 1, vector k holding elements k * V - shift .. k * V - shift + V - 1; elements
-  // 0 .. head_end - 1 and tail_begin .. len - 1 lie outside them and move one by one.
-  struct Vectors {
-    int first, end, head_end, tail_begin;
-  };
-  XPOSE_HD static constexpr Vectors whole_vectors(int len, int shift, int V) {
-    const int first = shift > 0 ? 1 : 0;
-    const int end = (len + shift) / V > first ? (len + shift) / V : first;
-    const int head_end = len < first * V - shift ? len : first * V - shift;
-    const int tail_begin = end * V - shift > head_end ? end * V - shift : head_end;
-    return {first, end, head_end, tail_begin};
   }
 
   // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols (n =

@@ -319,31 +319,6 @@ TEST(AlignedDst, ColumnTileHasRoomForEveryElementAndFewConflicts) {
   check_column_tile<2>();
 }
 
-// tiny_batched's shifted chunks: the whole vectors lie inside the chunk, and they and the
-// elements at its two ends cover every element once, for every length and shift.
-TEST(TinyBatch, WholeVectorsAndEndsCoverAChunkOnce) {
-  for (int V : {1, 2, 4, 8, 16})
-    for (int shift = 0; shift < V; ++shift)
-      for (int len = 0; len <= 200; ++len) {
-        const TinyBatch::Vectors v = TinyBatch::whole_vectors(len, shift, V);
-        std::vector<int> covered(size_t(len), 0);
-        ASSERT_LE(v.first, v.end);
-        for (int k = v.first; k < v.end; ++k)
-          for (int j = 0; j < V; ++j) {
-            const int i = k * V - shift + j;
-            ASSERT_GE(i, 0) << V << " " << shift << " " << len;
-            ASSERT_LT(i, len) << V << " " << shift << " " << len;
-            ++covered[size_t(i)];
-          }
-        ASSERT_LE(0, v.head_end);
-        ASSERT_LE(v.head_end, v.tail_begin);
-        for (int i = 0; i < v.head_end; ++i) ++covered[size_t(i)];
-        for (int i = v.tail_begin; i < len; ++i) ++covered[size_t(i)];
-        for (int i = 0; i < len; ++i) ASSERT_EQ(1, covered[size_t(i)]) << V << " " << shift << " " << len << " " << i;
-        if (len >= 3 * V) EXPECT_GE(v.end - v.first, len / V - 1);  // all but the ends' vectors whole
-      }
-}
-
 // shift_out_words: the 16 bytes at any offset 0..3 into five words.
 TEST(AlignedDst, ShiftOutWordsGivesTheBytesAtTheOffset) {
   uint8_t bytes[20];

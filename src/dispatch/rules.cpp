@@ -4,6 +4,7 @@
 
 #include "engines/engines.hpp"
 #include "layout/grid.hpp"
+#include "layout/tiny_batch.hpp"
 #include "layout/smem_layout.hpp"
 #include "layout/tma_tile.hpp"
 
@@ -53,6 +54,16 @@ bool large_unaligned(const Problem& p, const Tuning& t) {
   }
 }
 
+// Batches whose matrices tiny_batched should take when it serves them: up to 4 KiB, and 2- and
+// 4-byte matrices up to 8 KiB that would leave a quarter or more of the tile kernels' 32x64
+// tiles empty (layout::TinyBatch::tiles_mostly_empty). 8-byte matrices past 4 KiB lost to
+// the tile kernels (fp64 31x31 x2000: 88.5% against 70.6%).
+bool tiny_matrices(const Problem& p) {
+  const int64_t bytes = p.rows * p.cols * p.elem_bytes;
+  if (bytes <= layout::TinyBatch::small_bytes) return true;
+  return (p.elem_bytes == 2 || p.elem_bytes == 4) && layout::TinyBatch::tiles_mostly_empty(p.rows, p.cols);
+}
+
 // The tuning's tile order, for the engines whose kernels follow it.
 void order_tiles(const Tuning& t, Plan* plan) {
   plan->tiles_by_column = plan->engine->takes_tile_order && plan->problem.elem_bytes > t.row_tiles_max_elem;
@@ -69,19 +80,22 @@ const std::vector<Rule>& rules() {
       {"1a", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.batch > 1 && middle_size(p) && p.bytes() <= t.tile_batch_side &&
-                layout::cute_vec_whole_tiles(p.elem_bytes, p.rows, p.cols) && served(engines::tiny_batched, p, d);
+                layout::cute_vec_whole_tiles(p.elem_bytes, p.rows, p.cols) && served(engines::tiny_batched, p, d) &&
+                (p.rows * p.cols * p.elem_bytes <= layout::TinyBatch::small_bytes || p.elem_bytes <= 4);
        },
-       "a batch rule 1b would take (dense matrices of at most 4 KiB) of 2-, 4- or 8-byte matrices of whole CuTe "
-       "vector tiles (rows and cols multiples of 32 elements, 16 for 8-byte ones), at most `tile_batch_side` a side, "
-       "CuTe family built",
+       "a batch of dense matrices (ld = extent, batch stride = matrix size) of 2-, 4- or 8-byte elements, whole CuTe "
+       "vector tiles (rows and cols multiples of 32 elements, 16 for 8-byte ones), at most 4 KiB each (2- and 4-byte: "
+       "8 KiB), at most `tile_batch_side` a side, CuTe family built",
        "a batch of small matrices of whole tiles: 16-byte copy atoms on both sides through CuTe's square tiles"},
       {"1b", XPOSE_ENGINE(tiny_batched),
        [](const Problem& p, const Device&, const Tuning&) {
-         return p.batch > 1 && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < layout::VecTile<1>::tile);
+         return p.batch > 1 && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < layout::VecTile<1>::tile) &&
+                tiny_matrices(p);
        },
        "a batch of dense matrices (ld = extent, batch stride = matrix size) of at most 4 KiB each, except 1-byte "
-       "matrices of at least 64x64 (whole byte tiles)",
-       "a batch of dense matrices of at most 4 KiB each: whole matrices per block"},
+       "matrices of at least 64x64 (whole byte tiles); 2- and 4-byte matrices up to 8 KiB that fill less than 3/4 of "
+       "the 32x64-element tiles covering them",
+       "a batch of small dense matrices: whole matrices per block"},
       {"2", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
        "a matrix), rows and bases 16-byte aligned, CuTe family built",

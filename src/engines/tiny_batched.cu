@@ -1,4 +1,4 @@
-// tiny_batched: batches of small dense matrices (at most 4 KiB each), where a tile per
+// tiny_batched: batches of small dense matrices (at most 8 KiB each), where a tile per
 // matrix would leave most of each block idle. A block takes a chunk of whole matrices
 // (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
@@ -60,12 +60,12 @@ Support supports(const Problem& p, const Device& d) {
   if (!dense || n * p.elem_bytes > TinyBatch::max_bytes)
     return detail::refused(detail::Refusal::other,
                            "tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most "
-                           "4096 bytes");
+                           "8192 bytes");
   if (layout::ceil_div(n * p.batch, chunk_elems(p)) > INT_MAX)
     return detail::refused(detail::Refusal::other, "tiny_batched: more chunks than one grid holds");
   return detail::served();
 }
-static_assert(TinyBatch::max_bytes == 4096, "tiny_batched's refusal names the bound");
+static_assert(TinyBatch::max_bytes == 8192, "tiny_batched's refusal names the bound");
 
 // One block per chunk of whole matrices; the walk's tile is one matrix.
 Plan plan(const Problem& p, const Device& d) {
@@ -91,7 +91,7 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
 }  // namespace
 
 const Engine tiny_batched = {
-    "tiny_batched", "batches of dense matrices of at most 4 KiB: whole matrices per block, 16-byte loads and stores",
+    "tiny_batched", "batches of dense matrices of at most 8 KiB: whole matrices per block, 16-byte loads and stores",
     "16 KiB of whole matrices per block, 256 threads", supports, plan, launch};
 
 }  // namespace xpose::engines

@@ -245,11 +245,27 @@ TEST(TinyBatch, GathersEachDstElementFromItsTransposedSrcElement) {
   }
 }
 
+// The fill of the 32x64-element tiles over a matrix, against a count of the tiles' elements.
+TEST(TinyBatch, TilesMostlyEmptyMeansUnderThreeQuartersFull) {
+  for (int64_t rows = 1; rows <= 130; ++rows)
+    for (int64_t cols = 1; cols <= 200; ++cols) {
+      int64_t tile_elements = 0;
+      for (int64_t r = 0; r < rows; r += 32)
+        for (int64_t c = 0; c < cols; c += 64) tile_elements += 32 * 64;
+      EXPECT_EQ(double(rows * cols) < 0.75 * double(tile_elements), TinyBatch::tiles_mostly_empty(rows, cols))
+          << rows << "x" << cols;
+    }
+  EXPECT_TRUE(TinyBatch::tiles_mostly_empty(33, 33));
+  EXPECT_FALSE(TinyBatch::tiles_mostly_empty(32, 63));
+}
+
 TEST(TinyBatch, ChunksHoldWholeMatricesAndWholeVectorsWherePossible) {
   EXPECT_EQ(4, TinyBatch::matrices_per_chunk(1024, 4));       // 32x32 fp32: 4 KiB each
   EXPECT_EQ(112, TinyBatch::matrices_per_chunk(143, 1));      // 13x11 bytes: 114 fit, a multiple of 16
   EXPECT_EQ(7, TinyBatch::matrices_per_chunk(143, 16));       // 16-byte elements: any count
   EXPECT_EQ(4, TinyBatch::matrices_per_chunk(4095, 1));       // fewer than 16 fit: keep them
+  EXPECT_EQ(2, TinyBatch::matrices_per_chunk(2025, 4));       // 45x45 fp32 (8100 bytes): two, off a vector
+  EXPECT_EQ(2, TinyBatch::matrices_per_chunk(2048, 4));       // 8 KiB: two, the whole chunk
   for (int64_t n : {1, 2, 3, 7, 143, 1000, 1024})
     for (int e : {1, 2, 4, 8, 16}) {
       if (n * e > TinyBatch::max_bytes) continue;

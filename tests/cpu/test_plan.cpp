@@ -105,7 +105,13 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_EQ("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 8, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 16, 4, 0, 0, 2)));  // any batch
-  EXPECT_NE("tiny_batched", chosen(with_ld(32, 33, 4, 0, 0, 100000)));  // 4224 bytes
+  EXPECT_EQ("tiny_batched", chosen(with_ld(32, 33, 4, 0, 0, 100000)));  // 4224 bytes, tiles half empty
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 63, 4, 0, 0, 100000)));  // 8064 bytes, tiles 98% full
+  EXPECT_EQ("tiny_batched", chosen(with_ld(33, 100, 2, 0, 0, 2000)));   // 6600 bytes, tiles 40% full
+  EXPECT_NE("tiny_batched", chosen(with_ld(64, 63, 2, 0, 0, 2000)));    // 8064 bytes, 98% full
+  EXPECT_NE("tiny_batched", chosen(with_ld(45, 46, 4, 0, 0, 2000)));    // 8280 bytes: past what it takes
+  EXPECT_NE("tiny_batched", chosen(with_ld(31, 31, 8, 0, 0, 2000)));    // 8-byte: 4 KiB at most
+  EXPECT_NE("tiny_batched", chosen(with_ld(50, 100, 1, 0, 0, 2000)));   // 1-byte: 4 KiB at most
   EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
   EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix
   EXPECT_EQ("skinny", chosen(with_ld(4, 100, 4, 0, 0, 1000)));  // a short side first
@@ -129,7 +135,13 @@ TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 16, 4, 0, 0, 1000)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 4, 0, 0, 1000)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(24, 40, 2, 0, 0, 1000)));
-  EXPECT_NE(tile_batch, chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 8 KiB a matrix
+#ifdef XPOSE_HAVE_CUTE
+  EXPECT_EQ(tile_batch, chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 8 KiB a matrix: 2- and 4-byte elements
+  EXPECT_EQ(tile_batch, chosen(with_ld(64, 64, 2, 0, 0, 1000)));
+#else
+  EXPECT_NE("tiny_batched", chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // whole tiles, 8 KiB: not rule 1b's
+#endif
+  EXPECT_NE(tile_batch, chosen(with_ld(32, 32, 8, 0, 0, 1000)));  // 8 KiB of 8-byte elements
   EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 1000)));  // bytes: rule 2
 }
 
@@ -337,9 +349,9 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   EXPECT_EQ("a CuTe 16-byte copy atom needs ld_src and ld_dst to be multiples of 16 bytes",
             refusal("cute_vectorized_swizzled", problem(31, 33, 4)));
 #endif
-  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 4096 bytes",
+  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 8192 bytes",
             refusal("tiny_batched", problem(64, 64, 4)));
-  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 4096 bytes",
+  EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 8192 bytes",
             refusal("tiny_batched", with_ld(16, 16, 4, 20, 0, 100)));
   for (const char* kernel : {"skinny", "aligned_stores"})  // both serve what their names say
     EXPECT_FALSE(choose_named(*find_engine(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)

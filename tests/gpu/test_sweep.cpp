@@ -73,6 +73,9 @@ const std::vector<Case> cases = {
     {"tiny batch 9x9, batch stride gaps", 9, 9, 50, 0, 0, 3, 0},  // not dense: the tile kernels
     {"tiny batch just past 4 KiB of fp32", 33, 32, 20},  // the choice's boundaries: tiny_batched or a tile
     {"tiny batch of whole 64x64 byte tiles", 64, 64, 6},
+    {"tiny batch 33x100, 4-8 KiB at 2 bytes", 33, 100, 37},  // tiny_batched's 4-8 KiB matrices (2 a chunk)
+    {"tiny batch 45x45, just under 8 KiB at 4 bytes", 45, 45, 23},
+    {"tiny batch 45x46, past 8 KiB at 4 bytes", 45, 46, 9},
     {"2 MiB of halves", 1024, 1024, 1},         // halves on Hopper: vec_swizzled ...
     {"just past 2 MiB of halves", 1024, 1032, 1},  // ... then tma_pipeline
     // Pitches that address nothing, which resolve() replaces by packed ones.

@@ -61,7 +61,8 @@ bool large_unaligned(const Problem& p, const Tuning& t) {
 bool tiny_matrices(const Problem& p) {
   const int64_t bytes = p.rows * p.cols * p.elem_bytes;
   if (bytes <= layout::TinyBatch::small_bytes) return true;
-  return (p.elem_bytes == 2 || p.elem_bytes == 4) && layout::TinyBatch::tiles_mostly_empty(p.rows, p.cols);
+  return bytes <= layout::TinyBatch::max_bytes && (p.elem_bytes == 2 || p.elem_bytes == 4) &&
+         layout::TinyBatch::tiles_mostly_empty(p.rows, p.cols);
 }
 
 // The tuning's tile order, for the engines whose kernels follow it.

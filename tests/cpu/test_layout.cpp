@@ -257,6 +257,8 @@ TEST(TinyBatch, TilesMostlyEmptyMeansUnderThreeQuartersFull) {
     }
   EXPECT_TRUE(TinyBatch::tiles_mostly_empty(33, 33));
   EXPECT_FALSE(TinyBatch::tiles_mostly_empty(32, 63));
+  EXPECT_FALSE(TinyBatch::tiles_mostly_empty(INT64_MAX / 2, 3));  // huge extents: no overflow, not tiny
+  EXPECT_FALSE(TinyBatch::tiles_mostly_empty(3, INT64_MAX));
 }
 
 TEST(TinyBatch, ChunksHoldWholeMatricesAndWholeVectorsWherePossible) {

@@ -139,7 +139,8 @@ TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
   EXPECT_EQ(tile_batch, chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 8 KiB a matrix: 2- and 4-byte elements
   EXPECT_EQ(tile_batch, chosen(with_ld(64, 64, 2, 0, 0, 1000)));
 #else
-  EXPECT_NE("tiny_batched", chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // whole tiles, 8 KiB: not rule 1b's
+  EXPECT_EQ("tiny_batched", chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 32x64 tiles half empty: rule 1b
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 64, 4, 0, 0, 1000)));  // whole 32x64 tiles: not rule 1b's
 #endif
   EXPECT_NE(tile_batch, chosen(with_ld(32, 32, 8, 0, 0, 1000)));  // 8 KiB of 8-byte elements
   EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 1000)));  // bytes: rule 2

@@ -4,8 +4,8 @@
 
 #include "engines/engines.hpp"
 #include "layout/grid.hpp"
-#include "layout/tiny_batch.hpp"
 #include "layout/smem_layout.hpp"
+#include "layout/tiny_batch.hpp"
 #include "layout/tma_tile.hpp"
 
 namespace xpose::detail {

@@ -28,9 +28,9 @@ constexpr Tuning h100 = {"H100", "compute capability 9.0 with less than 4 TB/s o
                          /*row_tiles_max_elem=*/16};
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): the
-// H100's values but for rule 3's bound for 2-byte elements, rule 7's for 2- and 4-byte elements,
-// rule 3b, which leaves 2-byte
-// matrices of fewer than 1024 rows and all 4- and 8-byte ones to the later rules, rule 4b,
+// H100's values but for rule 3's bound for 2-byte elements, rule 7's for 2- and 4-byte
+// elements, rule 3b, which leaves 2-byte matrices of fewer than 1024 rows and all 4- and
+// 8-byte ones to the later rules, rule 4b,
 // which keeps large 1-byte problems on the pipeline, and the tile order: vec_swizzled and
 // aligned_stores take tiles of 4-, 8- and 16-byte elements column by column (fp32 32768^2
 // through vec_swizzled 92.7% -> 96.2% of a copy, cute_tma's 91.3% left behind).

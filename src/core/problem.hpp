@@ -22,6 +22,7 @@ struct Problem {
   bool empty() const { return rows == 0 || cols == 0 || batch == 0; }
   int64_t elements() const { return empty() ? 0 : rows * cols * batch; }
   int64_t bytes() const { return elements() * elem_bytes; }
+  int64_t matrix_bytes() const { return rows * cols * elem_bytes; }  // one matrix of the batch
   // Bytes from each side's first element to one past its last; 0 for an empty problem.
   int64_t src_span_bytes() const { return span_bytes(cols, rows, ld_src, stride_src); }
   int64_t dst_span_bytes() const { return span_bytes(rows, cols, ld_dst, stride_dst); }

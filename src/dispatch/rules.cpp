@@ -44,7 +44,7 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  if (p.rows * p.cols * p.elem_bytes < unaligned_min_matrix) return false;
+  if (p.matrix_bytes() < unaligned_min_matrix) return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
     case 2:
@@ -59,7 +59,7 @@ bool large_unaligned(const Problem& p, const Tuning& t) {
 // tiles empty (layout::TinyBatch::tiles_mostly_empty). 8-byte matrices past 4 KiB lost to
 // the tile kernels (fp64 31x31 x2000: 88.5% against 70.6%).
 bool tiny_matrices(const Problem& p) {
-  const int64_t bytes = p.rows * p.cols * p.elem_bytes;
+  const int64_t bytes = p.matrix_bytes();
   if (bytes <= layout::TinyBatch::small_bytes) return true;
   return bytes <= layout::TinyBatch::max_bytes && (p.elem_bytes == 2 || p.elem_bytes == 4) &&
          layout::TinyBatch::tiles_mostly_empty(p.rows, p.cols);
@@ -82,7 +82,7 @@ const std::vector<Rule>& rules() {
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.batch > 1 && middle_size(p) && p.bytes() <= t.tile_batch_side &&
                 layout::cute_vec_whole_tiles(p.elem_bytes, p.rows, p.cols) && served(engines::tiny_batched, p, d) &&
-                (p.rows * p.cols * p.elem_bytes <= layout::TinyBatch::small_bytes || p.elem_bytes <= 4);
+                (p.matrix_bytes() <= layout::TinyBatch::small_bytes || p.elem_bytes <= 4);
        },
        "a batch of dense matrices (ld = extent, batch stride = matrix size) of 2-, 4- or 8-byte elements, whole CuTe "
        "vector tiles (rows and cols multiples of 32 elements, 16 for 8-byte ones), at most 4 KiB each (2- and 4-byte: "

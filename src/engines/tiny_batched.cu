@@ -57,7 +57,7 @@ Support supports(const Problem& p, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
   const int64_t n = p.rows * p.cols;
   const bool dense = p.ld_src == p.cols && p.ld_dst == p.rows && (p.batch == 1 || (p.stride_src == n && p.stride_dst == n));
-  if (!dense || n * p.elem_bytes > TinyBatch::max_bytes)
+  if (!dense || p.matrix_bytes() > TinyBatch::max_bytes)
     return detail::refused(detail::Refusal::other,
                            "tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most "
                            "8192 bytes");

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "layout/fast_divmod.hpp"
+#include "layout/grid.hpp"
 #include "layout/hd.hpp"
 
 namespace xpose::layout {
@@ -26,7 +27,7 @@ struct TinyBatch {
   // Extents past 2^20 (never a tiny matrix) are not asked about: false, without overflow.
   static constexpr bool tiles_mostly_empty(int64_t rows, int64_t cols) {
     if (rows > (int64_t(1) << 20) || cols > (int64_t(1) << 20)) return false;
-    return 4 * rows * cols < 3 * ((rows + 31) / 32 * 32) * ((cols + 63) / 64 * 64);
+    return 4 * rows * cols < 3 * (ceil_div(rows, 32) * 32) * (ceil_div(cols, 64) * 64);
   }
 
   // Matrices of n elements of e bytes per chunk: as many as fit, rounded down so that the

@@ -8,6 +8,11 @@
 // too (reported, not counted: it scales by alpha = 1 in floating point, where NaN payloads
 // need not survive).
 //
+// Timing: CUDA events around each call, the L2 flushed before it (a memset of four times the
+// L2), which also keeps the GPU busy while the host makes the call, so that the events time
+// the GPU's work alone; each call's host time is printed beside it (median of runs of 20
+// calls enqueued back to back).
+//
 //   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--list]
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
@@ -45,7 +50,7 @@ struct PermuteCase {
 };
 
 // Layout changes of vision models and transformers, volume reorders, and higher-rank
-// reorders of tensor contractions, over every element size; each moves 128-512 MiB.
+// reorders of tensor contractions, over every element size; each moves 32-512 MiB.
 const std::vector<PermuteCase>& cases() {
   static const std::vector<PermuteCase> list = {
       {"NCHW->NHWC", "fp16", 2, {64, 256, 56, 56}, {0, 2, 3, 1}},
@@ -114,12 +119,16 @@ int run(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("xpose-permute-bench %s: %s, median of %d calls, %% of the same-run copy ceiling\n", XPOSE_COMMIT,
+  std::printf("xpose-permute-bench %s: %s, median of %d calls (events, L2 flushed before each), %% of the same-run copy ceiling\n", XPOSE_COMMIT,
               prop.name, reps);
   RecordWriter writer(json, "");
   cudaStream_t stream;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   GpuTimer timer(stream, warmup, reps);
+  const size_t flush_bytes = 4 * size_t(prop.l2CacheSize);
+  void* flush = nullptr;
+  cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc (L2 flush buffer)");
+  timer.set_flush(flush, flush_bytes);
   int failures = 0;
   for (const PermuteCase& c : cases()) {
     const std::string label = label_of(c);
@@ -178,8 +187,10 @@ int run(int argc, char** argv) {
       std::printf("  (cutensor: %s)\n", no_cutensor.c_str());
 #endif
     std::vector<Record> records;
+    std::vector<double> host_us;  // per row
     for (const Row& row : rows) {
       const Stats st = timer.events(row.work);
+      host_us.push_back(1e3 * timer.host(row.work, 20).median);
       Record r;
       r.case_label = label;
       r.kernel = row.kernel;
@@ -211,10 +222,11 @@ int run(int argc, char** argv) {
     for (const Record& r : records)
       if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
     std::printf("== %s (%.0f MiB)\n", label.c_str(), double(bytes) / (1 << 20));
-    for (Record& r : records) {
+    for (size_t i = 0; i < records.size(); ++i) {
+      Record& r = records[i];
       r.pct_copy = 100.0 * r.gbps / ceiling;
-      std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%% %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps, r.pct_copy,
-                  r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
+      std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%%  host %6.1f us  %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps,
+                  r.pct_copy, host_us[i], r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
       writer.write(r);
     }
     std::fflush(stdout);
@@ -222,6 +234,7 @@ int run(int argc, char** argv) {
     cudaFree(dst);
   }
   writer.close();
+  cudaFree(flush);
   cudaStreamDestroy(stream);
   return failures ? 1 : 0;
 }

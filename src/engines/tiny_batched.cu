@@ -40,8 +40,14 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
 #pragma unroll 4
   for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
     Vector<E> out;
+    if constexpr (E <= 2) {  // 8 or 16 elements a vector: one division pair, then steps
+      TinyBatch::Walk walk(uint32_t(v * V), n_div, rows_div, cols);
 #pragma unroll
-    for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols)];
+      for (int k = 0; k < V; ++k, walk.next()) out.e[k] = staged[walk.src()];
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols)];
+    }
     __stwb(reinterpret_cast<uint4*>(dst) + v, whole(out));
   }
   for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)

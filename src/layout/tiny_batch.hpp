@@ -38,6 +38,29 @@ struct TinyBatch {
     return fit >= step ? fit - fit % step : fit;
   }
 
+  // The src indices of consecutive dst indices from t on, without a division per element: one
+  // src_of_dst's divisions for the first, then a step down the dst row (r + 1), wrapping to the
+  // next column and the next matrix.
+  struct Walk {
+    uint32_t q, r, c, rows, cols, n;
+    XPOSE_HD Walk(uint32_t t, const FastDivmod& n_div, const FastDivmod& rows_div, uint32_t cols_)
+        : rows(rows_div.divisor), cols(cols_), n(n_div.divisor) {
+      uint32_t w = 0;
+      q = n_div.divmod(t, &w);
+      c = rows_div.divmod(w, &r);
+    }
+    XPOSE_HD uint32_t src() const { return q * n + r * cols + c; }
+    XPOSE_HD void next() {
+      if (++r == rows) {
+        r = 0;
+        if (++c == cols) {
+          c = 0;
+          ++q;
+        }
+      }
+    }
+  };
+
   // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols (n =
   // rows * cols; n and rows as FastDivmods): t is element (w / rows, w % rows) of dst matrix
   // q = t / n (w = t % n), which is src element (w % rows, w / rows).

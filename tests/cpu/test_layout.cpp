@@ -261,6 +261,18 @@ TEST(TinyBatch, TilesMostlyEmptyMeansUnderThreeQuartersFull) {
   EXPECT_FALSE(TinyBatch::tiles_mostly_empty(3, INT64_MAX));
 }
 
+// Walk gives src_of_dst of every consecutive dst index, across rows and matrices.
+TEST(TinyBatch, WalkStepsAsSrcOfDst) {
+  for (const auto& [rows, cols] : std::vector<std::pair<int, int>>{{1, 1}, {1, 7}, {7, 1}, {3, 5}, {33, 33}, {16, 16}, {9, 100}})
+    for (uint32_t start : {0u, 1u, 5u, 31u}) {
+      const uint32_t n = uint32_t(rows * cols);
+      const FastDivmod n_div{n}, rows_div{uint32_t(rows)};
+      TinyBatch::Walk walk(start, n_div, rows_div, uint32_t(cols));
+      for (uint32_t t = start; t < start + 3 * n + 17; ++t, walk.next())
+        ASSERT_EQ(TinyBatch::src_of_dst(t, n_div, rows_div, uint32_t(cols)), walk.src()) << rows << "x" << cols << " " << t;
+    }
+}
+
 TEST(TinyBatch, ChunksHoldWholeMatricesAndWholeVectorsWherePossible) {
   EXPECT_EQ(4, TinyBatch::matrices_per_chunk(1024, 4));       // 32x32 fp32: 4 KiB each
   EXPECT_EQ(112, TinyBatch::matrices_per_chunk(143, 1));      // 13x11 bytes: 114 fit, a multiple of 16

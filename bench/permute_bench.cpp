@@ -13,7 +13,7 @@
 // the GPU's work alone; each call's host time is printed beside it (median of runs of 20
 // calls enqueued back to back).
 //
-//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--list]
+//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--no-host-time] [--list]
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
@@ -89,13 +89,14 @@ int run(int argc, char** argv) {
   int reps = 20, warmup = 3;
   std::string json;
   std::vector<std::string> only;
-  bool list = false;
+  bool list = false, host_time = true;
   CLI::App app{"xpose-permute-bench: N-D permutations against the copy of the same bytes"};
   app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));
   app.add_option("--json", json, "append one record per row to this file");
   app.add_option("--case", only, "only cases whose label contains this (repeatable)");
+  app.add_flag("!--no-host-time", host_time, "leave out each row's host time a call (--reps runs of 20 more calls a row, which Nsight Compute would profile too)");
   app.add_flag("--list", list, "print the cases as JSON lines and exit (bench/peers.py reads them)");
   CLI11_PARSE(app, argc, argv);
   const auto selected = [&](const std::string& label) {
@@ -190,7 +191,7 @@ int run(int argc, char** argv) {
     std::vector<double> host_us;  // per row
     for (const Row& row : rows) {
       const Stats st = timer.events(row.work);
-      host_us.push_back(1e3 * timer.host(row.work, 20).median);
+      host_us.push_back(host_time ? 1e3 * timer.host(row.work, 20).median : 0.0);
       Record r;
       r.case_label = label;
       r.kernel = row.kernel;

@@ -14,6 +14,7 @@
 // calls enqueued back to back).
 //
 //   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--no-host-time] [--list]
+//   xpose-permute-bench --dtype fp16 --extents 64,64,127,127 --perm 3,1,0,2 [...]   one permutation
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "cases.hpp"
 #include "copy.hpp"
 #include "fill.hpp"
 #include "record.hpp"
@@ -74,7 +76,7 @@ std::string label_of(const PermuteCase& c) {
   std::string shape, perm;
   for (int64_t e : c.extents) shape += (shape.empty() ? "" : "x") + std::to_string(e);
   for (int p : c.perm) perm += (perm.empty() ? "" : ",") + std::to_string(p);
-  return c.dtype + " " + shape + " (" + perm + ") " + c.what;
+  return c.dtype + " " + shape + " (" + perm + ")" + (c.what.empty() ? "" : " " + c.what);
 }
 
 void cuda_ok(cudaError_t e, const char* what) {
@@ -90,6 +92,9 @@ int run(int argc, char** argv) {
   std::string json;
   std::vector<std::string> only;
   bool list = false, host_time = true;
+  std::string dtype;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
   CLI::App app{"xpose-permute-bench: N-D permutations against the copy of the same bytes"};
   app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
@@ -97,14 +102,27 @@ int run(int argc, char** argv) {
   app.add_option("--json", json, "append one record per row to this file");
   app.add_option("--case", only, "only cases whose label contains this (repeatable)");
   app.add_flag("!--no-host-time", host_time, "leave out each row's host time a call (--reps runs of 20 more calls a row, which Nsight Compute would profile too)");
+  app.add_option("--dtype", dtype, "with --extents and --perm: one permutation of this element type instead of the list");
+  app.add_option("--extents", extents, "src's extents, e.g. 64,64,127,127")->delimiter(',');
+  app.add_option("--perm", perm, "the permutation, as numpy.transpose's axes, e.g. 3,1,0,2")->delimiter(',');
   app.add_flag("--list", list, "print the cases as JSON lines and exit (bench/peers.py reads them)");
   CLI11_PARSE(app, argc, argv);
+  std::vector<PermuteCase> chosen = cases();
+  if (!dtype.empty() || !extents.empty() || !perm.empty()) {
+    const std::optional<int64_t> e = elem_bytes_of(dtype);
+    if (!e || extents.empty() || extents.size() != perm.size()) {
+      std::fprintf(stderr, "xpose-permute-bench: --dtype (u8, fp16, bf16, fp32, fp64, c128 or a byte size), --extents "
+                           "and --perm go together, with as many extents as axes in the permutation\n");
+      return 2;
+    }
+    chosen = {{"", canonical_dtype(dtype), *e, extents, perm}};
+  }
   const auto selected = [&](const std::string& label) {
     return only.empty() ||
            std::any_of(only.begin(), only.end(), [&](const std::string& s) { return label.find(s) != std::string::npos; });
   };
   if (list) {
-    for (const PermuteCase& c : cases())
+    for (const PermuteCase& c : chosen)
       if (selected(label_of(c)))
         std::printf("%s\n", nlohmann::json{{"case", label_of(c)}, {"dtype", c.dtype}, {"elem_bytes", c.elem_bytes},
                                            {"extents", c.extents}, {"perm", c.perm}, {"timing", "events"}}
@@ -131,7 +149,7 @@ int run(int argc, char** argv) {
   cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc (L2 flush buffer)");
   timer.set_flush(flush, flush_bytes);
   int failures = 0;
-  for (const PermuteCase& c : cases()) {
+  for (const PermuteCase& c : chosen) {
     const std::string label = label_of(c);
     if (!selected(label)) continue;
     int64_t elements = 1;

@@ -13,6 +13,7 @@
 #include "engines/launch.cuh"
 #include "engines/vector.cuh"
 #include "layout/aligned_dst.hpp"
+#include "layout/permute_nd.hpp"
 #include "layout/smem_layout.hpp"
 
 namespace xpose::engines {
@@ -141,18 +142,14 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
 // How src rows come into the tile (the plan's variant).
 enum Staging { shifted = 0, vectors = 1 };
 
+// One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
+// of the matrix at src staged into the tile, then the dst row pieces stored. The caller
+// synchronizes before the tile is staged again.
 template <int E, Staging How>
-__global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
+__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Elem<E>* src,
+                                                     Elem<E>* dst, int64_t r0, int64_t c0) {
   using A = layout::AlignedDstTile<E>;
   using Tile = StagedTile<E>;
-  __shared__ alignas(16) Elem<E> tile[Tile::size];
-  const int64_t b = o.batch + blockIdx.z;
-  const layout::TilePos pos = block_pos(o);
-  const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
-  const int64_t c0 = (o.col_tile + pos.x) * A::cols;
-  const Elem<E>* src = static_cast<const Elem<E>*>(p.src) + b * p.stride_src;
-  Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + b * p.stride_dst;
-
   if constexpr (How == vectors) stage_vectors<E>(tile, src, p, r0, c0);
   else stage_shifted<E>(tile, src, p, r0, c0);
   __syncthreads();
@@ -170,6 +167,34 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
         if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
     }
   }
+}
+
+template <int E, Staging How>
+__global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
+  using A = layout::AlignedDstTile<E>;
+  __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
+  const int64_t b = o.batch + blockIdx.z;
+  const layout::TilePos pos = block_pos(o);
+  const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
+  const int64_t c0 = (o.col_tile + pos.x) * A::cols;
+  aligned_stores_block<E, How>(tile, p, static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
+                               static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0);
+}
+
+// The N-D form's blocks (layout::NdAlignedStores): p holds the 2-D transpose of one outer
+// index (rows b, columns a, src pitch src_b, dst pitch dst_a); block (y, z) takes outer index
+// y + z * gridDim.y (no loop over outer indices: one took up to 94 registers a thread).
+template <int E, Staging How>
+__global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads)
+    permute_aligned_stores(Problem p, const layout::NdForm f, const layout::NdAlignedStores t) {
+  using A = layout::AlignedDstTile<E>;
+  __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
+  const uint64_t o = blockIdx.y + uint64_t(blockIdx.z) * t.outer_y;
+  if (o >= f.outer_count) return;
+  int64_t s, d;
+  f.outer_offsets(uint32_t(o), &s, &d);
+  aligned_stores_block<E, How>(tile, p, static_cast<const Elem<E>*>(p.src) + s, static_cast<Elem<E>*>(p.dst) + d,
+                               t.first_row(blockIdx.x, A::piece, A::max_shift), t.first_col(blockIdx.x, A::cols));
 }
 
 Support supports(const Problem& p, const Device& d) {
@@ -204,6 +229,25 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
 }
 
 }  // namespace
+
+cudaError_t launch_permute_aligned_stores(const void* src, void* dst, const layout::NdForm& f,
+                                          const layout::NdAlignedStores& t, cudaStream_t s) {
+  Problem p;
+  p.src = src;
+  p.dst = dst;
+  p.rows = f.extent_b, p.cols = f.extent_a, p.elem_bytes = f.elem_bytes;
+  p.ld_src = f.src_b, p.ld_dst = f.dst_a;
+  p.batch = 1;
+  return with_elem_bytes_up_to_8(f.elem_bytes, cudaErrorNotSupported, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    const dim3 grid(t.blocks(), t.outer_y, t.outer_z), block(layout::AlignedDstTile<E>::threads);
+    if (t.src_rows_aligned)
+      permute_aligned_stores<E, vectors><<<grid, block, 0, s>>>(p, f, t);
+    else
+      permute_aligned_stores<E, shifted><<<grid, block, 0, s>>>(p, f, t);
+    return cudaGetLastError();
+  });
+}
 
 const Engine aligned_stores = {
     "aligned_stores",

@@ -214,6 +214,20 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
     p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
     return true;
   }
+  if (kernel == NdKernel::aligned_stores) {
+    if (!layout::nd_aligned_stores(f, reinterpret_cast<uintptr_t>(p->src), &p->stores, why)) return false;
+    if (!named && !layout::nd_aligned_stores_preferred(f)) {
+      *why = "the automatic choice takes permute_aligned_stores only where both fastest axes are long enough to "
+             "fill its tiles (layout::nd_aligned_stores_preferred)";
+      return false;
+    }
+    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
+                  return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::threads;
+                })),
+                1, 1};
+    p->grid = {p->stores.blocks(), p->stores.outer_y, p->stores.outer_z};
+    return true;
+  }
   if (kernel == NdKernel::tiled) {
     if (!f.tiled) *why = rows_not_tiles;
     p->block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
@@ -272,6 +286,8 @@ cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {
       permute_vec_regs<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.regs);
     } else if (p.kind == NdKernel::vec_tiled) {
       permute_vec_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form, p.vec);
+    } else if (p.kind == NdKernel::aligned_stores) {
+      return engines::launch_permute_aligned_stores(src, dst, p.form, p.stores, stream);
     } else if (p.kind == NdKernel::tiled) {
       permute_tiled<E><<<grid, block, 0, stream>>>(src, dst, p.form);
     } else {
@@ -301,6 +317,13 @@ std::string describe(const NdPlan& p) {
     text += s(p.vec.rows) + "x" + s(p.vec.cols()) + " tiles (swizzled " + s(p.vec.tile) + "x" + s(p.vec.tile) +
             " slabs) of " + s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" +
             s(f.extent_a) + "), 16-byte vectors on both sides";
+  else if (p.kind == NdKernel::aligned_stores)
+    text += std::to_string(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
+              return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::piece;
+            })) +
+            "x64 blocks of dst's fastest axis (" + s(f.extent_b) + ") by src's (" + s(f.extent_a) +
+            "), 16-byte " + (p.stores.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
+            ", 16-byte stores on 32-byte sectors";
   else if (p.kind == NdKernel::tiled)
     text += "32x32 tiles of src's fastest axis (" + s(f.extent_a) + ") and dst's (" + s(f.extent_b) +
             ") through shared memory, element by element";

@@ -4,6 +4,9 @@
 //                      vectors on both sides (V = 16 / element size), where both axes are short
 //   permute_vec_tiled  tiles of src's and dst's fastest axes through swizzled shared memory,
 //                      16-byte vectors on both sides, short axes packed several to a tile
+//   permute_aligned_stores  aligned_stores' blocks where src's fastest axis is contiguous in src and
+//                      dst's in dst, at any alignment: 16-byte loads (shifted where src rows are
+//                      not 16-byte aligned), 16-byte stores shifted onto 32-byte sectors
 //   permute_tiled      32x32 tiles of the same, element by element: any strides, any alignment
 //   permute_rows       rows of an axis fastest on both sides, copied as they are
 #pragma once
@@ -20,12 +23,14 @@ namespace xpose::detail {
 
 // The N-D kernels, in the order the automatic choice tries them: nd_kernel_names[int(k)]
 // names kernel k.
-enum class NdKernel { vec_regs, vec_tiled, tiled, rows };
-inline constexpr const char* nd_kernel_names[] = {"permute_vec_regs", "permute_vec_tiled", "permute_tiled",
-                                                  "permute_rows"};
+enum class NdKernel { vec_regs, vec_tiled, aligned_stores, tiled, rows };
+inline constexpr const char* nd_kernel_names[] = {"permute_vec_regs", "permute_vec_tiled", "permute_aligned_stores",
+                                                  "permute_tiled", "permute_rows"};
 inline constexpr const char* nd_kernel_summaries[] = {
     "V x V blocks of src's and dst's fastest axes turned in registers, 16-byte vectors on both sides",
     "tiles of src's and dst's fastest axes through swizzled shared memory, 16-byte vectors on both sides",
+    "aligned_stores' tiles of src's and dst's fastest axes, each contiguous on its side, at any alignment: 16-byte "
+    "loads (shifted where rows are not aligned) and 16-byte stores on 32-byte sectors",
     "32x32 tiles of src's and dst's fastest axes through shared memory, element by element",
     "rows of an axis fastest on both sides, copied as they are"};
 static_assert(std::size(nd_kernel_names) == std::size(nd_kernel_summaries), "a summary for each N-D kernel");
@@ -37,6 +42,7 @@ struct NdPlan {
   layout::NdForm form;
   layout::NdVecTiles vec;  // permute_vec_tiled's tiles
   layout::NdVecRegs regs;  // permute_vec_regs' blocks
+  layout::NdAlignedStores stores;  // permute_aligned_stores' blocks
   const void* src = nullptr;
   void* dst = nullptr;
   layout::Dims grid, block;  // the tiled kernels' launch; permute_rows sizes each chunk's own
@@ -50,3 +56,9 @@ cudaError_t launch_nd(const NdPlan& plan, cudaStream_t stream);
 std::string describe(const NdPlan& plan);
 
 }  // namespace xpose::detail
+
+namespace xpose::engines {
+// permute_aligned_stores' launch (aligned_stores.cu, beside the 2-D kernel whose blocks it runs).
+cudaError_t launch_permute_aligned_stores(const void* src, void* dst, const layout::NdForm& f,
+                                          const layout::NdAlignedStores& t, cudaStream_t s);
+}  // namespace xpose::engines

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "layout/aligned_dst.hpp"
 #include "layout/elem_size.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/grid.hpp"
@@ -327,6 +328,62 @@ inline bool nd_regs_preferred(const NdForm& f) {
   const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
   const int64_t most = f.elem_bytes == 16 ? 256 : 128;
   return run_a <= most && run_b <= most && (f.elem_bytes != 1 || run_a >= 128);
+}
+
+// ---------------------------------------------------------------------------------
+// permute_aligned_stores: aligned_stores' blocks (layout/aligned_dst.hpp) for tiled forms
+// whose a is contiguous in src and b in dst, at any alignment: the 2-D transpose of rows b
+// (src pitch src_b) by columns a (dst pitch dst_a) for each outer index. Block x is the
+// (row block, column tile) pair x / col_tiles, x % col_tiles; block (y, z) the outer index
+// y + z * outer_y.
+struct NdAlignedStores {
+  uint32_t row_blocks = 1, col_tiles = 1;  // shifted pieces along b; 64-element columns along a
+  uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= outer_count
+  bool src_rows_aligned = false;           // every src row (b index, outer index) starts on 16 bytes
+
+  XPOSE_HD uint32_t blocks() const { return row_blocks * col_tiles; }
+  XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
+    return int64_t(x / col_tiles) * piece - max_shift;
+  }
+  XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
+};
+
+inline bool nd_aligned_stores(const NdForm& f, uintptr_t src, NdAlignedStores* out, const char** why) {
+  if (!f.tiled || f.src_a != 1 || f.dst_b != 1 || f.elem_bytes > 8) {
+    *why = "permute_aligned_stores needs src's fastest axis contiguous in src and dst's in dst, two different "
+           "axes, and elements of at most 8 bytes";
+    return false;
+  }
+  return with_elem_bytes(f.elem_bytes, [&](auto e) {
+    using A = AlignedDstTile<decltype(e)::value>;
+    const int64_t row_blocks = A::row_blocks(f.extent_b), col_tiles = ceil_div(f.extent_a, int64_t(A::cols));
+    if (row_blocks * col_tiles > max_grid_x) {
+      *why = "its two fastest axes hold more than 2^31 of permute_aligned_stores' blocks";
+      return false;
+    }
+    const int64_t outer_y = std::min<int64_t>(f.outer_count, max_grid_yz);
+    const int64_t outer_z = ceil_div(f.outer_count, outer_y);
+    if (outer_z > max_grid_yz) {
+      *why = "its outer axes hold more than 65535^2 indices (permute_tiled walks them)";
+      return false;
+    }
+    NdAlignedStores t;
+    t.row_blocks = uint32_t(row_blocks);
+    t.col_tiles = uint32_t(col_tiles);
+    t.outer_y = uint32_t(outer_y);
+    t.outer_z = uint32_t(outer_z);
+    uint64_t bytes = uint64_t(src) | uint64_t(f.src_b * f.elem_bytes);
+    for (int i = 0; i < f.outer_rank; ++i) bytes |= uint64_t(f.outer_src[i] * f.elem_bytes);
+    t.src_rows_aligned = bytes % 16 == 0;
+    *out = t;
+    return true;
+  });
+}
+
+// Where the automatic choice takes permute_aligned_stores over permute_tiled: both fastest
+// axes long enough to fill half its block (64 columns of a; 256 bytes of b).
+inline bool nd_aligned_stores_preferred(const NdForm& f) {
+  return f.extent_a >= 32 && f.extent_b * f.elem_bytes >= 128;
 }
 
 // ---------------------------------------------------------------------------------

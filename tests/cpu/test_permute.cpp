@@ -569,6 +569,25 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
       ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(f.tiles_a) * f.tiles_b);
       continue;
     }
+    if (kernel == "permute_aligned_stores") {
+      const layout::NdAlignedStores& t = plan.stores;
+      const int64_t piece = 256 / f.elem_bytes, max_shift = 32 / f.elem_bytes - 1;
+      ASSERT_TRUE(f.tiled);
+      ASSERT_EQ(1, f.src_a);
+      ASSERT_EQ(1, f.dst_b);
+      ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.row_blocks) * t.col_tiles);
+      ASSERT_GE(uint64_t(t.col_tiles) * 64, uint64_t(f.extent_a));
+      ASSERT_LT(uint64_t(t.col_tiles - 1) * 64, uint64_t(f.extent_a));
+      // the last block's staged rows reach past the last row; the one before does not
+      ASSERT_GE(t.first_row(plan.grid.x - 1, int(piece), int(max_shift)) + max_shift + piece, f.extent_b);
+      ASSERT_EQ(0, t.first_row(0, int(piece), int(max_shift)) + max_shift);
+      ASSERT_EQ(plan.grid.y, t.outer_y);
+      ASSERT_EQ(plan.grid.z, t.outer_z);
+      ASSERT_LE(int64_t(plan.grid.z), layout::max_grid_yz);
+      ASSERT_GE(uint64_t(t.outer_y) * t.outer_z, uint64_t(f.outer_count));
+      ASSERT_LT(uint64_t(t.outer_y) * (t.outer_z - 1), uint64_t(f.outer_count));
+      continue;
+    }
     if (kernel == "permute_vec_regs") {
       const layout::NdVecRegs& g = plan.regs;
       const uint64_t na = g.na, lanes = g.lanes_a.divisor, per_block = uint64_t(plan.block.x) * g.per_thread;

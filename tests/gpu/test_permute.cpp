@@ -21,11 +21,12 @@ namespace {
 // Each random permutation several ways: the automatic choice; and each N-D kernel named (so
 // that permutations the transpose engines take run through the N-D kernels too), where it
 // must either write what the model writes or refuse and write nothing. Exactly one of
-// permute_tiled and permute_rows serves each; permute_vec_tiled serves only tiled forms.
+// permute_tiled and permute_rows serves each; permute_vec_tiled and permute_aligned_stores
+// serve only tiled forms.
 // `vectors`: draws of whole 16-byte vectors with 16-byte aligned bases (offset by 0 or 16
 // bytes), which permute_vec_tiled serves; else element-aligned bases off 16 bytes half the time.
 struct Served {
-  int vec_tiled = 0, tiled = 0, rows = 0;
+  int vec_tiled = 0, aligned_stores = 0, tiled = 0, rows = 0;
 };
 
 Served check_random_permutations(int trials, int64_t max_elements, bool vectors) {
@@ -87,7 +88,10 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
         << "permute_vec_tiled served a form permute_tiled does not";
     EXPECT_EQ(served_by(NdKernel::vec_tiled), served_by(NdKernel::vec_regs))
         << "the two vector kernels serve the same forms";
+    EXPECT_TRUE(!served_by(NdKernel::aligned_stores) || served_by(NdKernel::tiled))
+        << "permute_aligned_stores served a form permute_tiled does not";
     served.vec_tiled += served_by(NdKernel::vec_tiled);
+    served.aligned_stores += served_by(NdKernel::aligned_stores);
     served.tiled += served_by(NdKernel::tiled);
     served.rows += served_by(NdKernel::rows);
   }
@@ -99,6 +103,7 @@ TEST(Permute, EveryPermutationMatchesTheModel) {
   const int n = trials(600);
   const Served served = check_random_permutations(n, 20000, false);
   EXPECT_GT(served.tiled, covered_floor(n, 600, 100));
+  EXPECT_GT(served.aligned_stores, covered_floor(n, 600, 50));
   EXPECT_GT(served.rows, covered_floor(n, 600, 20));
 }
 

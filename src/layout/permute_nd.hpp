@@ -380,10 +380,11 @@ inline bool nd_aligned_stores(const NdForm& f, uintptr_t src, NdAlignedStores* o
   });
 }
 
-// Where the automatic choice takes permute_aligned_stores over permute_tiled: both fastest
-// axes long enough to fill half its block (64 columns of a; 256 bytes of b).
+// Where the automatic choice takes permute_aligned_stores over permute_tiled: a at least half
+// its 64 columns, b more than 64 bytes (H100, 36dd21d, docs/performance.md: ahead by 1.2-2.8x
+// from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes).
 inline bool nd_aligned_stores_preferred(const NdForm& f) {
-  return f.extent_a >= 32 && f.extent_b * f.elem_bytes >= 128;
+  return f.extent_a >= 32 && f.extent_b * f.elem_bytes > 64;
 }
 
 // ---------------------------------------------------------------------------------

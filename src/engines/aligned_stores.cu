@@ -58,13 +58,21 @@ __device__ __forceinline__ uint4 gather_vector(const Elem<E>* tile, int first, i
   }
 }
 
+// Where src row r (dst row c) starts, in elements from the matrix's base: r pitches of ld_src
+// (c of ld_dst) in a 2-D matrix; an N-D form's fused rows and columns map through
+// layout::NdSplitIndex.
+struct Pitched {
+  int64_t ld;
+  __device__ __forceinline__ int64_t operator()(int64_t i) const { return i * ld; }
+};
+
 // Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
 // per load (fp16 with a padded src: 92% of copy against 71% element by element). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
 // 10 points on fp32 30011x29989.
-template <int E>
-__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
-                                              int64_t c0) {
+template <int E, class Rows>
+__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                              int64_t r0, int64_t c0) {
   using A = layout::AlignedDstTile<E>;
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
@@ -78,12 +86,12 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
     const int j = k * lanes + lane;
     const int64_t r = r0 + j;
     inside[k] = (j < A::rows) & (r >= 0) & (r < p.rows);
-    if (inside[k] & full) in[k].bits = *reinterpret_cast<const uint4*>(col + r * p.ld_src);
+    if (inside[k] & full) in[k].bits = *reinterpret_cast<const uint4*>(col + rows(r));
   }
   if (!full)
     for (int k = 0; k < steps; ++k)
       for (int e = 0; e < A::vec; ++e)
-        if (inside[k] & (c + e < p.cols)) in[k].e[e] = col[(r0 + k * lanes + lane) * p.ld_src + e];
+        if (inside[k] & (c + e < p.cols)) in[k].e[e] = col[rows(r0 + k * lanes + lane) + e];
 #pragma unroll
   for (int k = 0; k < steps; ++k)
 #pragma unroll
@@ -95,9 +103,9 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
 // of a staged row takes the one or two aligned vectors around it and shifts its bytes out
 // (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
 // its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
-template <int E>
-__device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, int64_t r0,
-                                              int64_t c0) {
+template <int E, class Rows>
+__device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                              int64_t r0, int64_t c0) {
   using A = layout::AlignedDstTile<E>;
   constexpr int chunks = A::cols * E / 16, tasks = A::rows * chunks, steps = (tasks + A::threads - 1) / A::threads;
   constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
@@ -112,7 +120,7 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
       const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
       const int64_t r = r0 + j, c = c0 + int64_t(u) * A::vec;
       inside[k] = (first + k < steps) & (t < tasks) & (r >= 0) & (r < p.rows) & (c < p.cols);
-      const Elem<E>* row = src + r * p.ld_src;
+      const Elem<E>* row = src + rows(r);
       const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
       whole[k] = inside[k] & s.whole;
       offset[k] = s.offset;
@@ -131,7 +139,7 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
         stage_chunk<E>(tile, j, u * A::vec, words);
       } else if (inside[k]) {
         const int64_t c = c0 + int64_t(u) * A::vec;
-        const Elem<E>* row = src + (r0 + j) * p.ld_src;
+        const Elem<E>* row = src + rows(r0 + j);
         for (int e = 0; e < A::vec; ++e)
           if (c + e < p.cols) tile[StagedTile<E>::at(j, u * A::vec + e)] = row[c + e];
       }
@@ -145,19 +153,20 @@ enum Staging { shifted = 0, vectors = 1 };
 // One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
 // of the matrix at src staged into the tile, then the dst row pieces stored. The caller
 // synchronizes before the tile is staged again.
-template <int E, Staging How>
-__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Elem<E>* src,
-                                                     Elem<E>* dst, int64_t r0, int64_t c0) {
+template <int E, Staging How, class Rows, class Cols>
+__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
+                                                     const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
+                                                     int64_t c0) {
   using A = layout::AlignedDstTile<E>;
   using Tile = StagedTile<E>;
-  if constexpr (How == vectors) stage_vectors<E>(tile, src, p, r0, c0);
-  else stage_shifted<E>(tile, src, p, r0, c0);
+  if constexpr (How == vectors) stage_vectors<E>(tile, src, p, rows, r0, c0);
+  else stage_shifted<E>(tile, src, p, rows, r0, c0);
   __syncthreads();
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
     const int c = i / A::vecs_per_piece, v = i % A::vecs_per_piece;  // vector v of dst row c0 + c
     if (c0 + c >= p.cols) continue;
-    Elem<E>* row = dst + (c0 + c) * p.ld_dst;
+    Elem<E>* row = dst + cols(c0 + c);
     const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
     const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
     if (first >= 0 && first + A::vec <= p.rows) {
@@ -177,24 +186,28 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads) transpose_
   const layout::TilePos pos = block_pos(o);
   const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
   const int64_t c0 = (o.col_tile + pos.x) * A::cols;
-  aligned_stores_block<E, How>(tile, p, static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
+  aligned_stores_block<E, How>(tile, p, Pitched{p.ld_src}, Pitched{p.ld_dst},
+                               static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
                                static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0);
 }
 
 // The N-D form's blocks (layout::NdAlignedStores): p holds the 2-D transpose of one outer
-// index (rows b, columns a, src pitch src_b, dst pitch dst_a); block (y, z) takes outer index
-// y + z * gridDim.y (no loop over outer indices: one took up to 94 registers a thread).
-template <int E, Staging How>
+// index (t.rows by t.cols), its src rows starting at rows(r) and dst rows at cols(c) (pitched,
+// or split where an outer axis joined them); block (y, z) takes outer index y + z * gridDim.y
+// (no loop over outer indices: one took up to 94 registers a thread).
+template <int E, Staging How, class Rows, class Cols>
 __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads)
-    permute_aligned_stores(Problem p, const layout::NdForm f, const layout::NdAlignedStores t) {
+    permute_aligned_stores(Problem p, const layout::NdForm f, const layout::NdAlignedStores t, const Rows rows,
+                           const Cols cols) {
   using A = layout::AlignedDstTile<E>;
   __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
   const uint64_t o = blockIdx.y + uint64_t(blockIdx.z) * t.outer_y;
   if (o >= f.outer_count) return;
   int64_t s, d;
   f.outer_offsets(uint32_t(o), &s, &d);
-  aligned_stores_block<E, How>(tile, p, static_cast<const Elem<E>*>(p.src) + s, static_cast<Elem<E>*>(p.dst) + d,
-                               t.first_row(blockIdx.x, A::piece, A::max_shift), t.first_col(blockIdx.x, A::cols));
+  aligned_stores_block<E, How>(tile, p, rows, cols, static_cast<const Elem<E>*>(p.src) + s,
+                               static_cast<Elem<E>*>(p.dst) + d, t.first_row(blockIdx.x, A::piece, A::max_shift),
+                               t.first_col(blockIdx.x, A::cols));
 }
 
 Support supports(const Problem& p, const Device& d) {
@@ -235,16 +248,23 @@ cudaError_t launch_permute_aligned_stores(const void* src, void* dst, const layo
   Problem p;
   p.src = src;
   p.dst = dst;
-  p.rows = f.extent_b, p.cols = f.extent_a, p.elem_bytes = f.elem_bytes;
+  p.rows = t.rows, p.cols = t.cols, p.elem_bytes = f.elem_bytes;
   p.ld_src = f.src_b, p.ld_dst = f.dst_a;
   p.batch = 1;
   return with_elem_bytes_up_to_8(f.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const dim3 grid(t.blocks(), t.outer_y, t.outer_z), block(layout::AlignedDstTile<E>::threads);
-    if (t.src_rows_aligned)
-      permute_aligned_stores<E, vectors><<<grid, block, 0, s>>>(p, f, t);
-    else
-      permute_aligned_stores<E, shifted><<<grid, block, 0, s>>>(p, f, t);
+    const auto run = [&](auto rows, auto cols) {
+      if (t.src_rows_aligned)
+        permute_aligned_stores<E, vectors><<<grid, block, 0, s>>>(p, f, t, rows, cols);
+      else
+        permute_aligned_stores<E, shifted><<<grid, block, 0, s>>>(p, f, t, rows, cols);
+    };
+    const Pitched rows{f.src_b}, cols{f.dst_a};
+    if (t.row_fused > 1 && t.col_fused > 1) run(t.src_rows, t.dst_cols);
+    else if (t.row_fused > 1) run(t.src_rows, cols);
+    else if (t.col_fused > 1) run(rows, t.dst_cols);
+    else run(rows, cols);
     return cudaGetLastError();
   });
 }

@@ -215,12 +215,16 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
     return true;
   }
   if (kernel == NdKernel::aligned_stores) {
-    if (!layout::nd_aligned_stores(f, reinterpret_cast<uintptr_t>(p->src), &p->stores, why)) return false;
-    if (!named && !layout::nd_aligned_stores_preferred(f)) {
-      *why = "the automatic choice takes permute_aligned_stores only where both fastest axes are long enough to "
-             "fill its tiles (layout::nd_aligned_stores_preferred)";
+    NdForm g = f;
+    layout::NdAlignedStores t;
+    if (!layout::nd_aligned_stores(&g, reinterpret_cast<uintptr_t>(p->src), &t, why)) return false;
+    if (!named && !layout::nd_aligned_stores_preferred(g, t)) {
+      *why = "the automatic choice takes permute_aligned_stores only where both fastest axes (with what joins them) "
+             "are long enough to fill its tiles (layout::nd_aligned_stores_preferred)";
       return false;
     }
+    f = g;
+    p->stores = t;
     p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
                   return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::threads;
                 })),
@@ -321,7 +325,10 @@ std::string describe(const NdPlan& p) {
     text += std::to_string(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
               return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::piece;
             })) +
-            "x64 blocks of dst's fastest axis (" + s(f.extent_b) + ") by src's (" + s(f.extent_a) +
+            "x64 blocks of dst's fastest axis (" + s(f.extent_b) +
+            (p.stores.row_fused > 1 ? " x " + s(p.stores.row_fused) + " of the axis dst continues it with" : "") +
+            ") by src's (" + s(f.extent_a) +
+            (p.stores.col_fused > 1 ? " x " + s(p.stores.col_fused) + " of the axis src continues it with" : "") +
             "), 16-byte " + (p.stores.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
             ", 16-byte stores on 32-byte sectors";
   else if (p.kind == NdKernel::tiled)

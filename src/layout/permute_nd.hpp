@@ -332,14 +332,33 @@ inline bool nd_regs_preferred(const NdForm& f) {
 
 // ---------------------------------------------------------------------------------
 // permute_aligned_stores: aligned_stores' blocks (layout/aligned_dst.hpp) for tiled forms
-// whose a is contiguous in src and b in dst, at any alignment: the 2-D transpose of rows b
-// (src pitch src_b) by columns a (dst pitch dst_a) for each outer index. Block x is the
-// (row block, column tile) pair x / col_tiles, x % col_tiles; block (y, z) the outer index
-// y + z * outer_y.
+// whose a is contiguous in src and b in dst, at any alignment: for each outer index, the 2-D
+// transpose of `rows` rows (along b) by `cols` columns (along a). A short b or a would leave
+// the blocks (256 bytes of rows by 64 columns) mostly empty, so an outer axis that continues
+// b in dst (dst stride extent_b) may join the rows, as (that axis, b) pairs, and one that
+// continues a in src (src stride extent_a) the columns: then dst is contiguous along a row's
+// pieces and src along a column range, as the 2-D kernel needs, and only src's row starts
+// (rows on the src side) and dst's (columns) split the index in two (NdSplitIndex). The
+// fusions taken are those that fill the blocks best (nd_stores_fill). Block x is the (row
+// block, column tile) pair x / col_tiles, x % col_tiles; block (y, z) the remaining outer
+// index y + z * outer_y.
+struct NdSplitIndex {  // index i's offset: (i / inner) * outer_stride + (i % inner) * inner_stride
+  FastDivmod inner;
+  int64_t inner_stride = 0, outer_stride = 0;
+  XPOSE_HD int64_t operator()(int64_t i) const {
+    uint32_t rem;
+    const uint32_t q = inner.divmod(uint32_t(i), &rem);
+    return int64_t(q) * outer_stride + int64_t(rem) * inner_stride;
+  }
+};
+
 struct NdAlignedStores {
-  uint32_t row_blocks = 1, col_tiles = 1;  // shifted pieces along b; 64-element columns along a
-  uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= outer_count
-  bool src_rows_aligned = false;           // every src row (b index, outer index) starts on 16 bytes
+  int64_t rows = 0, cols = 0;              // extent_b and extent_a, times the extents of the axes fused into them
+  uint32_t row_fused = 1, col_fused = 1;   // the extents of those axes (1: none)
+  NdSplitIndex src_rows, dst_cols;         // where row r starts in src, column c in dst (where fused)
+  uint32_t row_blocks = 1, col_tiles = 1;  // shifted pieces along the rows; 64-element column tiles
+  uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= the outer count
+  bool src_rows_aligned = false;           // every src row starts on 16 bytes
 
   XPOSE_HD uint32_t blocks() const { return row_blocks * col_tiles; }
   XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
@@ -348,44 +367,94 @@ struct NdAlignedStores {
   XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
 };
 
-inline bool nd_aligned_stores(const NdForm& f, uintptr_t src, NdAlignedStores* out, const char** why) {
-  if (!f.tiled || f.src_a != 1 || f.dst_b != 1 || f.elem_bytes > 8) {
+// The share of its blocks' elements a 2-D transpose of rows x cols fills (aligned_stores' blocks
+// of elem_bytes-byte elements).
+inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes) {
+  return with_elem_bytes(elem_bytes, [&](auto e) {
+    using A = AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+    return double(rows) / double(A::row_blocks(rows) * A::piece) * double(cols) /
+           double(ceil_div(cols, int64_t(A::cols)) * A::cols);
+  });
+}
+
+// Plans permute_aligned_stores for *f, or false with *why; the outer axes fused into its rows
+// or columns leave f's outer axes.
+inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, const char** why) {
+  if (!f->tiled || f->src_a != 1 || f->dst_b != 1 || f->elem_bytes > 8) {
     *why = "permute_aligned_stores needs src's fastest axis contiguous in src and dst's in dst, two different "
            "axes, and elements of at most 8 bytes";
     return false;
   }
-  return with_elem_bytes(f.elem_bytes, [&](auto e) {
-    using A = AlignedDstTile<decltype(e)::value>;
-    const int64_t row_blocks = A::row_blocks(f.extent_b), col_tiles = ceil_div(f.extent_a, int64_t(A::cols));
+  constexpr int64_t most = int64_t(1) << 31;  // the split indices are 32-bit
+  int row_axis = -1, col_axis = -1;            // outer axes that may join the rows, the columns
+  for (int i = 0; i < f->outer_rank; ++i) {
+    const int64_t n = f->outer_extent[i].divisor;
+    if (row_axis < 0 && f->outer_dst[i] == f->extent_b && f->extent_b * n < most) row_axis = i;
+    if (col_axis < 0 && f->outer_src[i] == f->extent_a && f->extent_a * n < most) col_axis = i;
+  }
+  NdAlignedStores t;
+  double best = -1;
+  for (int take_row = 0; take_row <= (row_axis >= 0); ++take_row)
+    for (int take_col = 0; take_col <= (col_axis >= 0); ++take_col) {
+      if (take_row && take_col && row_axis == col_axis) continue;
+      const int64_t rows = f->extent_b * (take_row ? f->outer_extent[row_axis].divisor : 1);
+      const int64_t cols = f->extent_a * (take_col ? f->outer_extent[col_axis].divisor : 1);
+      const double fill = nd_stores_fill(rows, cols, f->elem_bytes);
+      if (fill > best + 1e-9) {  // ties keep the fewer fusions
+        best = fill;
+        t.rows = rows, t.cols = cols;
+        t.row_fused = uint32_t(rows / f->extent_b), t.col_fused = uint32_t(cols / f->extent_a);
+      }
+    }
+  const int drop_row = t.row_fused > 1 ? row_axis : -1, drop_col = t.col_fused > 1 ? col_axis : -1;
+  if (drop_row >= 0) t.src_rows = {FastDivmod(uint32_t(f->extent_b)), f->src_b, f->outer_src[drop_row]};
+  if (drop_col >= 0) t.dst_cols = {FastDivmod(uint32_t(f->extent_a)), f->dst_a, f->outer_dst[drop_col]};
+  uint64_t bytes = uint64_t(src) | uint64_t(f->src_b * f->elem_bytes);
+  for (int i = 0; i < f->outer_rank; ++i)  // a column-fused axis moves along a row, not between rows
+    if (i != drop_col) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
+  t.src_rows_aligned = bytes % 16 == 0;
+  const uint32_t outer_count = f->outer_count / t.row_fused / t.col_fused;
+  const bool fits = with_elem_bytes(f->elem_bytes, [&](auto e) {
+    using A = AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+    const int64_t row_blocks = A::row_blocks(t.rows), col_tiles = ceil_div(t.cols, int64_t(A::cols));
     if (row_blocks * col_tiles > max_grid_x) {
       *why = "its two fastest axes hold more than 2^31 of permute_aligned_stores' blocks";
       return false;
     }
-    const int64_t outer_y = std::min<int64_t>(f.outer_count, max_grid_yz);
-    const int64_t outer_z = ceil_div(f.outer_count, outer_y);
-    if (outer_z > max_grid_yz) {
-      *why = "its outer axes hold more than 65535^2 indices (permute_tiled walks them)";
-      return false;
-    }
-    NdAlignedStores t;
     t.row_blocks = uint32_t(row_blocks);
     t.col_tiles = uint32_t(col_tiles);
-    t.outer_y = uint32_t(outer_y);
-    t.outer_z = uint32_t(outer_z);
-    uint64_t bytes = uint64_t(src) | uint64_t(f.src_b * f.elem_bytes);
-    for (int i = 0; i < f.outer_rank; ++i) bytes |= uint64_t(f.outer_src[i] * f.elem_bytes);
-    t.src_rows_aligned = bytes % 16 == 0;
-    *out = t;
     return true;
   });
+  if (!fits) return false;
+  const int64_t outer_y = std::min<int64_t>(outer_count, max_grid_yz), outer_z = ceil_div(outer_count, outer_y);
+  if (outer_z > max_grid_yz) {
+    *why = "its outer axes hold more than 65535^2 indices (permute_tiled walks them)";
+    return false;
+  }
+  t.outer_y = uint32_t(outer_y);
+  t.outer_z = uint32_t(outer_z);
+  int kept = 0;  // the fused axes leave the outer axes
+  for (int i = 0; i < f->outer_rank; ++i) {
+    if (i == drop_row || i == drop_col) continue;
+    f->outer_extent[kept] = f->outer_extent[i];
+    f->outer_src[kept] = f->outer_src[i];
+    f->outer_dst[kept] = f->outer_dst[i];
+    ++kept;
+  }
+  f->outer_rank = kept;
+  f->outer_count = outer_count;
+  *out = t;
+  return true;
 }
 
 // Where the automatic choice takes permute_aligned_stores over permute_tiled: a at least half
 // its 64 columns, b more than 64 bytes (H100, 36dd21d, docs/performance.md: ahead by 1.2-2.8x
-// from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes).
-inline bool nd_aligned_stores_preferred(const NdForm& f) {
-  return f.extent_a >= 32 && f.extent_b * f.elem_bytes > 64;
+// from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes), counting the axes fused into
+// them.
+inline bool nd_aligned_stores_preferred(const NdForm& f, const NdAlignedStores& t) {
+  return t.cols >= 32 && t.rows * f.elem_bytes > 64;
 }
+
 
 // ---------------------------------------------------------------------------------
 // permute_rows: (outer index, position along a) as one linear index split by a fast divisor,

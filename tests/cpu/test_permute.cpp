@@ -255,6 +255,47 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
   return ::testing::AssertionSuccess();
 }
 
+// permute_aligned_stores' walk on the host: every block, outer index and dst row (column) of
+// it, each row piece shifted onto 32-byte sectors by its dst address as the kernel shifts it,
+// through the plan's row and column maps. Every element a piece stores must have been staged
+// by its block (rows r0 .. r0 + the tile's rows).
+template <class Rows, class Cols>
+::testing::AssertionResult run_aligned_stores(const layout::NdForm& f, const layout::NdAlignedStores& t,
+                                              const Rows& rows, const Cols& cols, const uint8_t* src, uint8_t* dst) {
+  const int64_t E = f.elem_bytes;
+  return layout::with_elem_bytes(E, [&](auto e) -> ::testing::AssertionResult {
+    using A = layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+    for (uint32_t x = 0; x < t.blocks(); ++x) {
+      const int64_t r0 = t.first_row(x, A::piece, A::max_shift), c0 = t.first_col(x, A::cols);
+      for (uint32_t o = 0; o < f.outer_count; ++o) {
+        int64_t s, d;
+        f.outer_offsets(o, &s, &d);
+        for (int64_t c = c0; c < std::min(c0 + A::cols, t.cols); ++c) {
+          uint8_t* row = dst + (d + cols(c)) * E;
+          const int shift = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
+          for (int k = 0; k < A::piece; ++k) {
+            const int64_t r = r0 + A::max_shift - shift + k;
+            if (r < 0 || r >= t.rows) continue;
+            if (r < r0 || r >= r0 + A::rows)
+              return ::testing::AssertionFailure() << "row " << r << " stored by a block that staged " << r0 << "..";
+            std::memcpy(row + r * E, src + (s + rows(r) + c) * E, size_t(E));
+          }
+        }
+      }
+    }
+    return ::testing::AssertionSuccess();
+  });
+}
+
+::testing::AssertionResult run_aligned_stores(const layout::NdForm& f, const layout::NdAlignedStores& t,
+                                              const uint8_t* src, uint8_t* dst) {
+  const auto pitched = [](int64_t ld) { return [ld](int64_t i) { return i * ld; }; };
+  if (t.row_fused > 1 && t.col_fused > 1) return run_aligned_stores(f, t, t.src_rows, t.dst_cols, src, dst);
+  if (t.row_fused > 1) return run_aligned_stores(f, t, t.src_rows, pitched(f.dst_a), src, dst);
+  if (t.col_fused > 1) return run_aligned_stores(f, t, pitched(f.src_b), t.dst_cols, src, dst);
+  return run_aligned_stores(f, t, pitched(f.src_b), pitched(f.dst_a), src, dst);
+}
+
 // permute_rows' launches on the host, each chunk's linear index split as the kernel splits it.
 void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
   const size_t E = size_t(f.elem_bytes);
@@ -329,6 +370,51 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   EXPECT_GT(packed, 100);
   EXPECT_GT(reordered, 0);  // about 1 in 30 of the vector tiles
   EXPECT_GT(rows, 200);
+}
+
+// Draws at any alignment (element-aligned bases off 16 bytes): permute_aligned_stores' walk,
+// with the outer axes it fuses into its rows and columns, writes what the model writes.
+TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int served = 0, row_fused = 0, col_fused = 0, both = 0, unaligned = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, false);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    const int64_t E = r.elem_bytes;
+    const size_t offset = size_t(E) * (rng() % 2);  // off 16 bytes half the time
+    std::vector<uint8_t> src(offset + size_t(r.src_span_elements() * E));
+    for (auto& b : src) b = uint8_t(rng());
+    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
+    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
+    r.model(src.data() + offset, want.data());
+    const PermuteArgs args{src.data() + offset, got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(),
+                           E, r.src_or_null(), r.dst_or_null()};
+    Permutation p;
+    const Error e = resolve_permute(args, &p);
+    ASSERT_FALSE(e.failed()) << e.message;
+    layout::NdForm f;
+    const char* why = nullptr;
+    ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;
+    layout::NdAlignedStores t;
+    if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(src.data() + offset), &t, &why)) continue;
+    ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
+    ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
+    ASSERT_TRUE(run_aligned_stores(f, t, src.data() + offset, got.data()));
+    ASSERT_EQ(want, got) << "the aligned stores (rows x" << t.row_fused << ", columns x" << t.col_fused
+                         << ") write otherwise";
+    ++served;
+    row_fused += t.row_fused > 1;
+    col_fused += t.col_fused > 1;
+    both += t.row_fused > 1 && t.col_fused > 1;
+    unaligned += !t.src_rows_aligned;
+  }
+  EXPECT_GT(served, 180);  // 250-340 in 2000 draws
+  EXPECT_GT(row_fused, 30);
+  EXPECT_GT(col_fused, 60);
+  EXPECT_GT(both, 6);
+  EXPECT_GT(unaligned, 150);
 }
 
 // permute_vec_tiled's decisions on the case list's shapes (docs/performance.md measured
@@ -575,11 +661,13 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
       ASSERT_TRUE(f.tiled);
       ASSERT_EQ(1, f.src_a);
       ASSERT_EQ(1, f.dst_b);
+      ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
+      ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
       ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.row_blocks) * t.col_tiles);
-      ASSERT_GE(uint64_t(t.col_tiles) * 64, uint64_t(f.extent_a));
-      ASSERT_LT(uint64_t(t.col_tiles - 1) * 64, uint64_t(f.extent_a));
-      // the last block's staged rows reach past the last row; the one before does not
-      ASSERT_GE(t.first_row(plan.grid.x - 1, int(piece), int(max_shift)) + max_shift + piece, f.extent_b);
+      ASSERT_GE(uint64_t(t.col_tiles) * 64, uint64_t(t.cols));
+      ASSERT_LT(uint64_t(t.col_tiles - 1) * 64, uint64_t(t.cols));
+      // the last block's staged rows reach past the last row; the first block's start max_shift early
+      ASSERT_GE(t.first_row(plan.grid.x - 1, int(piece), int(max_shift)) + max_shift + piece, t.rows);
       ASSERT_EQ(0, t.first_row(0, int(piece), int(max_shift)) + max_shift);
       ASSERT_EQ(plan.grid.y, t.outer_y);
       ASSERT_EQ(plan.grid.z, t.outer_z);

@@ -66,6 +66,26 @@ struct Pitched {
   __device__ __forceinline__ int64_t operator()(int64_t i) const { return i * ld; }
 };
 
+// Split starts looked up in a block's table of them (from index `first` on), each split once
+// instead of once for every chunk or vector that needs it.
+struct Tabled {
+  const int64_t* start;
+  int64_t first;
+  __device__ __forceinline__ int64_t operator()(int64_t i) const { return start[i - first]; }
+};
+
+// The table of `count` starts from index `first` on: split ones (layout::NdSplitIndex)
+// computed into `table`; pitched ones need none.
+template <class Map>
+__device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t first, int count) {
+  if constexpr (std::is_same_v<Map, Pitched>) {
+    return map;
+  } else {
+    for (int i = threadIdx.x; i < count; i += blockDim.x) table[i] = map(first + i);
+    return Tabled{table, first};
+  }
+}
+
 // Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
 // per load (fp16 with a padded src: 92% of copy against 71% element by element). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
@@ -201,13 +221,18 @@ __global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads)
                            const Cols cols) {
   using A = layout::AlignedDstTile<E>;
   __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
+  __shared__ int64_t row_start[std::is_same_v<Rows, Pitched> ? 1 : A::rows];
+  __shared__ int64_t col_start[std::is_same_v<Cols, Pitched> ? 1 : A::cols];
   const uint64_t o = blockIdx.y + uint64_t(blockIdx.z) * t.outer_y;
   if (o >= f.outer_count) return;
   int64_t s, d;
   f.outer_offsets(uint32_t(o), &s, &d);
-  aligned_stores_block<E, How>(tile, p, rows, cols, static_cast<const Elem<E>*>(p.src) + s,
-                               static_cast<Elem<E>*>(p.dst) + d, t.first_row(blockIdx.x, A::piece, A::max_shift),
-                               t.first_col(blockIdx.x, A::cols));
+  const int64_t r0 = t.first_row(blockIdx.x, A::piece, A::max_shift), c0 = t.first_col(blockIdx.x, A::cols);
+  const auto row_map = tabled(rows, row_start, r0, A::rows);
+  const auto col_map = tabled(cols, col_start, c0, A::cols);
+  if constexpr (!std::is_same_v<Rows, Pitched> || !std::is_same_v<Cols, Pitched>) __syncthreads();
+  aligned_stores_block<E, How>(tile, p, row_map, col_map, static_cast<const Elem<E>*>(p.src) + s,
+                               static_cast<Elem<E>*>(p.dst) + d, r0, c0);
 }
 
 Support supports(const Problem& p, const Device& d) {

@@ -140,7 +140,9 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
       const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
       const int64_t r = r0 + j, c = c0 + int64_t(u) * A::vec;
       inside[k] = (first + k < steps) & (t < tasks) & (r >= 0) & (r < p.rows) & (c < p.cols);
-      const Elem<E>* row = src + rows(r);
+      const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
+      if constexpr (std::is_same_v<Rows, Pitched>) row += rows(r);
+      else if (inside[k]) row += rows(r);
       const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
       whole[k] = inside[k] & s.whole;
       offset[k] = s.offset;

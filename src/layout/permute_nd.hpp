@@ -389,8 +389,8 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
   int row_axis = -1, col_axis = -1;            // outer axes that may join the rows, the columns
   for (int i = 0; i < f->outer_rank; ++i) {
     const int64_t n = f->outer_extent[i].divisor;
-    if (row_axis < 0 && f->outer_dst[i] == f->extent_b && f->extent_b * n < most) row_axis = i;
-    if (col_axis < 0 && f->outer_src[i] == f->extent_a && f->extent_a * n < most) col_axis = i;
+    if (row_axis < 0 && f->outer_dst[i] == f->extent_b && f->extent_b < most / n) row_axis = i;
+    if (col_axis < 0 && f->outer_src[i] == f->extent_a && f->extent_a < most / n) col_axis = i;
   }
   NdAlignedStores t;
   double best = -1;

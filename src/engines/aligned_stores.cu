@@ -81,7 +81,7 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
   if constexpr (std::is_same_v<Map, Pitched>) {
     return map;
   } else {
-    for (int i = threadIdx.x; i < count; i += blockDim.x) table[i] = map(first + i);
+    for (int i = threadIdx.x; i < count; i += blockDim.x) table[i] = map(max(first + i, int64_t(0)));  // staged rows start before 0
     return Tabled{table, first};
   }
 }

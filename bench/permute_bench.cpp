@@ -11,9 +11,12 @@
 // Timing: CUDA events around each call, the L2 flushed before it (a memset of four times the
 // L2), which also keeps the GPU busy while the host makes the call, so that the events time
 // the GPU's work alone; each call's host time is printed beside it (median of runs of 20
-// calls enqueued back to back).
+// calls enqueued back to back). --rounds N times every row of a case N times in turn and
+// reports the median of all its calls: rows timed once each in a fixed order can gain or lose
+// from their place in it (the automatic choice's row read 1.7-2 points above its own kernel
+// named, the same launch, in every run of 2026-11-24).
 //
-//   xpose-permute-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--no-host-time] [--list]
+//   xpose-permute-bench [--check] [--reps 20] [--rounds 1] [--json out.jsonl] [--case SUBSTRING]... [--no-host-time] [--list]
 //   xpose-permute-bench --dtype fp16 --extents 64,64,127,127 --perm 3,1,0,2 [...]   one permutation
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
@@ -88,7 +91,7 @@ void cuda_ok(cudaError_t e, const char* what) {
 
 int run(int argc, char** argv) {
   bool check = false;
-  int reps = 20, warmup = 3;
+  int reps = 20, warmup = 3, rounds = 1;
   std::string json;
   std::vector<std::string> only;
   bool list = false, host_time = true;
@@ -99,6 +102,10 @@ int run(int argc, char** argv) {
   app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));
+  app.add_option("--rounds", rounds,
+                 "time every row of a case this many times in turn, --reps calls each time, and report the median "
+                 "of all (so that no row gains from its place in the order)")
+      ->check(CLI::Range(1, 100));
   app.add_option("--json", json, "append one record per row to this file");
   app.add_option("--case", only, "only cases whose label contains this (repeatable)");
   app.add_flag("!--no-host-time", host_time, "leave out each row's host time a call (--reps runs of 20 more calls a row, which Nsight Compute would profile too)");
@@ -138,8 +145,9 @@ int run(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("xpose-permute-bench %s: %s, median of %d calls (events, L2 flushed before each), %% of the same-run copy ceiling\n", XPOSE_COMMIT,
-              prop.name, reps);
+  std::printf("xpose-permute-bench %s: %s, median of %d calls (events, L2 flushed before each; %d round(s) of every "
+              "row in turn), %% of the same-run copy ceiling\n",
+              XPOSE_COMMIT, prop.name, reps * rounds, rounds);
   RecordWriter writer(json, "");
   cudaStream_t stream;
   cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -205,11 +213,18 @@ int run(int argc, char** argv) {
     else
       std::printf("  (cutensor: %s)\n", no_cutensor.c_str());
 #endif
+    std::vector<std::vector<double>> samples(rows.size());  // every round's calls, per row
+    for (int round = 0; round < rounds; ++round)
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::vector<double> ms = timer.event_samples(rows[i].work);
+        samples[i].insert(samples[i].end(), ms.begin(), ms.end());
+      }
     std::vector<Record> records;
-    std::vector<double> host_us;  // per row
-    for (const Row& row : rows) {
-      const Stats st = timer.events(row.work);
-      host_us.push_back(host_time ? 1e3 * timer.host(row.work, 20).median : 0.0);
+    std::vector<double> host_us;  // per row; negative: not measured
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& row = rows[i];
+      const Stats st = summarize(samples[i]);
+      host_us.push_back(host_time ? 1e3 * timer.host(row.work, 20).median : -1.0);
       Record r;
       r.case_label = label;
       r.kernel = row.kernel;
@@ -244,8 +259,10 @@ int run(int argc, char** argv) {
     for (size_t i = 0; i < records.size(); ++i) {
       Record& r = records[i];
       r.pct_copy = 100.0 * r.gbps / ceiling;
-      std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%%  host %6.1f us  %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps,
-                  r.pct_copy, host_us[i], r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
+      char host[32] = "host      - us";
+      if (host_us[i] >= 0) std::snprintf(host, sizeof host, "host %6.1f us", host_us[i]);
+      std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%%  %s  %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps, r.pct_copy,
+                  host, r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
       writer.write(r);
     }
     std::fflush(stdout);

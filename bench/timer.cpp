@@ -44,15 +44,17 @@ double GpuTimer::elapsed_ms(const std::function<void()>& enqueue) {
   return ms;
 }
 
-Stats GpuTimer::events(const Work& work) {
+std::vector<double> GpuTimer::event_samples(const Work& work) {
   for (int i = 0; i < warmup_; ++i) ok(work(stream_));
   std::vector<double> ms;
   for (int i = 0; i < reps_; ++i) {
     if (flush_) cuda_ok(cudaMemsetAsync(flush_, i & 0xff, flush_bytes_, stream_), "L2 flush");
     ms.push_back(elapsed_ms([&] { ok(work(stream_)); }));
   }
-  return summarize(ms);
+  return ms;
 }
+
+Stats GpuTimer::events(const Work& work) { return summarize(event_samples(work)); }
 
 Stats GpuTimer::host(const Work& work, int calls) {
   for (int i = 0; i < std::max(1, warmup_) * calls; ++i) ok(work(stream_));

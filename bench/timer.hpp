@@ -33,6 +33,8 @@ class GpuTimer {
 
   // Throw std::runtime_error with the work's message when a call fails.
   Stats events(const Work& work);
+  // The same calls' milliseconds, unsummarized (to pool rounds that interleave several works).
+  std::vector<double> event_samples(const Work& work);
   Stats graph(const Work& work);
   // Host time per call: the wall time of enqueuing `calls` calls back to back (the stream
   // drained before each such run, so no call waits for room in the launch queue).

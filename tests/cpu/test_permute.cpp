@@ -276,6 +276,8 @@ template <class Rows, class Cols>
           for (int k = 0; k < A::piece; ++k) {
             const int64_t r = r0 + A::max_shift - shift + k;
             if (r < 0 || r >= t.rows) continue;
+            if (t.src_rows_aligned && reinterpret_cast<uintptr_t>(src + (s + rows(r)) * E) % 16 != 0)
+              return ::testing::AssertionFailure() << "row " << r << " is taken for 16-byte aligned and is not";
             if (r < r0 || r >= r0 + A::rows)
               return ::testing::AssertionFailure() << "row " << r << " stored by a block that staged " << r0 << "..";
             std::memcpy(row + r * E, src + (s + rows(r) + c) * E, size_t(E));

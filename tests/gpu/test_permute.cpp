@@ -115,6 +115,54 @@ TEST(Permute, WholeVectorPermutationsMatchTheModel) {
   EXPECT_GT(served.rows, covered_floor(n, 500, 50));
 }
 
+// permute_aligned_stores on shapes the random draws reach rarely: more than 65535 outer
+// indices (a grid z of 2), 16-byte aligned rows (the vector staging) and not, rows fused with
+// dst's next axis, columns with src's, both, and several blocks each way; every base aligned
+// and one element off. Each result checked against the model, the guard bands untouched.
+TEST(Permute, AlignedStoresOnItsEdgeShapes) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Shape {
+    int64_t elem_bytes;
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+  };
+  const Shape shapes[] = {
+      {1, {70000, 5, 7}, {0, 2, 1}},              // 70000 outer indices, nothing fused
+      {4, {64, 36, 40}, {0, 2, 1}},               // 160-byte rows: the vector staging where the base allows
+      {2, {16, 8, 127, 127}, {3, 1, 0, 2}},       // rows fused with dst's next axis
+      {1, {64, 8, 127, 129}, {3, 1, 0, 2}},       // three column tiles, the last of one column
+      {4, {8, 4, 16, 17, 65}, {4, 2, 0, 3, 1}},   // one axis continues both fastest axes
+      {2, {4, 3, 5, 33, 40, 9}, {2, 4, 0, 5, 1, 3}},
+      {8, {6, 300, 7, 131}, {3, 1, 2, 0}},
+  };
+  for (const Shape& shape : shapes)
+    for (size_t offset : {size_t(0), size_t(shape.elem_bytes)}) {
+      RandomPermutation r;
+      r.elem_bytes = shape.elem_bytes;
+      r.extents = shape.extents;
+      r.perm = shape.perm;
+      SCOPED_TRACE(r.text() + ", bases " + std::to_string(offset) + " bytes off 16");
+      std::vector<uint8_t> src(offset + size_t(r.src_span_elements() * r.elem_bytes));
+      fill_random(src, rng());
+      const size_t dst_bytes = size_t(r.dst_span_elements() * r.elem_bytes);
+      std::vector<uint8_t> poisoned(guard_bytes + offset + dst_bytes + guard_bytes, poison);
+      std::vector<uint8_t> want = poisoned;
+      r.model(src.data() + offset, want.data() + guard_bytes + offset);
+      DeviceImage d_src(src), d_dst(poisoned);
+      ASSERT_TRUE(d_src.ok() && d_dst.ok());
+      ASSERT_EQ(XPOSE_SUCCESS, xpose_permute_with("permute_aligned_stores", d_src.data() + offset,
+                                                  d_dst.data() + guard_bytes + offset, r.rank(), r.extents.data(),
+                                                  r.perm.data(), r.elem_bytes, nullptr, nullptr, nullptr))
+          << xpose_last_error();
+      ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+      const int64_t diff = first_difference(d_dst.read(), want);
+      EXPECT_EQ(-1, diff) << "first wrong byte " << diff;
+    }
+}
+
 // A named transpose engine serves only permutations that are batched 2-D transposes.
 TEST(Permute, ANamedTransposeEngineRefusesOtherPermutations) {
   XPOSE_REQUIRE_GPU();

@@ -11,8 +11,9 @@
 // Timing: CUDA events around each call, the L2 flushed before it (a memset of four times the
 // L2), which also keeps the GPU busy while the host makes the call, so that the events time
 // the GPU's work alone; each call's host time is printed beside it (median of runs of 20
-// calls enqueued back to back). --rounds N times every row of a case N times in turn and
-// reports the median of all its calls: rows timed once each in a fixed order can gain or lose
+// calls enqueued back to back). --rounds N times every row of a case N times in turn, round r
+// starting at row r, and reports the median of all its calls: rows timed once each in a fixed
+// order can gain or lose
 // from their place in it (the automatic choice's row read 1.7-2 points above its own kernel
 // named, the same launch, in every run of 2026-11-24).
 //
@@ -103,8 +104,8 @@ int run(int argc, char** argv) {
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));
   app.add_option("--rounds", rounds,
-                 "time every row of a case this many times in turn, --reps calls each time, and report the median "
-                 "of all (so that no row gains from its place in the order)")
+                 "time every row of a case this many times in turn, --reps calls each time, round r starting at row "
+                 "r, and report the median of all (so that no row gains from its place in the order)")
       ->check(CLI::Range(1, 100));
   app.add_option("--json", json, "append one record per row to this file");
   app.add_option("--case", only, "only cases whose label contains this (repeatable)");
@@ -215,7 +216,8 @@ int run(int argc, char** argv) {
 #endif
     std::vector<std::vector<double>> samples(rows.size());  // every round's calls, per row
     for (int round = 0; round < rounds; ++round)
-      for (size_t i = 0; i < rows.size(); ++i) {
+      for (size_t k = 0; k < rows.size(); ++k) {  // round r starts at row r: each takes several places in turn
+        const size_t i = (k + size_t(round)) % rows.size();
         const std::vector<double> ms = timer.event_samples(rows[i].work);
         samples[i].insert(samples[i].end(), ms.begin(), ms.end());
       }

@@ -665,6 +665,16 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
       ASSERT_EQ(1, f.dst_b);
       ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
       ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
+      if (t.row_fused > 1) {  // split by 32-bit divisors: every row index below 2^31
+        ASSERT_LT(t.rows, int64_t(1) << 31);
+        ASSERT_EQ(int64_t(t.src_rows.inner.divisor), f.extent_b);
+        ASSERT_EQ(t.src_rows.inner_stride, f.src_b);
+      }
+      if (t.col_fused > 1) {
+        ASSERT_LT(t.cols, int64_t(1) << 31);
+        ASSERT_EQ(int64_t(t.dst_cols.inner.divisor), f.extent_a);
+        ASSERT_EQ(t.dst_cols.inner_stride, f.dst_a);
+      }
       ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.row_blocks) * t.col_tiles);
       ASSERT_GE(uint64_t(t.col_tiles) * 64, uint64_t(t.cols));
       ASSERT_LT(uint64_t(t.col_tiles - 1) * 64, uint64_t(t.cols));

@@ -225,10 +225,8 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
     }
     f = g;
     p->stores = t;
-    p->block = {uint32_t(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
-                  return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::threads;
-                })),
-                1, 1};
+    const int threads = layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::threads; });
+    p->block = {uint32_t(threads), 1, 1};
     p->grid = {p->stores.blocks(), p->stores.outer_y, p->stores.outer_z};
     return true;
   }
@@ -322,9 +320,7 @@ std::string describe(const NdPlan& p) {
             " slabs) of " + s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(f.extent_b) + ") by src's (" +
             s(f.extent_a) + "), 16-byte vectors on both sides";
   else if (p.kind == NdKernel::aligned_stores)
-    text += std::to_string(layout::with_elem_bytes(f.elem_bytes, [](auto e) {
-              return layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>::piece;
-            })) +
+    text += s(layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::piece; })) +
             "x64 blocks of dst's fastest axis (" + s(f.extent_b) +
             (p.stores.row_fused > 1 ? " x " + s(p.stores.row_fused) + " of the axis dst continues it with" : "") +
             ") by src's (" + s(f.extent_a) +

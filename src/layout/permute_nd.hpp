@@ -367,11 +367,21 @@ struct NdAlignedStores {
   XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
 };
 
+// f(A{}) with A aligned_stores' tile (AlignedDstTile) for elements of elem_bytes bytes: at most
+// 8, as the kernel moves (16 instantiates the 8-byte tile; nd_aligned_stores refuses it).
+template <class F>
+auto with_aligned_dst_tile(int64_t elem_bytes, F&& f) {
+  return with_elem_bytes(elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    return f(AlignedDstTile<(E <= 8 ? E : 8)>{});
+  });
+}
+
 // The share of its blocks' elements a 2-D transpose of rows x cols fills (aligned_stores' blocks
 // of elem_bytes-byte elements).
 inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes) {
-  return with_elem_bytes(elem_bytes, [&](auto e) {
-    using A = AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+  return with_aligned_dst_tile(elem_bytes, [&](auto a) {
+    using A = decltype(a);
     return double(rows) / double(A::row_blocks(rows) * A::piece) * double(cols) /
            double(ceil_div(cols, int64_t(A::cols)) * A::cols);
   });
@@ -414,8 +424,8 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
     if (i != drop_col) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
   t.src_rows_aligned = bytes % 16 == 0;
   const uint32_t outer_count = f->outer_count / t.row_fused / t.col_fused;
-  const bool fits = with_elem_bytes(f->elem_bytes, [&](auto e) {
-    using A = AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+  const bool fits = with_aligned_dst_tile(f->elem_bytes, [&](auto a) {
+    using A = decltype(a);
     const int64_t row_blocks = A::row_blocks(t.rows), col_tiles = ceil_div(t.cols, int64_t(A::cols));
     if (row_blocks * col_tiles > max_grid_x) {
       *why = "its two fastest axes hold more than 2^31 of permute_aligned_stores' blocks";

@@ -263,8 +263,8 @@ template <class Rows, class Cols>
 ::testing::AssertionResult run_aligned_stores(const layout::NdForm& f, const layout::NdAlignedStores& t,
                                               const Rows& rows, const Cols& cols, const uint8_t* src, uint8_t* dst) {
   const int64_t E = f.elem_bytes;
-  return layout::with_elem_bytes(E, [&](auto e) -> ::testing::AssertionResult {
-    using A = layout::AlignedDstTile<(decltype(e)::value <= 8 ? decltype(e)::value : 8)>;
+  return layout::with_aligned_dst_tile(E, [&](auto a) -> ::testing::AssertionResult {
+    using A = decltype(a);
     for (uint32_t x = 0; x < t.blocks(); ++x) {
       const int64_t r0 = t.first_row(x, A::piece, A::max_shift), c0 = t.first_col(x, A::cols);
       for (uint32_t o = 0; o < f.outer_count; ++o) {

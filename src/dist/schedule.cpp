@@ -1,6 +1,7 @@
 #include "dist/schedule.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <string>
 
@@ -25,11 +26,44 @@ Error check_offsets(const char* name, const std::vector<int64_t>& offsets) {
   return ok();
 }
 
+// a[0] * a[1] * ... in *out, or false where it overflows int64 (operands >= 0; a product
+// with a factor of 0 is 0, however large the others).
+bool product(std::initializer_list<int64_t> a, int64_t* out) {
+  int64_t p = 1;
+  if (std::find(a.begin(), a.end(), 0) != a.end()) p = 0;
+  for (int64_t v : a)
+    if (__builtin_mul_overflow(p, v, &p)) return false;
+  *out = p;
+  return true;
+}
+
 // Bytes from the first element of `outer` (x batch) rows of `inner` elements, `ld` apart,
-// to one past the last.
-i128 span_bytes(int64_t batch, int64_t outer, int64_t ld, int64_t inner, int64_t elem) {
+// to one past the last: at most batch * outer * ld * elem (inner <= ld), checked by the caller.
+int64_t span_bytes(int64_t batch, int64_t outer, int64_t ld, int64_t inner, int64_t elem) {
   if (batch == 0 || outer == 0 || inner == 0) return 0;
-  return (i128(batch) * outer - 1) * ld * elem + i128(inner) * elem;
+  return (batch * outer - 1) * ld * elem + inner * elem;
+}
+
+// The largest a[i] * b[j] over i != j (0 for fewer than two ranks), in one pass: the best
+// pairs take the largest of a with the largest b of another rank, so the two largest of each
+// decide. Every product is at most (sum a) * (sum b), which the caller has checked.
+int64_t largest_off_diagonal(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  struct Top { int64_t value = -1; size_t at = 0; };
+  const auto top_two = [](const std::vector<int64_t>& v, Top* first, Top* second) {
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] > first->value) {
+        *second = *first;
+        *first = {v[i], i};
+      } else if (v[i] > second->value) {
+        *second = {v[i], i};
+      }
+  };
+  Top a1, a2, b1, b2;
+  top_two(a, &a1, &a2);
+  top_two(b, &b1, &b2);
+  if (a2.value < 0) return 0;  // one rank
+  if (a1.at != b1.at) return a1.value * b1.value;
+  return std::max(a1.value * b2.value, a2.value * b1.value);
 }
 
 // Rows [first(j), first(j+1)) of `total` transposed rows go in step j of `steps`.
@@ -101,33 +135,38 @@ Error make_schedule(const Split& split, Schedule* out) {
   const int p = split.rank;
   const int64_t my_rows = ro[p + 1] - ro[p], my_cols = co[p + 1] - co[p];
 
-  // Everything below is a product of these; with these in int64 (and the workspace, summed
-  // in 128 bits, too) every offset is.
-  if (i128(rows) * cols * batch * e > kInt64Max) return invalid("rows * cols * batch * elem_bytes overflows int64");
-  const i128 src_span = span_bytes(batch, my_rows, ld_src, cols, e);
-  const i128 dst_span = span_bytes(batch, my_cols, ld_dst, rows, e);
-  if (i128(batch) * my_rows * ld_src * e > kInt64Max) return invalid("the extent of src in bytes overflows int64");
-  if (i128(batch) * my_cols * ld_dst * e > kInt64Max) return invalid("the extent of dst in bytes overflows int64");
+  // Everything below is a product of these; with these in int64 (each product checked, so
+  // none overflows on the way) every offset and size is, and the workspace (a sum of at most
+  // 2 x steps x nranks padded messages, each at most rows * cols * batch * elem_bytes) fits
+  // in 128 bits.
+  int64_t total, src_extent, dst_extent;
+  if (!product({rows, cols, batch, e}, &total)) return invalid("rows * cols * batch * elem_bytes overflows int64");
+  if (!product({batch, my_rows, ld_src, e}, &src_extent)) return invalid("the extent of src in bytes overflows int64");
+  if (!product({batch, my_cols, ld_dst, e}, &dst_extent)) return invalid("the extent of dst in bytes overflows int64");
+  const int64_t src_span = span_bytes(batch, my_rows, ld_src, cols, e);
+  const int64_t dst_span = span_bytes(batch, my_cols, ld_dst, rows, e);
 
   Schedule s;
   s.nranks = nranks;
   s.rank = p;
   s.elem_bytes = e;
-  s.src_span_bytes = int64_t(src_span);
-  s.dst_span_bytes = int64_t(dst_span);
+  s.src_span_bytes = src_span;
+  s.dst_span_bytes = dst_span;
   if (batch == 0 || rows == 0 || cols == 0) {
     *out = s;
     return ok();
   }
 
   // The step count, from what every rank knows: its largest block to another rank.
-  i128 largest = 0;
-  for (int a = 0; a < nranks; ++a)
-    for (int b = 0; b < nranks; ++b)
-      if (a != b) largest = std::max(largest, i128(ro[a + 1] - ro[a]) * (co[b + 1] - co[b]) * batch * e);
+  std::vector<int64_t> rank_rows(static_cast<size_t>(nranks)), rank_cols(static_cast<size_t>(nranks));
+  for (int q = 0; q < nranks; ++q) {
+    rank_rows[size_t(q)] = ro[q + 1] - ro[q];
+    rank_cols[size_t(q)] = co[q + 1] - co[q];
+  }
+  const int64_t largest = largest_off_diagonal(rank_rows, rank_cols) * batch * e;
   const int max_steps = split.max_steps ? split.max_steps : kMaxSteps;
   const int64_t step_bytes = split.step_bytes ? split.step_bytes : kStepBytes;
-  const int steps = largest == 0 ? 0 : int(std::min<i128>(max_steps, (largest + step_bytes - 1) / step_bytes));
+  const int steps = largest == 0 ? 0 : int(std::min<int64_t>(max_steps, (largest - 1) / step_bytes + 1));
 
   if (my_rows > 0 && my_cols > 0) {
     s.has_own = true;

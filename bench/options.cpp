@@ -3,20 +3,47 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <system_error>
+#include <tuple>
 #include <cstdio>
 
 namespace xpose::bench {
 namespace {
 
-// One line on stderr, whatever the message holds (CLI11's can span lines; a value can too).
-std::optional<Options> fail(int* exit_code, std::string message) {
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  std::fprintf(stderr, "xpose-bench: %s\n", message.c_str());
+std::optional<Options> fail(int* exit_code, const std::string& message) {
+  print_error(message);
   *exit_code = 2;
   return std::nullopt;
 }
 
+// A count the caller wrote in decimal, refused rather than clamped when int64 cannot hold it.
+std::optional<int64_t> parse_int64(const std::string& text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || at != end || text.empty()) return std::nullopt;
+  return v;
+}
+
 }  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+    } else {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : "\\x%02x", c);
+      out += escape;
+    }
+  }
+  return out;
+}
+
+void print_error(const std::string& message) { std::fprintf(stderr, "xpose-bench: %s\n", one_line(message).c_str()); }
 
 std::optional<Options> parse_options(int argc, const char* const* argv, int* exit_code) {
   Options o;
@@ -24,14 +51,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
                "each as a percentage of the copy ceiling measured in that run. Default: the seed ladder, fp32 "
                "32768x32768."};
   std::vector<std::string> dtypes;
-  std::string shape, timing = "auto";
+  std::string shape, timing = "auto", ld_src_text, ld_dst_text;
   int64_t ld_src = 0, ld_dst = 0;
   bool sweep = false, cases = false, host_cost = false, no_peers = false, no_progress = false;
   app.add_option("--dtype", dtypes, "u8, fp8, fp16, bf16, fp32, fp64, c64, c128, or a byte size; several allowed")
       ->delimiter(',');
   auto* shape_opt = app.add_option("--shape", shape, "RxC or RxCxB (B matrices of R rows, C columns)");
-  app.add_option("--ld-src", ld_src, "src leading dimension in elements (0: cols)");
-  app.add_option("--ld-dst", ld_dst, "dst leading dimension in elements (0: rows)");
+  auto* ld_src_opt = app.add_option("--ld-src", ld_src_text, "src leading dimension in elements (0: cols); needs --shape");
+  auto* ld_dst_opt = app.add_option("--ld-dst", ld_dst_text, "dst leading dimension in elements (0: rows); needs --shape");
   auto* sweep_opt = app.add_flag("--sweep", sweep, "square sizes 256..32768 for each --dtype (default: all sizes)");
   auto* cases_opt = app.add_flag("--cases", cases, "the named case list (docs/performance.md)");
   auto* host_opt = app.add_flag("--host-cost", host_cost,
@@ -63,13 +90,24 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
     }
     return fail(exit_code, e.what());
   }
-  // Checked here, not by CLI11's NonNegativeNumber, whose message prints DBL_MAX in full.
-  for (const auto& [name, ld] : {std::pair{"--ld-src", ld_src}, std::pair{"--ld-dst", ld_dst}})
-    if (ld < 0)
-      return fail(exit_code, std::string(name) + ": " + std::to_string(ld) + " is negative; it must be >= 0 (0: packed)");
+  // Checked here, not by CLI11, whose integers saturate at INT64_MAX and whose NonNegativeNumber
+  // message prints DBL_MAX in full.
+  for (const auto& [opt, text, ld] : {std::tuple{ld_src_opt, &ld_src_text, &ld_src}, std::tuple{ld_dst_opt, &ld_dst_text, &ld_dst}}) {
+    if (!opt->count()) continue;
+    const auto v = parse_int64(*text);
+    const std::string name = opt->get_name();
+    if (!v) return fail(exit_code, name + ": '" + *text + "' is not a decimal integer within int64");
+    if (*v < 0) return fail(exit_code, name + ": " + std::to_string(*v) + " is negative; it must be >= 0 (0: packed)");
+    *ld = *v;
+  }
   for (const std::string& d : dtypes)
     if (!elem_bytes_of(d)) return fail(exit_code, "unknown --dtype '" + d + "'");
-  if ((ld_src || ld_dst) && (sweep || cases)) return fail(exit_code, "--ld-src/--ld-dst apply to one shape only");
+  for (const auto& [name, value, what] : {std::tuple{"--json", &o.json, "a file name"},
+                                          std::tuple{"--csv", &o.csv, "a file name"},
+                                          std::tuple{"--shape", &shape, "RxC or RxCxB"}})
+    if (app.count(name) && value->empty()) return fail(exit_code, std::string(name) + " is empty; it takes " + what);
+  if ((ld_src_opt->count() || ld_dst_opt->count()) && !app.count("--shape"))
+    return fail(exit_code, "--ld-src/--ld-dst apply to one --shape only");
   if (cases && !dtypes.empty()) return fail(exit_code, "--cases has its own dtypes; drop --dtype");
 
   const Timing how = timing == "graph" ? Timing::graph : timing == "events" ? Timing::events : Timing::automatic;
@@ -84,7 +122,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
     for (Case& c : o.cases) c.timing = how;
   } else {
     int64_t rows = host_cost ? 256 : 32768, cols = rows, batch = 1;
-    if (!shape.empty()) {
+    if (app.count("--shape")) {
       const auto s = parse_shape(shape);
       if (!s) return fail(exit_code, "--shape '" + shape + "' is not RxC or RxCxB with positive counts");
       rows = s->rows, cols = s->cols, batch = s->batch;

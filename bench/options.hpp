@@ -27,6 +27,11 @@ struct Options {
   std::string json, csv;             // output files (appended to), if any
 };
 
+// Text as one printable line (control characters as escapes: \n, \t, \xNN), and a message
+// printed that way on stderr after "xpose-bench: ".
+std::string one_line(const std::string& text);
+void print_error(const std::string& message);
+
 // Parses argv. On --help or a bad argument returns nullopt with the exit code in *exit_code
 // after printing the help on stdout (0) or a one-line error on stderr (2).
 std::optional<Options> parse_options(int argc, const char* const* argv, int* exit_code);

@@ -30,7 +30,7 @@ namespace xpose::bench {
 namespace {
 
 [[noreturn]] void die(const std::string& message, int code = 1) {
-  std::fprintf(stderr, "xpose-bench: %s\n", message.c_str());
+  print_error(message);
   std::exit(code);
 }
 

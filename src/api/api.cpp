@@ -32,7 +32,7 @@ Error named_engine(const char* name, const Engine** out) {
   if (!name) return ok();
   *out = find_engine(name);
   if (!*out)
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel '" + std::string(name) + "'; known: " + engine_names());
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel " + quoted(name) + "; known: " + engine_names());
   return ok();
 }
 

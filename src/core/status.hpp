@@ -5,10 +5,43 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <string_view>
 
 #include "xpose/xpose.h"
 
 namespace xpose::detail {
+
+// Text as one printable line: control characters become escapes (\n, \t, \xNN), so a
+// message that echoes a caller's string never spans lines.
+inline std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+      continue;
+    }
+    static const char hex[] = "0123456789abcdef";
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    }
+  }
+  return out;
+}
+
+// A caller's string quoted for a message: 'text', its quotes and backslashes escaped too.
+inline std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char ch : text) {
+    if (ch == '\'' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return one_line(out + "'");
+}
 
 struct Error {
   xpose_status_t status = XPOSE_SUCCESS;
@@ -16,7 +49,7 @@ struct Error {
   bool failed() const { return status != XPOSE_SUCCESS; }
 };
 inline Error ok() { return {}; }
-inline Error fail(xpose_status_t status, std::string message) { return {status, std::move(message)}; }
+inline Error fail(xpose_status_t status, std::string_view message) { return {status, one_line(message)}; }
 
 inline Error cuda_error(cudaError_t code, const char* call) {
   cudaGetLastError();  // a failed runtime call must not poison the next launch check

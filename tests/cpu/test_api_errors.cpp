@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "support/bad_inputs.hpp"
+#include "xpose/xpose.hpp"
 
 namespace xpose::testing {
 namespace {
@@ -40,6 +41,34 @@ TEST(NullKernelName, IsAnInvalidArgument) {
   std::vector<uint8_t> src(64), dst(64);
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_with(nullptr, src.data(), dst.data(), 2, 2, 4, 0, 0, 1, 0, 0, nullptr));
   EXPECT_STREQ("kernel name is a null pointer", xpose_last_error());
+}
+
+// A name that holds control characters comes back quoted with escapes, on one line, from the
+// C ABI and the C++ API alike.
+TEST(UnknownKernelName, IsQuotedOnOneLine) {
+  std::vector<uint8_t> src(64), dst(64, poison);
+  for (const char* name : {"smem\nX", "a\tb\r\x01'\\"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_with(name, src.data(), dst.data(), 2, 2, 4, 0, 0, 1, 0, 0, nullptr));
+    const std::string message = xpose_last_error();
+    EXPECT_EQ(std::string::npos, message.find_first_of("\n\r\t\x01")) << message;
+    const int64_t extents[] = {2, 2};
+    const int perm[] = {1, 0};
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
+              xpose_permute_with(name, src.data(), dst.data(), 2, extents, perm, 4, nullptr, nullptr, nullptr));
+    EXPECT_EQ(std::string::npos, std::string(xpose_last_error()).find_first_of("\n\r\t\x01")) << xpose_last_error();
+    try {
+      explain_choice(src.data(), dst.data(), 4, Shape{2, 2}, name);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string::npos, std::string(e.what()).find_first_of("\n\r\t\x01")) << e.what();
+    }
+    EXPECT_EQ(-1, first_difference(dst, std::vector<uint8_t>(64, poison)));
+  }
+  xpose_transpose_with("smem\nX", src.data(), dst.data(), 2, 2, 4, 0, 0, 1, 0, 0, nullptr);
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("unknown kernel 'smem\\nX'")) << xpose_last_error();
+  xpose_transpose_with("it's", src.data(), dst.data(), 2, 2, 4, 0, 0, 1, 0, 0, nullptr);
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("unknown kernel 'it\\'s'")) << xpose_last_error();
 }
 
 TEST(WithoutGpu, AValidRequestIsACudaErrorWithCudasText) {

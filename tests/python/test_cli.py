@@ -50,6 +50,19 @@ BAD_ARGUMENTS = [
     [*CPU, "--host-cost"],
     ["--host-cost", "--cases"],
     ["--host-cost", "--check"],
+    # integers past int64 are refused, not clamped; options that cannot apply are refused
+    [*CPU, "--shape", "8x8", "--ld-src", "99999999999999999999"],
+    [*CPU, "--shape", "8x8", "--ld-dst", "-99999999999999999999"],
+    [*CPU, "--shape", "8x8", "--ld-src", "1e3"],
+    [*CPU, "--ld-src", "5"],
+    ["--ld-dst", "5"],
+    [*CPU, "--shape", "8x8", "--json", ""],
+    [*CPU, "--shape", "8x8", "--csv", ""],
+    [*CPU, "--shape", ""],
+    # a value with control characters is echoed with escapes, on one line
+    ["--kernel", "a\nb"],
+    ["--kernel", "a\rb\x1b[31m"],
+    ["--shape", "1\n2"],
 ]
 
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
@@ -108,6 +121,12 @@ class Cli(unittest.TestCase):
     def test_ld_message_is_readable(self):
         r = run(["--ld-src", "-1"])
         self.assertEqual(r.stderr, "xpose-bench: --ld-src: -1 is negative; it must be >= 0 (0: packed)\n")
+
+    def test_control_characters_are_escaped(self):
+        r = run(["--kernel", "a\nb"])
+        self.assertTrue(r.stderr.startswith("xpose-bench: unknown --kernel 'a\\nb'"), r.stderr)
+        r = run(["--dtype", "x\ty"])
+        self.assertEqual(r.stderr, "xpose-bench: unknown --dtype 'x\\ty'\n")
 
     def test_help_exits_0_on_stdout(self):
         r = run(["--help"])

@@ -1,5 +1,7 @@
 """xpose.transpose on the host (NumPy) and every argument check, bit for bit against
 NumPy's own transpose, on fresh random bytes, with `out` poisoned before each call."""
+import re
+
 import numpy as np
 import pytest
 
@@ -94,8 +96,10 @@ def test_kernels_lists_the_ladder():
 def refuses(error, x, out=None, kernel="auto", match=None):
     """The call fails with `error` and leaves `out` as it was."""
     before = out.copy() if isinstance(out, np.ndarray) else None
-    with pytest.raises(error, match=match):
+    with pytest.raises(error, match=match) as info:
         xpose.transpose(x, out=out, kernel=kernel)
+    message = str(info.value)
+    assert message.startswith("xpose.transpose: ") and "\n" not in message, message
     if before is not None:
         assert same_bits(out, before), "a failed call wrote to out"
 
@@ -199,3 +203,83 @@ def test_more_axes_transpose_the_last_two():
     assert same_bits(out, np.swapaxes(y, -1, -2))
     with pytest.raises(ValueError, match="^xpose.transpose: out has shape"):
         xpose.transpose(x, out=np.empty((2, 3, 5, 7), np.float32))
+
+
+def test_user_strings_are_quoted_in_one_line():
+    """A kernel name with a line break in it used to break the message in two (issue 30)."""
+    x = random_array((6, 10), np.float32)
+    refuses(ValueError, x, kernel="smem\nX", match=re.escape("unknown kernel 'smem\\nX'"))
+    refuses(ValueError, x, kernel="smem", match="kernel 'smem' runs on a GPU")
+
+    class Name(str):
+        def __repr__(self):
+            return "a\nb"
+
+    refuses(ValueError, x, kernel=Name("no\tsuch"), match=re.escape("unknown kernel 'no\\tsuch'"))
+
+
+class Tagged(np.ndarray):
+    """An ndarray subclass outside NumPy, with state __array_finalize__ carries over."""
+
+    def __array_finalize__(self, obj):
+        self.tag = getattr(obj, "tag", None)
+
+
+def tagged(a, tag="t"):
+    t = a.view(Tagged)
+    t.tag = tag
+    return t
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_subclasses_come_back_as_numpy_makes_them():
+    """Issue 30: an ndarray subclass of another module went through DLPack (a byte-swapped one
+    raised a bare BufferError), np.matrix and np.recarray came back as plain ndarrays. A
+    subclass is an ndarray: its result is x.__array_wrap__(result), as NumPy makes new arrays
+    from x (numpy.transpose's view is of x's type too), bit for bit NumPy's transpose."""
+    matrix = np.matrix(random_array((5, 7), np.float64))
+    record = random_array((4, 6), np.dtype([("a", "<i4"), ("b", "<f4")])).view(np.recarray)
+    swapped = tagged(random_array((3, 9, 5), np.dtype(">i4")))
+    for x in (matrix, record, swapped, tagged(random_array((6, 3), np.uint8)),
+              random_array((8, 3), np.dtype(">c16")), tagged(random_array((2, 3, 4, 5), np.float16))):
+        want = np.swapaxes(x, -1, -2)
+        y = xpose.transpose(x)
+        assert type(y) is type(want) and same_bits(np.asarray(y), np.asarray(want)), type(x)
+        assert getattr(y, "tag", None) == getattr(want, "tag", None)
+        dims = tuple(range(x.ndim))[::-1]
+        z = xpose.permute(x, dims)
+        assert type(z) is type(np.transpose(x, dims)) and same_bits(np.asarray(z), np.asarray(np.transpose(x, dims)))
+    assert xpose.transpose(swapped).dtype == np.dtype(">i4") and xpose.transpose(swapped).tag == "t"
+    assert isinstance(xpose.transpose(record).a, np.ndarray) and (xpose.transpose(record).b == record.b.T).all()
+
+
+def test_memory_map_result_is_a_plain_array(tmp_path):
+    path = tmp_path / "x.bin"
+    path.write_bytes(random_array((24, 10), np.uint8).tobytes())
+    mapped = np.memmap(path, dtype=np.float32, mode="r", shape=(6, 10))
+    y = xpose.transpose(mapped)  # NumPy's own new arrays from a memmap are plain (memmap.__array_wrap__)
+    assert type(y) is np.ndarray and same_bits(y, np.asarray(mapped).T)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_out_of_a_subclass_is_written_and_returned():
+    x = tagged(random_array((7, 5), np.dtype(">f8")))
+    for out in (tagged(np.full((5, 7), 7.0, ">f8"), "out"), np.matrix(np.full((5, 7), 7.0, ">f8"))):
+        assert xpose.transpose(x, out=out) is out
+        assert same_bits(np.asarray(out), np.asarray(x).T)
+        assert xpose.permute(x, (1, 0), out=out) is out
+    refuses(ValueError, x, out=np.full((5, 7), 7.0, "<f8"), match="dtype")  # the same values, other bytes
+
+
+def test_masked_arrays_are_refused():
+    """Issue 30: a masked array's mask was dropped and its masked payloads came back as values."""
+    data = random_array((4, 6), np.float32)
+    masked = np.ma.masked_array(data, mask=random_array((4, 6), np.bool_))
+    refuses(TypeError, masked, match=r"x is a masked array \(MaskedArray\).*x\.data or x\.filled")
+    out = np.ma.masked_array(np.full((6, 4), 7.0, np.float32), mask=False)
+    refuses(TypeError, data, out=out, match="out is a masked array")
+    assert (out.data == 7).all()
+    with pytest.raises(TypeError, match="^xpose.permute: x is a masked array"):
+        xpose.permute(masked, (1, 0))
+    with pytest.raises(TypeError, match="^xpose.transpose: x is a masked array"):
+        xpose.transpose(np.ma.masked_array(random_array((2, 2, 3, 4), np.int8)))

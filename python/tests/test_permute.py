@@ -2,6 +2,8 @@
 on random permutations of random views (every element size, rank 0-6, odd extents, slices
 with steps, broadcast axes, padded and transposed `out`), and every refusal one line that
 leaves `out` as it was."""
+import itertools
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,100 @@ def test_refusals():
     refuses(ValueError, x, (2, 0, 1), out=overlapping, match="share memory")
     refuses(TypeError, [[1, 2]], (1, 0), match="must be a PyTorch tensor")
     refuses(ValueError, np.zeros((1,) * 17, np.uint8), list(range(17)), match="at most 16")
+
+
+def test_dims_as_numpy_reads_axes():
+    """dims is numpy.transpose's `axes`: None reverses, any sequence of integers (NumPy's
+    included), negative axes, a single integer for a 1-D x."""
+    rng = np.random.default_rng()
+    x = random_array(rng, (3, 4, 5), np.float32)
+    for dims in [None, (2, 0, 1), [-1, 0, -2], np.array([1, 2, 0]), range(2, -1, -1),
+                 (np.int8(1), np.uint64(0), 2), [np.array(2), 1, 0]]:
+        want = np.transpose(x, dims)
+        assert same_bits(xpose.permute(x, dims), want), dims
+        out = np.full(want.shape, np.nan, np.float32)
+        assert xpose.permute(x, dims, out=out) is out and same_bits(out, want), dims
+    assert same_bits(xpose.permute(x), np.transpose(x))  # dims defaults to None, as axes does
+    v = random_array(rng, (7,), np.uint8)
+    for dims in [0, -1, np.int64(0), np.array(0), [0], None]:
+        assert same_bits(xpose.permute(v, dims), np.transpose(v, dims)), dims
+    s = np.array(2.5)
+    assert same_bits(xpose.permute(s, None), np.transpose(s, None))
+
+
+class Endless:
+    """A sequence that never ends (or says it is `length` long): whatever reads it to its end
+    hangs, but here trips after 1000 entries instead."""
+
+    def __init__(self, length=None):
+        self.length, self.reads = length, 0
+
+    def __getitem__(self, k):
+        self.reads += 1
+        assert self.reads < 1000, "dims read without end"
+        return k
+
+    def __len__(self):
+        if self.length is None:
+            raise TypeError("no length")
+        return self.length
+
+
+def tripwire():
+    """An endless iterator that trips rather than hangs."""
+    for k in itertools.count():
+        assert k < 1000, "dims read without end"
+        yield k
+
+
+def test_dims_numpy_refuses_are_refused():
+    """Reproducers from issue 30: int(d) took floats and strings, a set gave the identity, a
+    generator was consumed, itertools.count() grew memory without bound, inf raised a bare
+    OverflowError. Each is refused as NumPy refuses it (TypeError for what is no sequence of
+    integers, ValueError for axes that are no permutation), in one line, out untouched."""
+    rng = np.random.default_rng()
+    x = random_array(rng, (2, 3), np.float64)
+    out = np.full((3, 2), 7.0)
+    type_errors = [lambda: [1.9, 0.2], lambda: "10", lambda: {1, 0}, lambda: {1: 0, 0: 1},
+                   lambda: {1: 0, 0: 1}.keys(), lambda: (d for d in (1, 0)), lambda: iter([1, 0]),
+                   lambda: (True, False), lambda: (np.True_, np.False_), lambda: [float("inf"), 0],
+                   lambda: [np.array([1]), 0], lambda: [None, 0], lambda: 1.0,
+                   lambda: np.array([[1, 0]]), lambda: np.array([1.0, 0.0])]
+    for make in type_errors:
+        with pytest.raises(TypeError):
+            np.transpose(x, make())
+        refuses(TypeError, x, make(), out=out, match="dims")
+    for dims in [b"\x01\x00", bytearray(b"\x01\x00")]:  # NumPy reads bytes as small integers; xpose refuses
+        refuses(TypeError, x, dims, out=out, match="dims must be a sequence")
+    for dims in [(1, 1), (2, 0), (0, -3), (0,), (0, 1, 2), 0, [10**30, 0]]:
+        with pytest.raises(ValueError):
+            np.transpose(x, dims)
+        refuses(ValueError, x, dims, out=out, match="not a permutation")
+    v = random_array(rng, (5,), np.uint8)
+    for dims in [True, np.True_]:
+        with pytest.raises(TypeError):
+            np.transpose(v, dims)
+        refuses(TypeError, v, dims, match="dims")
+    refuses(ValueError, v, 1, match="not a permutation")
+
+
+def test_endless_dims_are_refused_unread():
+    x = np.zeros((2, 3), np.float32)
+    refuses(TypeError, x, tripwire(), match="not generator")  # before the real one, which would hang
+    counter = itertools.count()
+    refuses(TypeError, x, counter, match="not count")
+    assert next(counter) == 0, "dims was consumed"
+    generator = (d for d in (1, 0))
+    refuses(TypeError, x, generator)
+    assert list(generator) == [1, 0], "dims was consumed"
+    endless = Endless()  # no length: NumPy reads it to its end, forever
+    refuses(TypeError, x, endless, match="dims must be a sequence")
+    assert endless.reads == 0
+    huge = Endless(10**12)  # its length alone refuses it
+    refuses(ValueError, x, huge, match="dims has 1000000000000 entries")
+    assert huge.reads == 0
+    wrong = Endless(3)  # a length other than the rank: read (3 entries), then refused
+    refuses(ValueError, x, wrong, match="not a permutation of the 2 axes")
+    assert wrong.reads == 3
+    short = Endless(2)  # the length it gives is what is read
+    assert same_bits(xpose.permute(np.zeros((1, 1)), short), np.zeros((1, 1))) and short.reads == 2

@@ -11,9 +11,14 @@ arrays and get their result back as their own library's array (no `out` for them
 Rows may be padded or sliced (the last axis contiguous): they are read in place through
 their strides. A broadcast axis of x (stride 0) is transposed once and copied along by the
 array library itself. The result is an array of the caller's library, or `out` (whose rows
-may be padded the same way).
+may be padded the same way). Subclasses are their library's arrays: a new result for an
+ndarray subclass is x.__array_wrap__(result), as NumPy makes one (np.matrix stays a matrix);
+masked arrays are refused (their mask would not move).
 """
 
+import collections.abc
+import itertools
+import operator
 import sys
 
 from . import _xpose
@@ -33,6 +38,16 @@ def kernels():
     return list(_xpose.kernel_names())
 
 
+def _library(x):
+    """"numpy", "torch" or "cupy" where x is an array of that library (a subclass included),
+    else None. A library not yet imported holds no array of its own: none is imported here."""
+    for name, kind in (("numpy", "ndarray"), ("torch", "Tensor"), ("cupy", "ndarray")):
+        lib = sys.modules.get(name)
+        if lib is not None and isinstance(x, getattr(lib, kind, ())):
+            return name
+    return None
+
+
 class _Array:
     """What the native call needs to know about one array: its library, where it lives,
     its extents and its strides in elements. Reading it checks only what every use needs
@@ -40,13 +55,14 @@ class _Array:
 
     def __init__(self, x, what, fn="transpose", ranks=(2, 3)):
         self.fn = fn
-        kind = type(x).__module__.split(".")[0]
+        kind = _library(x)
         self.writable = True
         if kind == "numpy":
-            import numpy as np
-
-            if not isinstance(x, np.ndarray):
-                raise _error(TypeError, f"{what} must be an array, not {type(x).__name__}", fn)
+            ma = sys.modules.get("numpy.ma")
+            if ma is not None and isinstance(x, ma.MaskedArray):  # its mask would be lost or left stale
+                raise _error(TypeError, f"{what} is a masked array ({type(x).__name__}), whose mask xpose would "
+                                        f"not move: pass {what}.data or {what}.filled(...), or transpose the data "
+                                        "and the mask (numpy.ma.getmaskarray) separately", fn)
             if x.dtype.hasobject:
                 raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
                                         "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
@@ -271,52 +287,104 @@ def _copy_along(out, axes):
         out[tuple(to)] = out[tuple(frm)]  # disjoint regions; NumPy, PyTorch and CuPy broadcast the same way
 
 
-_NATIVE = ("numpy", "torch", "cupy")
 _DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types
+_TITLES = {"numpy": "NumPy", "torch": "PyTorch", "cupy": "CuPy"}
 
 
 def _foreign(x):
     """An array of another library that speaks DLPack (JAX, ...)."""
-    return type(x).__module__.split(".")[0] not in _NATIVE and hasattr(x, "__dlpack__") and \
-        hasattr(x, "__dlpack_device__")
+    return _library(x) is None and hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")
+
+
+def _home(x):
+    """Where a foreign x comes from: (library, name, from_dlpack). library is the top-level module
+    of x's type ("" where that is no library: builtins, __main__); from_dlpack hands a result
+    back to x's library (the module's own, its .numpy's or its .dlpack's), None where none
+    offers one (the result stays the array xpose made), and name is the library it gives."""
+    module = getattr(type(x), "__module__", None)
+    root = module.split(".")[0] if isinstance(module, str) else ""
+    if not root.isidentifier() or root in ("builtins", "__main__"):  # no library (nor a line break)
+        root = ""
+    if root in ("jax", "jaxlib"):
+        import jax.dlpack
+
+        return root, "jax", jax.dlpack.from_dlpack
+    lib = sys.modules.get(root) if root else None
+    for owner in (lib, getattr(lib, "numpy", None), getattr(lib, "dlpack", None)):
+        back = getattr(owner, "from_dlpack", None) if owner is not None else None
+        if callable(back):
+            name = getattr(owner, "__name__", None)
+            name = name.split(".")[0] if isinstance(name, str) and name.split(".")[0].isidentifier() else root
+            return root, _TITLES.get(name, name), back
+    return root, None, None
+
+
+def _dlpack_device(x, label, fn):
+    """x.__dlpack_device__() as DLPack defines it, a (device type, device id) pair of integers."""
+    try:
+        device = x.__dlpack_device__()
+    except Exception as e:  # a broken protocol is x's fault, and says so in one line
+        raise _error(TypeError, f"x ({label}) has a __dlpack_device__() that raised {type(e).__name__}; "
+                                "xpose reads arrays of other libraries through DLPack", fn) from e
+    try:
+        if not isinstance(device, tuple) or len(device) != 2:
+            raise TypeError
+        return operator.index(device[0]), operator.index(device[1])
+    except TypeError:
+        got = f"a {type(device).__name__}" if not isinstance(device, tuple) else f"{len(device)} values" \
+            if len(device) != 2 else f"({type(device[0]).__name__}, {type(device[1]).__name__})"
+        raise _error(TypeError, f"x ({label}) has a __dlpack_device__() that returned {got}, not a "
+                                "(device type, device id) pair of integers", fn) from None
 
 
 def _via_dlpack(x, out, call, fn):
     """Runs `call` on x seen without a copy through DLPack (NumPy on the host; PyTorch, or CuPy
     without it, on a GPU, on that library's current stream) and hands the result back to x's
     library the same way."""
-    root = type(x).__module__.split(".")[0]
+    library, name, back = _home(x)
+    label = library or type(x).__name__
     if out is not None:
-        raise _error(TypeError, f"out must be a NumPy, PyTorch or CuPy array; x is a {root} array: "
-                                "call without out (the result comes back as a " + root + " array)", fn)
-    device_type, device_id = x.__dlpack_device__()
+        comes_back = f"a {name} array" if name else "a NumPy array, or a PyTorch or CuPy one for x on a GPU"
+        raise _error(TypeError, f"out must be a NumPy, PyTorch or CuPy array; x is a "
+                                f"{library + ' array' if library else label}: call without out (the result "
+                                f"comes back as {comes_back})", fn)
+    device_type, device_id = _dlpack_device(x, label, fn)
     if device_type == _DL_CPU:
+        import contextlib
+
         import numpy as np
 
-        result = call(np.from_dlpack(x))
+        see, device = np.from_dlpack, contextlib.nullcontext()
     elif device_type == _DL_CUDA:
         try:
             import torch
 
-            with torch.cuda.device(device_id):
-                result = call(torch.from_dlpack(x))
+            see, device = torch.from_dlpack, torch.cuda.device(device_id)
         except ImportError:
             import cupy
 
-            with cupy.cuda.Device(device_id):
-                result = call(cupy.from_dlpack(x))
+            see, device = cupy.from_dlpack, cupy.cuda.Device(device_id)
     else:
-        raise _error(ValueError, f"x ({root}) lives on DLPack device type {device_type}; xpose serves CUDA "
+        raise _error(ValueError, f"x ({label}) lives on DLPack device type {device_type}; xpose serves CUDA "
                                  "devices and the CPU", fn)
-    if root == "jaxlib" or root == "jax":
-        import jax.dlpack
+    with device:
+        try:
+            seen = see(x)
+        except (BufferError, TypeError, ValueError) as e:  # what DLPack cannot export (byte-swapped, ...)
+            raise _error(TypeError, f"x ({label}) cannot be read through DLPack: {type(e).__name__}: "
+                                    f"{str(e)!r}", fn) from e
+        result = call(seen)
+    return back(result) if back is not None else result
 
-        return jax.dlpack.from_dlpack(result)
-    lib = sys.modules.get(root)
-    for owner in (lib, getattr(lib, "numpy", None), getattr(lib, "dlpack", None)):
-        if owner is not None and callable(getattr(owner, "from_dlpack", None)):
-            return owner.from_dlpack(result)
-    return result  # a library that takes nothing back: the result in the library it ran in
+
+def _like(x, result, out):
+    """A new result for x of an ndarray subclass as NumPy makes one from x: x.__array_wrap__(result),
+    a view of x's type finalized from x (np.matrix, np.recarray stay so; np.memmap gives a
+    plain ndarray). `out` and every other result as it is."""
+    np = sys.modules.get("numpy")
+    if out is not None or np is None or type(x) is np.ndarray or not isinstance(x, np.ndarray):
+        return result
+    return x.__array_wrap__(result)
 
 
 def transpose(x, out=None, kernel="auto"):
@@ -343,17 +411,17 @@ def transpose(x, out=None, kernel="auto"):
     nd = getattr(x, "ndim", None)
     if isinstance(nd, int) and nd > 3 and isinstance(kernel, str) and kernel == "auto":
         return _transpose_nd(x, out, nd)
-    if out is None and type(x).__module__.split(".")[0] == "torch":
+    if out is None and _library(x) == "torch":
         from . import _torch
 
         return _torch.transpose(x, kernel)
-    return _transpose(x, out, kernel)
+    return _like(x, _transpose(x, out, kernel), out)
 
 
 def _transpose_nd(x, out, nd):
     """x of 4 or more axes: the permutation (..., -1, -2), under transpose's name."""
     dims = list(range(nd - 2)) + [nd - 1, nd - 2]
-    if out is None and type(x).__module__.split(".")[0] == "torch":
+    if out is None and _library(x) == "torch":
         from . import _torch
 
         try:
@@ -363,17 +431,18 @@ def _transpose_nd(x, out, nd):
             if not message.startswith("xpose.permute: "):
                 raise
             raise type(e)("xpose.transpose: " + message[len("xpose.permute: "):]) from None
-    return _permute(x, dims, out, fn="transpose")
+    return _like(x, _permute(x, dims, out, fn="transpose"), out)
 
 
 def _transpose(x, out=None, kernel="auto"):
     src = _Array(x, "x")
     if not isinstance(kernel, str):
         raise _error(TypeError, f"kernel must be a string, not {type(kernel).__name__}")
+    kernel = str.__str__(kernel)  # a plain str: a subclass's own __eq__ or __repr__ play no part
     if kernel != "auto" and kernel not in kernels():
-        raise _error(ValueError, f"unknown kernel '{kernel}'; known: auto, " + ", ".join(kernels()))
+        raise _error(ValueError, f"unknown kernel {kernel!r}; known: auto, " + ", ".join(kernels()))
     if src.device is None and kernel != "auto":
-        raise _error(ValueError, f"kernel '{kernel}' runs on a GPU; arrays on the host are transposed "
+        raise _error(ValueError, f"kernel {kernel!r} runs on a GPU; arrays on the host are transposed "
                                  "on the CPU (kernel='auto')")
 
     # x's broadcast axes are read at index 0 only; the rest of x must be a layout the C call reads.
@@ -405,9 +474,10 @@ def _transpose(x, out=None, kernel="auto"):
     return out
 
 
-def permute(x, dims, out=None):
+def permute(x, dims=None, out=None):
     """`x` with its axes permuted: the result's axis k is x's axis dims[k], as
-    `numpy.transpose(x, dims)` (negative axes count from the end); any rank up to 16.
+    `numpy.transpose(x, dims)` (negative axes count from the end, None reverses the axes);
+    any rank up to 16.
 
     Returns `out` if given (the result's shape and dtype, writable, where `x` lives, memory of
     its own for every element, any non-negative strides, not overlapping x), else a new dense
@@ -422,22 +492,55 @@ def permute(x, dims, out=None):
     """
     if _foreign(x):
         return _via_dlpack(x, out, lambda v: permute(v, dims), "permute")
-    if out is None and type(x).__module__.split(".")[0] == "torch":
+    if out is None and _library(x) == "torch":
         from . import _torch
 
         return _torch.permute(x, _check_dims(dims, x.dim()))
-    return _permute(x, dims, out)
+    return _like(x, _permute(x, dims, out), out)
 
 
-def _check_dims(dims, nd):
+def _axis(d):
+    """One axis number as NumPy reads it: an integer by operator.index, bools refused (NumPy
+    takes neither True nor numpy.bool_ for an axis)."""
+    np = sys.modules.get("numpy")
+    if isinstance(d, bool) or (np is not None and isinstance(d, np.bool_)):
+        raise TypeError
+    return operator.index(d)
+
+
+def _check_dims(dims, nd, fn="permute"):
+    """dims as numpy.transpose reads its axes: None reverses them; a sequence (not a str,
+    bytes, set, dict or iterator) of nd integers, negative ones counting from the end, each
+    axis once; a single integer is one axis (a 1-D x). Its length is known before an entry is
+    read and at most 64 are, so an endless or huge input is never consumed. The axes, from 0."""
+    if dims is None:
+        return list(range(nd - 1, -1, -1))
     try:
-        dims = [int(d) for d in dims]
-    except (TypeError, ValueError):
-        raise _error(TypeError, f"dims must be a sequence of axis numbers, not {dims!r}", "permute") from None
-    if len(dims) != nd or sorted(d % nd if nd else d for d in dims) != list(range(nd)) or \
-            any(d < -nd or d >= nd for d in dims):
-        raise _error(ValueError, f"dims {tuple(dims)} is not a permutation of the {nd} axes of x", "permute")
-    return [d % nd for d in dims]
+        axes = [_axis(dims)]
+    except TypeError:
+        kind = type(dims)
+        if isinstance(dims, (str, bytes, bytearray, collections.abc.Mapping)) or \
+                not (hasattr(kind, "__len__") and hasattr(kind, "__getitem__")):
+            raise _error(TypeError, f"dims must be a sequence of axis numbers (int) or None, not "
+                                    f"{kind.__name__}", fn) from None
+        try:
+            n = len(dims)
+        except (TypeError, ValueError, OverflowError):  # a 0-d array, a __len__ that fails
+            raise _error(TypeError, f"dims must be a sequence of axis numbers (int) or None, not "
+                                    f"{kind.__name__}", fn) from None
+        if n > 64:  # NumPy's limit on axes too: any longer dims is refused unread
+            raise _error(ValueError, f"dims has {n} entries, so it is not a permutation of the {nd} axes of x",
+                         fn) from None
+        axes = []
+        for k, d in enumerate(itertools.islice(iter(dims), n)):
+            try:
+                axes.append(_axis(d))
+            except TypeError:
+                raise _error(TypeError, f"dims[{k}] is a {type(d).__name__}, not an axis number (int)",
+                             fn) from None
+    if len(axes) != nd or sorted(d % nd if -nd <= d < nd else -1 for d in axes) != list(range(nd)):
+        raise _error(ValueError, f"dims {tuple(axes)} is not a permutation of the {nd} axes of x", fn)
+    return [d % nd for d in axes]
 
 
 def _permute(x, dims, out=None, fn="permute"):
@@ -445,7 +548,7 @@ def _permute(x, dims, out=None, fn="permute"):
     nd = len(src.shape)
     if nd > 16:
         raise _error(ValueError, f"x has {nd} axes; xpose permutes at most 16", fn)
-    dims = _check_dims(dims, nd)
+    dims = _check_dims(dims, nd, fn)
     shape = tuple(src.shape[d] for d in dims)
     if not src.empty():
         if min(src.strides, default=0) < 0:

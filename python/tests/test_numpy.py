@@ -283,3 +283,34 @@ def test_masked_arrays_are_refused():
         xpose.permute(masked, (1, 0))
     with pytest.raises(TypeError, match="^xpose.transpose: x is a masked array"):
         xpose.transpose(np.ma.masked_array(random_array((2, 2, 3, 4), np.int8)))
+
+
+def test_out_whose_batches_interleave_is_served():
+    """Batches that interleave without sharing memory: not nested, yet every element its own."""
+    x = random_array((2, 3, 24), np.uint8)
+    base = np.full(200, 7, np.uint8)
+    out = np.lib.stride_tricks.as_strided(base, (2, 24, 3), (39, 6, 1), writeable=True)
+    assert xpose.transpose(x, out=out) is out
+    assert same_bits(out, x.swapaxes(-1, -2))
+    touched = np.zeros(200, bool)
+    for b in range(2):
+        for j in range(24):
+            touched[b * 39 + j * 6:b * 39 + j * 6 + 3] = True
+    assert (base[~touched] == 7).all(), "bytes between the elements were written"
+    clash = np.lib.stride_tricks.as_strided(np.full(200, 7, np.uint8), (2, 24, 3), (36, 6, 1), writeable=True)
+    refuses(ValueError, x, out=clash, match=r"dst batches overlap: .*\(1, 0, 0\) and \(0, 6, 0\) are one element")
+    assert (clash == 7).all()
+
+
+def test_complex128_on_an_eight_byte_boundary():
+    """NumPy aligns complex128 to 8 bytes; such arrays are served, as x and as out."""
+    raw = np.zeros(8 + 37 * 41 * 16, np.uint8)
+    x = raw[8:].view(np.complex128).reshape(37, 41)
+    assert x.ctypes.data % 16 == 8 and x.flags.aligned
+    x[...] = random_array((37, 41), np.complex128)
+    assert same_bits(xpose.transpose(x), x.T)
+    out_raw = np.zeros(8 + 41 * 37 * 16, np.uint8)
+    out = out_raw[8:].view(np.complex128).reshape(41, 37)
+    assert xpose.transpose(x, out=out) is out and same_bits(out, x.T)
+    y = raw[8:8 + 6 * 5 * 7 * 16].view(np.complex128).reshape(6, 5, 7)
+    assert same_bits(xpose.permute(y, (2, 0, 1)), np.transpose(y, (2, 0, 1)))

@@ -38,6 +38,12 @@ def kernels():
     return list(_xpose.kernel_names())
 
 
+def _alignment(itemsize):
+    """The address an element must sit on: its size, but 8 bytes for 16-byte elements (NumPy
+    aligns complex128 to 8; the library moves those as 8-byte pairs where needed)."""
+    return min(itemsize, 8)
+
+
 def _library(x):
     """"numpy", "torch" or "cupy" where x is an array of that library (a subclass included),
     else None. A library not yet imported holds no array of its own: none is imported here."""
@@ -131,7 +137,7 @@ class _Array:
             raise _error(ValueError, f"x's last axis has stride {self.strides[-1]}; xpose reads rows whose "
                                      f"elements are adjacent (stride 1). Make a copy with a contiguous last axis "
                                      f"first ({_COPY_ADVICE})")
-        if self.ptr % self.itemsize:
+        if self.ptr % _alignment(self.itemsize):
             raise _error(ValueError, f"{what}'s data at address {self.ptr:#x} is not aligned to its "
                                      f"{self.itemsize}-byte elements; make an aligned copy first "
                                      f"(numpy.array({what}) allocates one)")
@@ -146,19 +152,19 @@ class _Array:
                                      f"make a copy first ({_COPY_ADVICE})")
 
     def check_distinct(self):
-        """out: an element of its own for every index."""
+        """out: no broadcast axis. Whether other strides give every element memory of its own
+        the library decides (it proves layouts that interleave distinct, names two indices at
+        one element, or says it cannot prove it) before anything is written."""
         if self.broadcast_axes():
             axis = self.broadcast_axes()[0]
             raise _error(ValueError, f"out's axis {axis} has stride 0 (a broadcast axis of shape {self.shape}): "
                                      "its elements share memory; pass an out with memory of its own for every "
                                      "element")
-        span = 1  # nested axes only: each stride clears what the smaller strides span
-        for n, s in sorted((ns for ns in zip(self.shape, self.strides) if ns[0] > 1), key=lambda ns: ns[1]):
-            if s < span:
-                raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
-                                         f"{self.strides} (in elements) gives some elements the same memory; pass "
-                                         "an out with memory of its own for every element")
-            span += (n - 1) * s
+        rows, cols = self.shape[-2:]
+        if rows > 1 and cols > 1 and self.strides[-2] < cols:  # its rows overlap (the last axis is contiguous)
+            raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
+                                     f"{self.strides} (in elements) starts a row every {self.strides[-2]} elements "
+                                     f"but rows hold {cols}; pass an out with memory of its own for every element")
 
     def matrix_layout(self):
         """(batch, rows, cols, ld, batch_stride) for the C call, ld and stride 0 where unused."""
@@ -554,7 +560,7 @@ def _permute(x, dims, out=None, fn="permute"):
         if min(src.strides, default=0) < 0:
             raise _error(ValueError, f"x has negative strides {src.strides} (in elements); make a copy first "
                                      f"({_COPY_ADVICE})", fn)
-        if src.ptr % src.itemsize:
+        if src.ptr % _alignment(src.itemsize):
             raise _error(ValueError, f"x's data at address {src.ptr:#x} is not aligned to its {src.itemsize}-byte "
                                      "elements; make an aligned copy first", fn)
     if out is None:
@@ -577,7 +583,7 @@ def _permute(x, dims, out=None, fn="permute"):
         if not dst.empty():
             if min(dst.strides, default=0) < 0:
                 raise _error(ValueError, f"out has negative strides {dst.strides} (in elements)", fn)
-            if dst.ptr % dst.itemsize:
+            if dst.ptr % _alignment(dst.itemsize):
                 raise _error(ValueError, f"out's data at address {dst.ptr:#x} is not aligned to its "
                                          f"{dst.itemsize}-byte elements", fn)
     result = dst.array

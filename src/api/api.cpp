@@ -36,26 +36,54 @@ Error named_engine(const char* name, const Engine** out) {
   return ok();
 }
 
-// Everything short of the launch. `name` null means the automatic choice. An empty
-// problem succeeds here with no plan (out->plan.engine stays null).
-Error prepare(const char* name, const Args& args, Choice* out) {
-  const Engine* named = nullptr;
-  if (Error e = named_engine(name, &named); e.failed()) return e;
-  Problem problem;
-  if (Error e = resolve(args, &problem); e.failed() || problem.empty()) return e;
+// Everything short of the launch, for a resolved problem: `named` null means the automatic
+// choice. An empty problem succeeds here with no plan (out->plan.engine stays null).
+Error choose_for(const Engine* named, const Problem& problem, Choice* out) {
+  if (problem.empty()) return ok();
   Device device;
   if (Error e = current_device(&device); e.failed()) return e;
   if (Error e = check_device_access(problem.src, problem.dst, device); e.failed()) return e;
   return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
 }
 
-// A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
-// both bases allow (layout/permute.hpp).
-layout::PermuteShape normalized(const Permutation& p) {
+// 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128): the transpose
+// engines move 16-byte elements as aligned vectors, so such a transpose runs as the
+// permutation it is, which the planner takes in 8-byte pairs.
+bool on_pair_boundary(const Problem& p) {
+  return p.elem_bytes == 16 && (reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst)) % 16 != 0;
+}
+
+struct TransposeAsPermute {
+  int64_t extents[3], src_strides[3], dst_strides[3];
+  int perm[3] = {0, 2, 1};
+  PermuteArgs args;
+  explicit TransposeAsPermute(const Problem& p)
+      : extents{p.batch, p.rows, p.cols}, src_strides{p.stride_src, p.ld_src, 1}, dst_strides{p.stride_dst, p.ld_dst, 1},
+        args{p.src, p.dst, 3, extents, perm, p.elem_bytes, src_strides, dst_strides} {}
+  TransposeAsPermute(const TransposeAsPermute&) = delete;
+};
+
+Error refuse_named_pairs(const char* name) {
+  return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(name) + " needs 16-byte elements on a 16-byte boundary; these "
+                                             "are on an 8-byte one, which only the automatic choice serves");
+}
+
+// The widest element both bases of a permutation are aligned to (at most 16 bytes).
+int64_t widest_aligned(const Permutation& p) {
   const uintptr_t bases = reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst);
   int64_t widest = 16;
   while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
-  return layout::normalize(p.shape(), widest);
+  return widest;
+}
+
+// A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
+// both bases allow (layout/permute.hpp); 16-byte elements on an 8-byte boundary as 8-byte
+// pairs (kept whole only where 16 axes that do not fuse leave no room for the pair's axis).
+layout::PermuteShape normalized(const Permutation& p) {
+  const int64_t widest = widest_aligned(p);
+  layout::PermuteShape s = layout::normalize(p.shape(), widest);
+  if (s.elem_bytes > widest && layout::split_elements(&s, widest)) s = layout::normalize(s, widest);
+  return s;
 }
 
 std::string axes_text(const layout::PermuteShape& s) {
@@ -107,6 +135,9 @@ Error prepare_permute(const char* name, const PermuteArgs& args, PermuteChoice* 
   if (Error e = current_device(&device); e.failed()) return e;
   if (Error e = check_device_access(p.src, p.dst, device); e.failed()) return e;
   out->shape = normalized(p);
+  if (out->shape.elem_bytes > widest_aligned(p))
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "16-byte elements on an 8-byte boundary in 16 axes that do not fuse: "
+                                           "align src and dst to 16 bytes");
   Problem problem;
   if (!nd_named && transpose_of(p, out->shape, &problem))
     return named ? choose_named(*named, problem, device, &out->transpose) : choose(problem, device, &out->transpose);
@@ -126,12 +157,6 @@ Error launch(const Choice& choice, cudaStream_t stream) {
   return ok();
 }
 
-Error run(const char* name, const Args& args, cudaStream_t stream) {
-  Choice choice;
-  if (Error e = prepare(name, args, &choice); e.failed()) return e;
-  return launch(choice, stream);
-}
-
 Error run_permute(const char* name, const PermuteArgs& args, cudaStream_t stream) {
   PermuteChoice choice;
   if (Error e = prepare_permute(name, args, &choice); e.failed()) return e;
@@ -140,6 +165,20 @@ Error run_permute(const char* name, const PermuteArgs& args, cudaStream_t stream
     return ok();
   }
   return launch(choice.transpose, stream);
+}
+
+Error run(const char* name, const Args& args, cudaStream_t stream) {
+  const Engine* named = nullptr;
+  if (Error e = named_engine(name, &named); e.failed()) return e;
+  Problem problem;
+  if (Error e = resolve(args, &problem); e.failed()) return e;
+  if (!problem.empty() && on_pair_boundary(problem)) {
+    if (named) return refuse_named_pairs(name);
+    return run_permute(nullptr, TransposeAsPermute(problem).args, stream);
+  }
+  Choice choice;
+  if (Error e = choose_for(named, problem, &choice); e.failed()) return e;
+  return launch(choice, stream);
 }
 
 // The C ABI's wall: no exception crosses it.
@@ -245,9 +284,22 @@ Layout resolve(int64_t elem_bytes, const Shape& shape) {
 }
 
 Explanation explain_choice(const void* src, void* dst, int64_t elem_bytes, const Shape& shape, const char* kernel) {
+  const char* name = kernel && *kernel ? kernel : nullptr;
+  const detail::Engine* named = nullptr;
+  detail::throw_if_failed(detail::named_engine(name, &named));
+  detail::Problem problem;
+  detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
+  if (!problem.empty() && detail::on_pair_boundary(problem)) {
+    if (named) detail::throw_if_failed(detail::refuse_named_pairs(name));
+    const detail::TransposeAsPermute t(problem);
+    const PermuteShape as_permute{{t.extents, t.extents + 3}, {t.perm, t.perm + 3},
+                                  {t.src_strides, t.src_strides + 3}, {t.dst_strides, t.dst_strides + 3}};
+    Explanation e = explain_permute(src, dst, elem_bytes, as_permute);
+    e.text = "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), " + e.text;
+    return e;
+  }
   detail::Choice choice;
-  detail::throw_if_failed(
-      detail::prepare(kernel && *kernel ? kernel : nullptr, detail::args_of(src, dst, elem_bytes, shape), &choice));
+  detail::throw_if_failed(detail::choose_for(named, problem, &choice));
   if (!choice.plan.engine) return {"", "", "", "nothing to do: the problem is empty"};
   return {choice.plan.engine->name, choice.rule ? choice.rule->id : "", choice.tuning ? choice.tuning->name : "",
           detail::explain(choice)};

@@ -1,5 +1,7 @@
 #include "api/validate.hpp"
 
+#include "layout/distinct.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -21,20 +23,21 @@ bool span_of(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t st
   return mul(outer - 1, ld, &a) && mul(batch - 1, stride, &b) && add(a, b, &a) && add(a, inner, span);
 }
 
+// A base must sit on its element's alignment: the element size, but 8 bytes for 16-byte
+// elements (NumPy's and C's alignment of complex128 and long double pairs); the GPU moves
+// those as 8-byte pairs where a base is not 16-byte aligned (api.cpp).
+int64_t alignment_of(int64_t elem_bytes) { return std::min<int64_t>(elem_bytes, 8); }
+
+std::string misaligned(const char* side, int64_t e) {
+  if (e == 16) return std::string(side) + " is not aligned to 8 bytes (16-byte elements need 8)";
+  return std::string(side) + " is not aligned to its element size of " + str(e) + " bytes";
+}
+
 Error overflow(const char* what) {
   return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(what) + " overflows int64");
 }
 
 }  // namespace
-
-bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride) {
-  if (batch <= 1) return true;
-  if (outer <= 1) return batch_stride >= inner;
-  // Nested layouts only: the smaller of the two strides must clear the unit-stride
-  // extent, and the larger must clear everything the smaller one spans.
-  if (batch_stride >= ld) return ld >= inner && batch_stride >= (outer - 1) * ld + inner;
-  return batch_stride >= inner && ld >= (batch - 1) * batch_stride + inner;
-}
 
 namespace {
 
@@ -101,10 +104,37 @@ Error resolve_extents(const Args& a, Problem* out) {
   return ok();
 }
 
+std::string index_text(int rank, const int64_t* index) {
+  std::string t = "(";
+  for (int i = 0; i < rank; ++i) t += (i ? ", " : "") + str(index[i]);
+  return t + ")";
+}
+
+// dst's elements, each of its own: proven, disproven with two indices at one element, or
+// neither within the search's bound (then refused as unproven, never as overlapping).
+// `overlap` opens the message of a disproof, `subject` names the strides.
+Error dst_distinct(int rank, const int64_t* extents, const int64_t* strides, const std::string& overlap,
+                   const std::string& subject, const std::string& indices) {
+  const layout::DistinctAnswer a = layout::distinct_elements(rank, extents, strides, kDistinctBudget);
+  switch (a.verdict) {
+    case layout::Distinct::yes: return ok();
+    case layout::Distinct::no:
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT, overlap + ": with " + subject + ", " + indices + " " +
+                                                    index_text(rank, a.first) + " and " + index_text(rank, a.second) +
+                                                    " are one element");
+    case layout::Distinct::unknown: break;
+  }
+  return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+              "cannot prove that " + subject + " give every dst element memory of its own: they do not nest, and "
+              "the search for two indices at one element stopped after " + str(kDistinctBudget) +
+              " steps; use strides that nest (sorted by stride, each clears what the smaller ones span)");
+}
+
 Error dst_disjoint(const Problem& p) {
-  if (dst_batches_disjoint(p.rows, p.cols, p.ld_dst, p.batch, p.stride_dst)) return ok();
-  return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst batches overlap: stride_dst " + str(p.stride_dst) + " with ld_dst " +
-                                                str(p.ld_dst) + " does not keep " + str(p.batch) + " batches apart");
+  const int64_t extents[] = {p.batch, p.cols, p.rows}, strides[] = {p.stride_dst, p.ld_dst, 1};
+  return dst_distinct(3, extents, strides, "dst batches overlap",
+                      "stride_dst " + str(p.stride_dst) + " and ld_dst " + str(p.ld_dst),
+                      "dst[b * stride_dst + j * ld_dst + i] at (b, j, i) =");
 }
 
 }  // namespace
@@ -132,10 +162,8 @@ Error resolve(const Args& a, Problem* out) {
   if (!p.src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
   if (!p.dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");
   const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
-  if (s % uintptr_t(e))
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is not aligned to its element size of " + str(e) + " bytes");
-  if (d % uintptr_t(e))
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is not aligned to its element size of " + str(e) + " bytes");
+  if (s % uintptr_t(alignment_of(e))) return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("src", e));
+  if (d % uintptr_t(alignment_of(e))) return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("dst", e));
   if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src or dst extends past the end of the address space");
   if (Error err = dst_disjoint(p); err.failed()) return err;
@@ -175,23 +203,6 @@ Error check_pointer(const char* name, const void* ptr, const Device& dev) {
 Error check_device_access(const void* src, const void* dst, const Device& d) {
   if (Error e = check_pointer("src", src, d); e.failed()) return e;
   return check_pointer("dst", dst, d);
-}
-
-bool dst_axes_disjoint(int rank, const int64_t* extents, const int64_t* strides) {
-  struct Axis { int64_t extent, stride; };
-  Axis axes[max_rank];
-  int n = 0;
-  for (int i = 0; i < rank; ++i)
-    if (extents[i] > 1) axes[n++] = {extents[i], strides[i]};
-  std::sort(axes, axes + n, [](const Axis& a, const Axis& b) { return a.stride < b.stride; });
-  int64_t reach = 1;  // one past the largest offset the smaller axes reach
-  for (int i = 0; i < n; ++i) {
-    if (axes[i].stride < reach) return false;
-    int64_t span;
-    if (__builtin_mul_overflow(axes[i].extent - 1, axes[i].stride, &span) || __builtin_add_overflow(reach, span, &reach))
-      return false;
-  }
-  return true;
 }
 
 Error resolve_permute(const PermuteArgs& a, Permutation* out) {
@@ -270,8 +281,8 @@ Error resolve_permute(const PermuteArgs& a, Permutation* out) {
   if (!p.src) return invalid("src is a null pointer");
   if (!p.dst) return invalid("dst is a null pointer");
   const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
-  if (s % uintptr_t(e)) return invalid("src is not aligned to its element size of " + str(e) + " bytes");
-  if (d % uintptr_t(e)) return invalid("dst is not aligned to its element size of " + str(e) + " bytes");
+  if (s % uintptr_t(alignment_of(e))) return invalid(misaligned("src", e));
+  if (d % uintptr_t(alignment_of(e))) return invalid(misaligned("dst", e));
   const int64_t src_bytes = p.src_span_bytes(), dst_bytes = p.dst_span_bytes();
   if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
     return invalid("src or dst extends past the end of the address space");
@@ -280,9 +291,8 @@ Error resolve_permute(const PermuteArgs& a, Permutation* out) {
     dst_extents[k] = a.extents[a.perm[k]];
     if (dst_extents[k] == 1) dst_strides[k] = 0;
   }
-  if (!dst_axes_disjoint(rank, dst_extents, dst_strides))
-    return invalid("dst strides let elements share memory: sorted by stride, each axis of more than one index must "
-                   "stride past what the smaller ones span");
+  if (Error err = dst_distinct(rank, dst_extents, dst_strides, "dst strides let elements share memory",
+                                "dst strides " + index_text(rank, dst_strides), "dst indices"); err.failed()) return err;
   if (s < d + uintptr_t(dst_bytes) && d < s + uintptr_t(src_bytes))
     return invalid("src and dst overlap; xpose permutes out of place only");
   *out = p;

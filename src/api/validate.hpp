@@ -45,18 +45,14 @@ struct PermuteArgs {
 };
 
 // Every check of a permutation that needs no GPU: rank, perm, element size, signs, int64
-// overflow, dst strides under which elements could share memory (only layouts that nest,
-// sorted by stride, are accepted), null and misaligned pointers, src and dst that overlap.
+// overflow, dst strides under which elements share memory (or, for layouts that do not nest,
+// could not be proven not to within kDistinctBudget steps), null and misaligned pointers, src and dst that overlap.
 // An empty request (an extent of 0) passes with strides and pointers unchecked. Strides of
 // axes with one index address nothing and become 0.
 Error resolve_permute(const PermuteArgs& args, Permutation* out);
 
-// True when dst axes of these extents and strides give every index its own element: sorted
-// by stride, each axis of more than one index strides past what the smaller ones span.
-bool dst_axes_disjoint(int rank, const int64_t* extents, const int64_t* strides);
-
-// True when the elements {b*batch_stride + j*ld + i} for i < inner, j < outer, b < batch
-// are all distinct and the layout nests (one stride spans the other extent). Exposed for tests.
-bool dst_batches_disjoint(int64_t inner, int64_t outer, int64_t ld, int64_t batch, int64_t batch_stride);
+// How many steps the search for two dst indices at one element may take (layout/distinct.hpp)
+// before a layout that does not nest is refused as unproven.
+constexpr int64_t kDistinctBudget = int64_t(1) << 16;
 
 }  // namespace xpose::detail

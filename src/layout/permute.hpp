@@ -4,6 +4,7 @@
 //   normalize       drop axes of one index; fuse two axes that stay adjacent and in order on
 //                   both sides (one's strides are the other's times its extent); fold an axis
 //                   contiguous on both sides into a wider element, up to 16 bytes
+//   split_elements  the same permutation in narrower elements (a base off the element's alignment)
 //   as_transpose    the normalized permutation as xpose_transpose's (batched) 2-D transpose,
 //                   where it is one
 #pragma once
@@ -72,6 +73,19 @@ inline PermuteShape normalize(const PermuteShape& in, int64_t max_elem_bytes = 1
     return a.src_stride != b.src_stride ? a.src_stride > b.src_stride : a.dst_stride > b.dst_stride;
   });
   return s;
+}
+
+// The same permutation in elements of `elem_bytes` (a power of two below s.elem_bytes): every
+// stride scaled by the split, and an axis of the split's extent contiguous on both sides;
+// normalize() fuses it with an axis that continues it. False where no axis is left for it.
+inline bool split_elements(PermuteShape* s, int64_t elem_bytes) {
+  if (s->elem_bytes <= elem_bytes) return true;
+  if (s->rank == 16) return false;
+  const int64_t f = s->elem_bytes / elem_bytes;
+  for (int i = 0; i < s->rank; ++i) s->axes[i].src_stride *= f, s->axes[i].dst_stride *= f;
+  s->axes[s->rank++] = {f, 1, 1};
+  s->elem_bytes = elem_bytes;
+  return true;
 }
 
 // xpose_transpose's arguments: dst[b*stride_dst + j*ld_dst + i] = src[b*stride_src + i*ld_src + j].

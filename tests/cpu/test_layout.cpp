@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "layout/bank_model.hpp"
+#include "layout/distinct.hpp"
 #include "layout/grid.hpp"
 #include "layout/aligned_dst.hpp"
 #include "layout/skinny.hpp"
@@ -17,6 +18,72 @@
 
 namespace xpose::layout {
 namespace {
+
+// distinct_elements against counting every offset, on random small layouts of up to five axes
+// (strides 0 to 40, nested or not), each with a fresh seed; a disproof's two indices are checked
+// to be valid, different and at one element.
+TEST(DistinctElements, AgreesWithCountingEveryOffset) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int yes = 0, no = 0, unnested_yes = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int rank = 1 + int(rng() % 5);
+    int64_t extents[5], strides[5];
+    for (int i = 0; i < rank; ++i) {
+      extents[i] = 1 + int64_t(rng() % 5);
+      strides[i] = int64_t(rng() % 41);
+    }
+    std::set<int64_t> seen;
+    int64_t count = 1;
+    for (int i = 0; i < rank; ++i) count *= extents[i];
+    for (int64_t flat = 0; flat < count; ++flat) {
+      int64_t offset = 0, rest = flat;
+      for (int i = 0; i < rank; ++i) offset += (rest % extents[i]) * strides[i], rest /= extents[i];
+      seen.insert(offset);
+    }
+    const bool truth = int64_t(seen.size()) == count;
+    const layout::DistinctAnswer a = layout::distinct_elements(rank, extents, strides);
+    ASSERT_EQ(truth ? layout::Distinct::yes : layout::Distinct::no, a.verdict) << "trial " << trial;
+    if (truth) {
+      ++yes;
+      std::vector<std::pair<int64_t, int64_t>> axes;
+      for (int i = 0; i < rank; ++i)
+        if (extents[i] > 1) axes.push_back({strides[i], extents[i]});
+      std::sort(axes.begin(), axes.end());
+      int64_t span = 1;
+      bool nested = true;
+      for (const auto& [s, n] : axes) nested = nested && s >= span, span += (n - 1) * s;
+      unnested_yes += !nested;
+      continue;
+    }
+    ++no;
+    int64_t first = 0, second = 0;
+    bool differ = false;
+    for (int i = 0; i < rank; ++i) {
+      ASSERT_TRUE(a.first[i] >= 0 && a.first[i] < extents[i] && a.second[i] >= 0 && a.second[i] < extents[i]);
+      first += a.first[i] * strides[i];
+      second += a.second[i] * strides[i];
+      differ = differ || a.first[i] != a.second[i];
+    }
+    ASSERT_TRUE(differ && first == second) << "trial " << trial;
+  }
+  EXPECT_GT(yes, 1000);
+  EXPECT_GT(no, 1000);
+  EXPECT_GT(unnested_yes, 100) << "too few distinct layouts that do not nest";
+}
+
+// Out of steps, a layout that does not nest is unproven, never called overlapping; one that
+// nests needs no search.
+TEST(DistinctElements, AnExhaustedSearchIsUnknown) {
+  const int64_t extents[] = {2, 24, 3}, interleaved[] = {39, 6, 1}, nested[] = {72, 3, 1};
+  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, extents, interleaved).verdict);
+  EXPECT_EQ(layout::Distinct::unknown, layout::distinct_elements(3, extents, interleaved, 2).verdict);
+  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, extents, nested, 0).verdict);
+  // Huge extents that do not nest: the search is bounded, whatever its answer.
+  const int64_t big[] = {int64_t(1) << 20, int64_t(1) << 20, 7}, odd[] = {1000003, 999983, 1};
+  EXPECT_NE(layout::Distinct::yes, layout::distinct_elements(3, big, odd, 1000).verdict);
+}
 
 TEST(Grid, ColumnMajorTilesVisitEveryTileOnceColumnByColumn) {
   for (uint32_t gx : {1u, 2u, 7u, 64u})

@@ -16,6 +16,7 @@
 #include "api/validate.hpp"
 #include "cpu/reference.hpp"
 #include "engines/permute_nd.hpp"
+#include "layout/distinct.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
@@ -96,14 +97,19 @@ TEST(ResolvePermute, AcceptsEmptyAndRankZeroAndResolvesDefaults) {
   EXPECT_EQ(60 * 2, p.dst_span_bytes());
 }
 
-TEST(ResolvePermute, DstAxesMustNest) {
+TEST(ResolvePermute, DstElementsMustBeDistinct) {
+  const auto distinct = [](const int64_t* e, const int64_t* s) {
+    return layout::distinct_elements(2, e, s).verdict == layout::Distinct::yes;
+  };
   const int64_t e[] = {4, 3}, nested[] = {1, 4}, padded[] = {1, 5}, tight[] = {1, 3}, transposed[] = {3, 1};
-  EXPECT_TRUE(dst_axes_disjoint(2, e, nested));
-  EXPECT_TRUE(dst_axes_disjoint(2, e, padded));
-  EXPECT_FALSE(dst_axes_disjoint(2, e, tight));   // axis 1 starts inside axis 0's 4 elements
-  EXPECT_TRUE(dst_axes_disjoint(2, e, transposed));  // axis 1 inner: 3 elements, axis 0 strides 3
+  EXPECT_TRUE(distinct(e, nested));
+  EXPECT_TRUE(distinct(e, padded));
+  EXPECT_FALSE(distinct(e, tight));      // axis 1 starts inside axis 0's 4 elements
+  EXPECT_TRUE(distinct(e, transposed));  // axis 1 inner: 3 elements, axis 0 strides 3
   const int64_t one[] = {1, 7}, any[] = {0, 1};
-  EXPECT_TRUE(dst_axes_disjoint(2, one, any));  // an axis of one index takes no room
+  EXPECT_TRUE(distinct(one, any));  // an axis of one index takes no room
+  const int64_t e3[] = {2, 24, 3}, interleaved[] = {39, 6, 1};  // not nested, yet distinct
+  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, e3, interleaved).verdict);
 }
 
 layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {

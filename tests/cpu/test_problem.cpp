@@ -6,6 +6,7 @@
 
 #include "api/validate.hpp"
 #include "dispatch/registry.hpp"
+#include "layout/distinct.hpp"
 #include "support/devices.hpp"
 
 namespace xpose::detail {
@@ -127,25 +128,39 @@ bool disjoint_by_brute_force(int64_t inner, int64_t outer, int64_t ld, int64_t b
   return true;
 }
 
-// The rule may refuse an exotic non-nested layout that happens to be disjoint, but it
-// must never accept an overlapping one; and it must accept every nested layout.
-TEST(DstBatchesDisjoint, NeverAcceptsAnOverlapAndAcceptsNestedLayouts) {
-  int accepted = 0;
+// The check is exact on every small layout: it accepts the distinct ones (nested or not) and
+// refuses the others.
+TEST(DstBatchesDisjoint, AcceptsExactlyTheDistinctLayouts) {
+  int accepted = 0, interleaved = 0;
   for (int64_t inner = 1; inner <= 4; ++inner)
     for (int64_t outer = 1; outer <= 4; ++outer)
       for (int64_t ld = inner; ld <= 12; ++ld)
         for (int64_t batch = 1; batch <= 4; ++batch)
           for (int64_t stride = 1; stride <= 24; ++stride) {
-            const bool rule = dst_batches_disjoint(inner, outer, ld, batch, stride);
+            const int64_t extents[] = {batch, outer, inner}, strides[] = {stride, ld, 1};
+            const layout::Distinct rule = layout::distinct_elements(3, extents, strides).verdict;
             const bool truth = disjoint_by_brute_force(inner, outer, ld, batch, stride);
-            if (rule) {
-              EXPECT_TRUE(truth) << inner << " " << outer << " " << ld << " " << batch << " " << stride;
-              ++accepted;
-            }
+            EXPECT_EQ(truth ? layout::Distinct::yes : layout::Distinct::no, rule)
+                << inner << " " << outer << " " << ld << " " << batch << " " << stride;
+            accepted += truth;
             const bool nested = stride >= (outer - 1) * ld + inner || (stride >= inner && ld >= (batch - 1) * stride + inner);
-            if (nested) EXPECT_TRUE(rule) << inner << " " << outer << " " << ld << " " << batch << " " << stride;
+            interleaved += truth && !nested;
           }
   EXPECT_GT(accepted, 1000);
+  EXPECT_GT(interleaved, 100) << "too few distinct layouts that do not nest to judge the search";
+}
+
+// The adversarial run's layout: batches that interleave without sharing memory are served,
+// and an overlap names two indices at one element.
+TEST(DstBatchesDisjoint, InterleavedBatchesAreServedAndOverlapsNamed) {
+  Args a{nullptr, nullptr, 3, 24, 1, 0, 6, 2, 0, 39};  // dst (2, 24, 3) with strides (39, 6, 1)
+  Problem p;
+  EXPECT_FALSE(resolve_shape(a, &p).failed());
+  a.stride_dst = 36;  // batch 1, j 0 starts inside batch 0's j 6
+  const Error e = resolve_shape(a, &p);
+  EXPECT_EQ("dst batches overlap: with stride_dst 36 and ld_dst 6, dst[b * stride_dst + j * ld_dst + i] at (b, j, i) = "
+            "(1, 0, 0) and (0, 6, 0) are one element",
+            e.message);
 }
 
 }  // namespace

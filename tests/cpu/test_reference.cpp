@@ -1,6 +1,11 @@
 // The CPU reference against the definition, written out as the plainest loop.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+
+#include "support/permutations.hpp"
+#include "support/ranks.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.hpp"
 
@@ -44,6 +49,43 @@ TEST(TransposeHost, RunsTheReferenceThroughThePublicApi) {
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 7; ++j) EXPECT_EQ(src[i * 7 + j], dst[j * 6 + i]);
   EXPECT_THROW(xpose::transpose_host(src.data(), src.data(), 4, xpose::Shape{6, 7}), xpose::Error);
+}
+
+// 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128) on the CPU path,
+// through transpose_host and permute_host, against the model, guard bands untouched.
+TEST(TransposeHost, SixteenByteElementsOnAnEightByteBoundary) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 200 && !::testing::Test::HasFailure(); ++trial) {
+    const bool as_transpose = trial % 2;
+    RandomPermutation r;
+    if (as_transpose) {
+      const int64_t rows = 1 + int64_t(rng() % 200), cols = 1 + int64_t(rng() % 200);
+      r = transpose_as_permutation(1 + int64_t(rng() % 3), rows, cols, cols + int64_t(rng() % 3),
+                                   rows + int64_t(rng() % 3), 16);
+    } else {
+      r = draw_permutation(rng, 4000, false);
+      r.elem_bytes = 16;
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    std::vector<uint8_t> random(16 + size_t(r.src_span_elements() * 16));
+    fill_random(random, rng());
+    const size_t dst_bytes = guard_bytes + 16 + size_t(r.dst_span_elements() * 16) + guard_bytes;
+    AlignedBuffer src(random.size()), dst(dst_bytes), want(dst_bytes);
+    std::memcpy(src.data(), random.data(), random.size());
+    std::memset(dst.data(), poison, dst_bytes);
+    std::memset(want.data(), poison, dst_bytes);
+    const uint8_t* s = src.data() + 8;
+    r.model(s, want.data() + guard_bytes + 8);
+    uint8_t* d = dst.data() + guard_bytes + 8;
+    if (as_transpose)
+      xpose::transpose_host(s, d, 16, xpose::Shape{r.extents[1], r.extents[2], r.src_strides[1], r.dst_strides[1],
+                                                   r.extents[0], 0, 0});
+    else
+      xpose::permute_host(s, d, 16, xpose::PermuteShape{r.extents, r.perm, r.src_strides, r.dst_strides});
+    ASSERT_EQ(0, std::memcmp(dst.data(), want.data(), dst_bytes));
+  }
 }
 
 }  // namespace

@@ -163,6 +163,58 @@ TEST(Permute, AlignedStoresOnItsEdgeShapes) {
     }
 }
 
+// 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128) on either side:
+// served by the automatic choice as 8-byte pairs, through xpose_permute and xpose_transpose,
+// each result checked against the model with the guard bands; a named transpose engine
+// refuses and writes nothing.
+TEST(Permute, SixteenByteElementsOnAnEightByteBoundary) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int n = trials(300);
+  for (int trial = 0; trial < n && !::testing::Test::HasFailure(); ++trial) {
+    const bool as_transpose = trial % 2;
+    RandomPermutation r;
+    if (as_transpose) {
+      const int64_t rows = 1 + int64_t(rng() % 300), cols = 1 + int64_t(rng() % 300);
+      r = transpose_as_permutation(1 + int64_t(rng() % 3), rows, cols, cols + int64_t(rng() % 3),
+                                   rows + int64_t(rng() % 3), 16);
+    } else {
+      r = draw_permutation(rng, 20000, false);
+      r.elem_bytes = 16;
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    const size_t src_offset = 8 * (rng() % 3), dst_offset = src_offset % 16 ? 8 * (rng() % 2) : 8;
+    std::vector<uint8_t> src(src_offset + size_t(r.src_span_elements() * 16));
+    fill_random(src, rng());
+    std::vector<uint8_t> poisoned(guard_bytes + dst_offset + size_t(r.dst_span_elements() * 16) + guard_bytes, poison);
+    std::vector<uint8_t> want = poisoned;
+    r.model(src.data() + src_offset, want.data() + guard_bytes + dst_offset);
+    DeviceImage d_src(src), d_dst(poisoned);
+    ASSERT_TRUE(d_src.ok() && d_dst.ok());
+    const void* s = d_src.data() + src_offset;
+    void* d = d_dst.data() + guard_bytes + dst_offset;
+    xpose_status_t status;
+    if (as_transpose) {
+      const int64_t batch = r.extents[0], rows = r.extents[1], cols = r.extents[2];
+      EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_with("smem", s, d, rows, cols, 16, r.src_strides[1],
+                                                                r.dst_strides[1], batch, 0, 0, nullptr));
+      EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("8-byte")) << xpose_last_error();
+      ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+      EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << "a refused call wrote to dst";
+      status = xpose_transpose(s, d, rows, cols, 16, r.src_strides[1], r.dst_strides[1], batch, 0, 0, nullptr);
+    } else {
+      status = xpose_permute(s, d, r.rank(), r.extents.data(), r.perm.data(), 16, r.src_or_null(), r.dst_or_null(),
+                             nullptr);
+    }
+    EXPECT_EQ(XPOSE_SUCCESS, status) << xpose_last_error();
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    const int64_t diff = first_difference(d_dst.read(), want);
+    EXPECT_EQ(-1, diff) << "first wrong byte " << diff;
+  }
+}
+
 // A named transpose engine serves only permutations that are batched 2-D transposes.
 TEST(Permute, ANamedTransposeEngineRefusesOtherPermutations) {
   XPOSE_REQUIRE_GPU();

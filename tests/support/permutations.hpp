@@ -91,6 +91,19 @@ inline std::vector<int64_t> nested_strides(const std::vector<int64_t>& extents, 
 // `max_elements` bounds the element count (extents of 1 or 2 beyond it). `vectors`: extents
 // that are mostly whole 16-byte vectors of the element (short and long, one off and many off
 // a 32- or 64-element tile) and pads of whole vectors, the shapes permute_vec_tiled serves.
+// A batched transpose as the permutation it is: (batch, rows, cols) -> (batch, cols, rows),
+// src rows `ld_src` apart and matrices `stride_src` apart, dst likewise.
+inline RandomPermutation transpose_as_permutation(int64_t batch, int64_t rows, int64_t cols, int64_t ld_src,
+                                                 int64_t ld_dst, int64_t elem_bytes) {
+  RandomPermutation r;
+  r.extents = {batch, rows, cols};
+  r.perm = {0, 2, 1};
+  r.src_strides = {rows * ld_src, ld_src, 1};
+  r.dst_strides = {cols * ld_dst, ld_dst, 1};
+  r.elem_bytes = elem_bytes;
+  return r;
+}
+
 inline RandomPermutation draw_permutation(std::mt19937_64& rng, int64_t max_elements = 4000, bool vectors = false) {
   RandomPermutation r;
   const int rank = vectors ? 2 + int(rng() % 5) : 1 + int(rng() % 8);

@@ -521,10 +521,16 @@ def _check_dims(dims, nd, fn="permute"):
     read and at most 64 are, so an endless or huge input is never consumed. The axes, from 0."""
     if dims is None:
         return list(range(nd - 1, -1, -1))
-    try:
-        axes = [_axis(dims)]
-    except TypeError:
-        kind = type(dims)
+    kind = type(dims)
+    # One axis, told from a sequence without trying (torch.compile traces this, and cannot
+    # trace an exception caught on the way).
+    if hasattr(kind, "__index__") and (not hasattr(kind, "__len__") or getattr(dims, "ndim", None) == 0):
+        try:
+            axes = [_axis(dims)]
+        except TypeError:
+            raise _error(TypeError, f"dims must be a sequence of axis numbers (int) or None, not {kind.__name__}",
+                         fn) from None
+    else:
         if isinstance(dims, (str, bytes, bytearray, collections.abc.Mapping)) or \
                 not (hasattr(kind, "__len__") and hasattr(kind, "__getitem__")):
             raise _error(TypeError, f"dims must be a sequence of axis numbers (int) or None, not "

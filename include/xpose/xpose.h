@@ -31,7 +31,11 @@ typedef enum {
    ld_src = 0 means cols, ld_dst = 0 means rows,
    stride_src = 0 means rows*ld_src, stride_dst = 0 means cols*ld_dst.
    ld and batch strides that address nothing (one row, one column, batch 1) are ignored.
-   Enqueued on `stream`; returns without waiting for the GPU. */
+   No two dst elements may share memory: batches may interleave where that is proven (a
+   layout that does not nest and cannot be proven distinct within a bounded search is refused,
+   saying so). src and dst sit on their element's alignment (8 bytes for 16-byte elements).
+   Enqueued on `stream`; returns without waiting for the GPU. Error messages are one line:
+   a caller's string (a kernel name) comes back quoted, control characters escaped. */
 XPOSE_API xpose_status_t xpose_transpose(const void *src, void *dst,
                                          int64_t rows, int64_t cols, int64_t elem_bytes,
                                          int64_t ld_src, int64_t ld_dst,
@@ -53,7 +57,8 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    axis perm[k], so dst's extent k is extents[perm[k]]. extents: src's `rank` extents.
    Strides are in elements. src_strides NULL means src is dense row-major; a src stride
    may be 0 (a broadcast axis). dst_strides NULL means dst is dense row-major in its own
-   (permuted) shape; otherwise no two dst elements may share memory. 0 <= rank <= XPOSE_MAX_RANK;
+   (permuted) shape; otherwise no two dst elements may share memory (as for xpose_transpose:
+   proven, or refused). 0 <= rank <= XPOSE_MAX_RANK;
    an extent of 0 is success with nothing launched. Enqueued on `stream`. */
 XPOSE_API xpose_status_t xpose_permute(const void *src, void *dst, int rank, const int64_t *extents,
                                        const int *perm, int64_t elem_bytes,

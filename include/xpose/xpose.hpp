@@ -102,7 +102,9 @@ XPOSE_API std::vector<TuningRecord> tuning_records();
 XPOSE_API std::string current_tuning();
 
 // The CPU path: the reference transpose on host memory, using all cores. Same
-// semantics and argument checks as the GPU path (less the device-pointer checks).
+// semantics and argument checks as the GPU path (less the device-pointer checks). Where the
+// process cannot start threads (a process or address-space limit), it runs on those it has,
+// the caller's own at least: never an error for want of threads.
 XPOSE_API void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape);
 
 inline void check(xpose_status_t status) {

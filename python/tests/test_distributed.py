@@ -173,3 +173,14 @@ def test_nccl_ranks_one_per_gpu():
     if not torch.distributed.is_nccl_available():
         pytest.skip("this PyTorch has no NCCL backend")
     _spawn(count, "nccl")
+
+
+@pytest.mark.parametrize("split", [
+    ([0, 2**63 - 1], [0, 2**31], 3074457345618258602, 4),  # src_bytes came back negative
+    ([0, 2**42], [0, 2**42], 2**40, 16),                    # src_bytes came back 0
+])
+def test_plans_past_int64_are_refused(split):
+    from xpose import _xpose
+    rows, cols, batch, elem = split
+    with pytest.raises(ValueError, match="overflows int64"):
+        _xpose.DistPlan(rows, cols, batch, elem, 0, 0, 0)

@@ -314,3 +314,26 @@ def test_complex128_on_an_eight_byte_boundary():
     assert xpose.transpose(x, out=out) is out and same_bits(out, x.T)
     y = raw[8:8 + 6 * 5 * 7 * 16].view(np.complex128).reshape(6, 5, 7)
     assert same_bits(xpose.permute(y, (2, 0, 1)), np.transpose(y, (2, 0, 1)))
+
+
+def test_no_threads_to_spare_is_no_error():
+    """Under an address-space limit that leaves room for no more thread stacks, the CPU path
+    runs on the caller's thread (it once ended the process, or raised an unprefixed error)."""
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import resource, numpy as np, xpose
+        x = np.arange(4096 * 4096, dtype=np.uint32).astype(np.uint8).reshape(4096, 4096)
+        y = np.empty((4096, 4096), np.uint8)
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * resource.getpagesize()
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + (4 << 20), hard))  # no room for an 8 MiB stack
+        xpose.transpose(x, out=y)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        assert (y == x.T).all()
+        print("ok")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-500:])

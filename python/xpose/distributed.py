@@ -25,6 +25,16 @@ from . import _xpose, _Array, _error
 __all__ = ["transpose"]
 
 
+def _counts(values, name, fn):
+    """A list of integers read as NumPy reads them (operator.index: no floats or strings)."""
+    import operator
+
+    try:
+        return [operator.index(n) for n in values]
+    except TypeError:
+        raise _error(TypeError, f"{name} must be a sequence of integers", fn) from None
+
+
 def _layout(arr, what):
     """(batch, rows, cols, ld): the (batch,) rows x cols layout the distributed transpose
     reads and writes: adjacent elements, rows ld apart, matrices rows*ld apart."""
@@ -96,14 +106,14 @@ def transpose(x_local, group=None, out=None, *, row_splits=None, col_splits=None
                 raise _error(ValueError, f"ranks disagree: rank {r} has {c} columns, batch {b} and {e}-byte "
                                          f"elements; rank {rank} has {cols}, {batch} and {src.itemsize}", fn)
         row_splits = [f[0] for f in facts]
-    row_splits = [int(n) for n in row_splits]
+    row_splits = _counts(row_splits, "row_splits", fn)
     if len(row_splits) != nranks or row_splits[rank] != my_rows:
         raise _error(ValueError, f"row_splits {row_splits} does not give this rank ({rank} of {nranks}) its "
                                  f"{my_rows} rows", fn)
     if col_splits is None:
         col_offsets = [cols * p // nranks for p in range(nranks + 1)]
     else:
-        col_splits = [int(n) for n in col_splits]
+        col_splits = _counts(col_splits, "col_splits", fn)
         if len(col_splits) != nranks or sum(col_splits) != cols:
             raise _error(ValueError, f"col_splits {col_splits} must give {nranks} ranks {cols} columns in all", fn)
         col_offsets = _offsets(col_splits)

@@ -136,11 +136,14 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.stderr, "")
 
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
-    def test_a_failed_write_is_an_error(self):
+    def test_a_failed_write_is_an_error_found_up_front(self):
         for option in ["--json", "--csv"]:
             with self.subTest(option=option):
-                err = self.assert_refused([*CPU, "--shape", "8x8", option, "/dev/full"])
-                self.assertIn(f"cannot write {option} file '/dev/full'", err)
+                r = run([*CPU, "--shape", "8x8", option, "/dev/full"])
+                self.assertEqual(r.returncode, 2, r.stderr)  # a bad argument, found before the run
+                self.assert_one_line(r.stderr)
+                self.assertIn(f"cannot write {option} file '/dev/full'", r.stderr)
+                self.assertEqual(r.stdout, "")
 
     def test_records_are_written(self):
         with tempfile.TemporaryDirectory() as d:

@@ -1,12 +1,20 @@
-// The Python package's native part: the xpose calls on raw addresses. xpose/__init__.py
-// reads the arrays (through __array_interface__ / __cuda_array_interface__), checks them,
-// allocates results in the caller's library, and passes addresses, extents and strides
-// here; errors come back as xpose::Error and leave as ValueError or RuntimeError.
+// The Python package's native part. permute_arrays and permute_fields are the array boundary:
+// xpose/__init__.py hands them the arrays (any DLPack or buffer-protocol array through
+// nanobind's ndarray; PyTorch tensors as their fields, which PyTorch reads faster than it
+// exports DLPack), the axes it has read and the caller's stream, having allocated the result in
+// the caller's library; everything else is checked here, in the caller's terms, and the
+// library is called. Errors leave as TypeError, ValueError or RuntimeError, one line each,
+// beginning "xpose.<function>: ".
+#include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cctype>
+#include <cstring>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -104,6 +112,181 @@ class DistPlan {
   xpose::dist::Plan plan_;
 };
 
+// ---- The array boundary ----
+
+constexpr int kMaxRank = XPOSE_MAX_RANK;
+
+// One array as the boundary sees it: its first element, extents, strides in elements, element
+// size, and where it lives (a CUDA device, or -1: host memory).
+struct View {
+  const char* name = "x";
+  void* data = nullptr;
+  int ndim = 0;
+  int64_t shape[kMaxRank] = {}, strides[kMaxRank] = {};
+  int64_t itemsize = 0;
+  int device = -1;
+};
+
+[[noreturn]] void raise(PyObject* kind, const std::string& fn, const std::string& message) {
+  throw nb::builtin_exception(kind == PyExc_TypeError    ? nb::exception_type::type_error
+                              : kind == PyExc_ValueError ? nb::exception_type::value_error
+                                                         : nb::exception_type::runtime_error,
+                              ("xpose." + fn + ": " + message).c_str());
+}
+
+std::string tuple_text(const int64_t* v, int n) {
+  std::string t = "(";
+  for (int i = 0; i < n; ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+  return t + (n == 1 ? ",)" : ")");
+}
+
+// The library's messages in the caller's terms: x and out, not src and dst.
+std::string user_terms(const std::string& message) {
+  static const struct { const char* from; const char* to; } words[] = {
+      {"src_strides", "x's strides"}, {"dst_strides", "out's strides"}, {"src", "x"}, {"dst", "out"}};
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    const bool boundary = i == 0 || !(std::isalnum(static_cast<unsigned char>(message[i - 1])) || message[i - 1] == '_');
+    bool replaced = false;
+    for (const auto& w : words) {
+      const size_t n = std::strlen(w.from);
+      const char next = i + n < message.size() ? message[i + n] : ' ';
+      if (boundary && message.compare(i, n, w.from) == 0 && !(std::isalnum(static_cast<unsigned char>(next)) || next == '_')) {
+        out += w.to;
+        i += n;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += message[i++];
+  }
+  return out;
+}
+
+// x's axes permuted into out: the checks every array needs (the library makes the rest: overlap,
+// elements that share memory, alignment, int64 overflow), then the call, on x's device.
+void run(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes, uintptr_t stream,
+         const std::string& kernel) {
+  const int n = x.ndim;
+  if (n > kMaxRank) raise(PyExc_ValueError, fn, "x has " + std::to_string(n) + " axes; xpose permutes at most 16");
+  if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
+                                                            " entries for the " + std::to_string(n) + " axes of x");
+  int64_t shape[kMaxRank];
+  for (int k = 0; k < n; ++k) shape[k] = x.shape[axes[size_t(k)]];
+  if (out.ndim != n || std::memcmp(out.shape, shape, sizeof(int64_t) * size_t(n)) != 0)
+    raise(PyExc_ValueError, fn, "out has shape " + tuple_text(out.shape, out.ndim) + "; the result's shape is " +
+                                    tuple_text(shape, n));
+  if (out.itemsize != x.itemsize)
+    raise(PyExc_ValueError, fn, "out has " + std::to_string(out.itemsize) + "-byte elements; x has " +
+                                    std::to_string(x.itemsize) + "-byte elements");
+  if (x.itemsize != 1 && x.itemsize != 2 && x.itemsize != 4 && x.itemsize != 8 && x.itemsize != 16)
+    raise(PyExc_TypeError, fn, "x has " + std::to_string(x.itemsize) +
+                                   "-byte elements; xpose moves elements of 1, 2, 4, 8 or 16 bytes");
+  if (out.device != x.device)
+    raise(PyExc_ValueError, fn, std::string("out is on ") + (out.device < 0 ? "the host" : "cuda:" + std::to_string(out.device)) +
+                                    "; x is on " + (x.device < 0 ? "the host" : "cuda:" + std::to_string(x.device)));
+  if (x.device < 0 && kernel != "auto")
+    raise(PyExc_ValueError, fn, "kernel '" + kernel + "' runs on a GPU; arrays on the host are permuted on the CPU "
+                                "(kernel='auto')");
+  for (int k = 0; k < n; ++k) if (shape[k] == 0) return;  // nothing to move, nothing to check
+  // Strides of an axis of one index address nothing: whatever they are, they become 0.
+  int64_t x_strides[kMaxRank], out_strides[kMaxRank];
+  for (int k = 0; k < n; ++k) {
+    x_strides[k] = x.shape[k] == 1 ? 0 : x.strides[k];
+    out_strides[k] = out.shape[k] == 1 ? 0 : out.strides[k];
+  }
+  for (const auto& [v, strides] : {std::pair{&x, x_strides}, std::pair{&out, out_strides}})
+    for (int k = 0; k < n; ++k)
+      if (strides[k] < 0)
+        raise(PyExc_ValueError, fn, std::string(v->name) + " has negative strides " + tuple_text(v->strides, n) +
+                                        " (in elements); make a copy first");
+  xpose_status_t status;
+  std::string message;
+  {
+    nb::gil_scoped_release released;
+    if (x.device < 0) {
+      try {
+        xpose::permute_host(x.data, out.data, x.itemsize,
+                            xpose::PermuteShape{{x.shape, x.shape + n}, {axes.begin(), axes.end()},
+                                                {x_strides, x_strides + n}, {out_strides, out_strides + n}});
+        status = XPOSE_SUCCESS;
+      } catch (const xpose::Error& e) {
+        status = e.status();
+        message = e.what();
+      }
+    } else {
+      int current = -1;
+      if (cudaGetDevice(&current) != cudaSuccess) current = -1;
+      if (current != x.device) cudaSetDevice(x.device);
+      const auto s = reinterpret_cast<cudaStream_t>(stream);
+      status = kernel == "auto" ? xpose_permute(x.data, out.data, n, x.shape, axes.data(), x.itemsize, x_strides,
+                                                out_strides, s)
+                                : xpose_permute_with(kernel.c_str(), x.data, out.data, n, x.shape, axes.data(),
+                                                     x.itemsize, x_strides, out_strides, s);
+      if (current >= 0 && current != x.device) cudaSetDevice(current);
+      if (status != XPOSE_SUCCESS) message = xpose_last_error();
+    }
+  }
+  if (status != XPOSE_SUCCESS)
+    raise(status == XPOSE_ERROR_CUDA ? PyExc_RuntimeError : PyExc_ValueError, fn, user_terms(message));
+}
+
+// A DLPack or buffer-protocol array's view, or false where nanobind cannot take it (as
+// writable, for out): the caller says why.
+template <class Array>
+void fill(View* v, const Array& a) {
+  v->data = const_cast<void*>(static_cast<const void*>(a.data()));
+  v->ndim = int(a.ndim());
+  v->itemsize = int64_t(a.itemsize());
+  for (int k = 0; k < v->ndim && k < kMaxRank; ++k) v->shape[k] = int64_t(a.shape(size_t(k))), v->strides[k] = a.stride(size_t(k));
+  const int type = a.device_type();
+  v->device = type == nb::device::cuda::value || type == nb::device::cuda_managed::value ? int(a.device_id()) : -1;
+}
+
+// x and out of any library nanobind's ndarray takes. Returns false (nothing done) where x or
+// out cannot be taken as such (out: as writable); the Python layer then says why.
+bool permute_arrays(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
+                    uintptr_t stream, const std::string& kernel) {
+  nb::ndarray<nb::ro> xa;
+  nb::ndarray<> oa;
+  if (!nb::try_cast(x, xa, false) || !nb::try_cast(out, oa, false)) return false;  // never a converted copy
+  if (xa.dtype() != oa.dtype()) raise(PyExc_ValueError, fn, "out's dtype differs from x's");
+  if (xa.dtype().lanes != 1)
+    raise(PyExc_TypeError, fn, "x's elements are vectors of " + std::to_string(xa.dtype().lanes) + " lanes");
+  const int device = xa.device_type();
+  if (device != nb::device::cpu::value && device != nb::device::cuda::value && device != nb::device::cuda_managed::value)
+    raise(PyExc_ValueError, fn, "x lives on DLPack device type " + std::to_string(device) +
+                                    "; xpose serves CUDA devices and the CPU");
+  View xv, ov;
+  if (xa.ndim() > size_t(kMaxRank)) raise(PyExc_ValueError, fn, "x has " + std::to_string(xa.ndim()) + " axes; xpose permutes at most 16");
+  fill(&xv, xa);
+  ov.name = "out";
+  if (oa.ndim() > size_t(kMaxRank)) raise(PyExc_ValueError, fn, "out has " + std::to_string(oa.ndim()) + " axes");
+  fill(&ov, oa);
+  run(fn, xv, ov, axes, stream, kernel);
+  return true;
+}
+
+// PyTorch tensors as their fields (their dtype, device and PyTorch's own rules were checked
+// in Python): device -1 for the CPU.
+void permute_fields(const std::string& fn, uintptr_t x_data, const std::vector<int64_t>& x_shape,
+                    const std::vector<int64_t>& x_strides, uintptr_t out_data, const std::vector<int64_t>& out_shape,
+                    const std::vector<int64_t>& out_strides, int64_t itemsize, int device,
+                    const std::vector<int>& axes, uintptr_t stream, const std::string& kernel) {
+  View x, out;
+  out.name = "out";
+  for (auto [v, data, shape, strides] : {std::tuple{&x, x_data, &x_shape, &x_strides}, std::tuple{&out, out_data, &out_shape, &out_strides}}) {
+    if (shape->size() > size_t(kMaxRank)) raise(PyExc_ValueError, fn, std::string(v->name) + " has " + std::to_string(shape->size()) + " axes; xpose permutes at most 16");
+    v->data = reinterpret_cast<void*>(data);
+    v->ndim = int(shape->size());
+    v->itemsize = itemsize;
+    v->device = device;
+    std::copy(shape->begin(), shape->end(), v->shape);
+    std::copy(strides->begin(), strides->end(), v->strides);
+  }
+  run(fn, x, out, axes, stream, kernel);
+}
+
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
   for (const auto& k : xpose::kernel_list()) names.push_back(k.name);
@@ -131,6 +314,9 @@ NB_MODULE(_xpose, m) {
   m.def("permute_device", &permute_device, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
         "dst_strides"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("kernel_names", &kernel_names);
+  m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
+  m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
+        "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);
   const auto released = nb::call_guard<nb::gil_scoped_release>();
   nb::class_<DistPlan>(m, "DistPlan")
       .def(nb::init<const std::vector<int64_t>&, const std::vector<int64_t>&, int64_t, int64_t, int64_t, int64_t, int>(),

@@ -1,6 +1,7 @@
 """Property-based tests of xpose.transpose's boundary (Hypothesis): arrays and views of every
 layout NumPy, PyTorch and CuPy can express (zero, overlapping, negative and odd strides,
-broadcasts, read-only and immutable memory, every item size, 0 to 4 dimensions), each
+broadcasts, read-only and immutable memory, every item size, 0 to 4 dimensions; any view of
+x is served, any out whose elements are distinct), each
 inside a guarded arena of random bytes. Every call either returns NumPy's transpose bit for
 bit, writing nothing outside out's elements and nothing to x, or raises one clear line
 (xpose.transpose: ...) having written nothing at all. Layouts the documented contract
@@ -133,37 +134,35 @@ def owned(layout):
 
 
 def served_x(xl):
-    """The documented contract for x: 2-D or 3-D; unless empty, non-negative whole-element
-    strides, aligned data, a last axis of adjacent elements or a broadcast one, and rows
-    apart once broadcast axes are taken at index 0."""
+    """The documented contract for x: 2 or more axes; unless empty, non-negative whole-element
+    strides (any others: broadcast, overlapping, transposed) and data on its element's alignment
+    (8 bytes for 16-byte elements)."""
     e = xl.itemsize
     if len(xl.shape) < 2:
         return False
     if 0 in xl.shape:
         return True
-    if len(xl.shape) > 3:  # permute's contract: any non-negative whole-element strides, aligned
-        return not any(s < 0 or s % e for _, s in owned(xl)) and xl.offset % e == 0
-    if any(s < 0 or s % e for _, s in owned(xl)) or xl.offset % e:
-        return False
-    rows, cols = xl.shape[-2:]
-    s_row, s_col = xl.strides[-2:]
-    if cols > 1 and s_col not in (0, e):
-        return False
-    inner_cols = 1 if s_col == 0 else cols
-    return rows <= 1 or s_row == 0 or s_row >= inner_cols * e
+    return not any(s < 0 or s % e for _, s in owned(xl)) and xl.offset % min(e, 8) == 0
+
+
+def distinct(layout):
+    """Every element of its own bytes, counted (the library proves it, or says it cannot)."""
+    e = layout.itemsize
+    offsets = np.zeros(1, np.int64)
+    for n, s in owned(layout):
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64)[None, :] * (s // e)).reshape(-1)
+    return np.unique(offsets).size == offsets.size
 
 
 def served_out(ol, xl, memory, shared):
-    """The documented contract for out: the result's shape, writable; unless empty, positive
-    whole-element strides, aligned, a contiguous last axis, nested axes, apart from x."""
+    """The documented contract for out: the result's shape, writable; unless empty, non-negative
+    whole-element strides, aligned, every element its own memory, apart from x."""
     e = ol.itemsize
     if ol.shape != xl.shape[:-2] + (xl.shape[-1], xl.shape[-2]) or memory != "writable":
         return False
     if 0 in ol.shape:
         return True
-    if any(s <= 0 or s % e for _, s in owned(ol)) or ol.offset % e or not nested(ol):
-        return False
-    if len(ol.shape) < 4 and ol.shape[-1] > 1 and ol.strides[-1] != e:  # permute (4+ axes) writes any strides
+    if any(s < 0 or s % e for _, s in owned(ol)) or ol.offset % min(e, 8) or not distinct(ol):
         return False
     if shared:  # xpose keeps out's whole byte span apart from x's
         x_low, x_high = (xl.offset + b for b in extent_of(xl.shape, xl.strides, e))
@@ -237,14 +236,15 @@ def check(backend, request, seed):
         assert (after_x == before_x).all(), f"a refused call wrote to x's arena ({message})"
         if after_o is not None:
             assert (after_o == before_o).all(), f"a refused call wrote to out's arena ({message})"
-        assert not served, f"refused a request the contract serves: {message}"
+        unproven = "cannot prove" in message and ol is not None and not nested(ol)
+        assert not served or unproven, f"refused a request the contract serves: {message}"
         return
     # Each way of serving what the contract refuses fails on a line of its own, so Hypothesis
     # reports (and shrinks) each one apart.
     if ol is not None:
         assert o_memory == "writable", "wrote to a read-only or immutable out"
         assert 0 in ol.shape or not any(s == 0 for _, s in owned(ol)), "wrote to an out with a broadcast axis"
-        assert 0 in ol.shape or nested(ol), "wrote to an out whose elements overlap"
+        assert 0 in ol.shape or distinct(ol), "wrote to an out whose elements overlap"
     assert served_x(xl), "served an x the contract refuses"
     assert served, "served an out the contract refuses"
     expected = np.ascontiguousarray(np.swapaxes(xl.bits(before_x), -1, -2)).view(np.uint8).reshape(-1)

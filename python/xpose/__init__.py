@@ -1,17 +1,17 @@
-"""xpose: matrix transpose on NVIDIA GPUs at the speed of a memory copy.
+"""xpose: tensor layout changes on NVIDIA GPUs at the speed of a memory copy.
 
     import xpose
-    y = xpose.transpose(x)          # x: (rows, cols) or (batch, rows, cols); y: (..., cols, rows)
+    y = xpose.permute_dims(x, (0, 2, 3, 1))   # the Python array API's names
+    z = xpose.matrix_transpose(x)             # the last two axes swapped, any rank >= 2
 
+`permute` (NumPy's reading of axes: None reverses them) and `transpose` (= matrix_transpose,
+with a named kernel if wanted) are the same operations under the names xpose had first.
 PyTorch and CuPy arrays on a CUDA device run on that library's current stream and never
-synchronize; NumPy arrays (and PyTorch CPU tensors) run on the CPU path. Arrays of other
-libraries that speak DLPack (JAX, ...) are seen without a copy as NumPy, PyTorch or CuPy
-arrays and get their result back as their own library's array (no `out` for them). Any element of
-1, 2, 4, 8 or 16 bytes (bool, fp8, fp16, bf16, fp32, fp64, complex64, complex128, integers).
-Rows may be padded or sliced (the last axis contiguous): they are read in place through
-their strides. A broadcast axis of x (stride 0) is transposed once and copied along by the
-array library itself. The result is an array of the caller's library, or `out` (whose rows
-may be padded the same way). Subclasses are their library's arrays: a new result for an
+synchronize; NumPy arrays and PyTorch CPU tensors run on the CPU path; arrays of other
+libraries that speak DLPack (JAX, ...) come back as their own library's arrays. Any element
+of 1, 2, 4, 8 or 16 bytes, any strides (broadcast axes included). The checks run in the
+native boundary (python/src/xpose_ext.cpp), in the caller's terms; every message is one line
+beginning "xpose.<function>: ". Subclasses are their library's arrays: a new result for an
 ndarray subclass is x.__array_wrap__(result), as NumPy makes one (np.matrix stays a matrix);
 masked arrays are refused (their mask would not move).
 """
@@ -23,10 +23,7 @@ import sys
 
 from . import _xpose
 
-__all__ = ["transpose", "permute", "kernels"]
-
-_ITEMSIZES = (1, 2, 4, 8, 16)
-_COPY_ADVICE = "numpy.ascontiguousarray(x), x.contiguous() or cupy.ascontiguousarray(x)"
+__all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels"]
 
 
 def _error(kind, message, fn="transpose"):
@@ -36,12 +33,6 @@ def _error(kind, message, fn="transpose"):
 def kernels():
     """The named kernels `transpose(kernel=...)` accepts besides "auto", in ladder order."""
     return list(_xpose.kernel_names())
-
-
-def _alignment(itemsize):
-    """The address an element must sit on: its size, but 8 bytes for 16-byte elements (NumPy
-    aligns complex128 to 8; the library moves those as 8-byte pairs where needed)."""
-    return min(itemsize, 8)
 
 
 def _library(x):
@@ -54,243 +45,26 @@ def _library(x):
     return None
 
 
-class _Array:
-    """What the native call needs to know about one array: its library, where it lives,
-    its extents and its strides in elements. Reading it checks only what every use needs
-    (a strided array of a served element size); the layout checks differ for x and out."""
-
-    def __init__(self, x, what, fn="transpose", ranks=(2, 3)):
-        self.fn = fn
-        kind = _library(x)
-        self.writable = True
-        if kind == "numpy":
-            ma = sys.modules.get("numpy.ma")
-            if ma is not None and isinstance(x, ma.MaskedArray):  # its mask would be lost or left stale
-                raise _error(TypeError, f"{what} is a masked array ({type(x).__name__}), whose mask xpose would "
-                                        f"not move: pass {what}.data or {what}.filled(...), or transpose the data "
-                                        "and the mask (numpy.ma.getmaskarray) separately", fn)
-            if x.dtype.hasobject:
-                raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
-                                        "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
-            self.ptr, self.shape, self.itemsize = x.ctypes.data, tuple(x.shape), x.itemsize
-            self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
-            self.writable = bool(x.flags.writeable)
-        elif kind == "torch":
-            import torch
-
-            device = x.device  # each read of Tensor.device makes a new object: read it once
-            if device.type not in ("cuda", "cpu"):
-                raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
-            if x.layout != torch.strided or x.is_quantized:
-                raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
-                                        "xpose moves the elements of dense (strided) tensors", fn)
-            if x.is_conj() or x.is_neg():
-                lazy = "conjugated" if x.is_conj() else "negated"
-                fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
-                raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
-                                         f"that; call {what}.{fix} first", fn)
-            itemsize = x.element_size()
-            self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), itemsize
-            self.byte_strides = tuple(s * itemsize for s in x.stride())
-            self.device = device if device.type == "cuda" else None
-            self.dtype = x.dtype
-        elif kind == "cupy":
-            self.ptr, self.shape, self.itemsize = x.data.ptr, tuple(x.shape), x.itemsize
-            self.byte_strides, self.device, self.dtype = tuple(x.strides), x.device, x.dtype
-        else:
-            raise _error(TypeError, f"{what} must be a PyTorch tensor, a CuPy array or a NumPy array, "
-                                    f"not {type(x).__module__}.{type(x).__name__}", fn)
-        self.kind, self.array, self.what = kind, x, what
-        if self.itemsize not in _ITEMSIZES:
-            raise _error(TypeError, f"{what} has {self.itemsize}-byte elements ({self.dtype}); "
-                                    "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
-        if ranks and len(self.shape) not in ranks:
-            raise _error(ValueError, f"{what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
-                                     f"got {len(self.shape)}-D", fn)
-        # An axis of one index addresses nothing, and an empty array nothing at all: such
-        # strides, whatever they are, are never used.
-        used = [n > 1 and 0 not in self.shape for n in self.shape]
-        if any(s % self.itemsize for u, s in zip(used, self.byte_strides) if u):
-            raise _error(ValueError, f"{what}'s strides {self.byte_strides} (bytes) are not whole "
-                                     f"{self.itemsize}-byte elements", fn)
-        self.strides = tuple(s // self.itemsize if u else 0 for u, s in zip(used, self.byte_strides))
-
-    def empty(self):
-        return 0 in self.shape
-
-    def broadcast_axes(self):
-        """The axes that repeat one element (stride 0, more than one index)."""
-        return [a for a, (n, s) in enumerate(zip(self.shape, self.strides)) if n > 1 and s == 0]
-
-    def check_common_layout(self):
-        """What both sides need: no negative strides, a last axis of adjacent elements,
-        data aligned to the element size."""
-        what = self.what
-        if min(self.strides) < 0:
-            raise _error(ValueError, f"{what} has negative strides {self.strides} (in elements); make a copy first "
-                                     f"({_COPY_ADVICE})")
-        if self.shape[-1] > 1 and self.strides[-1] not in (0, 1):
-            if what == "out":
-                raise _error(ValueError, f"out's last axis has stride {self.strides[-1]}; xpose writes rows whose "
-                                         "elements are adjacent (stride 1): pass an out whose last axis is "
-                                         "contiguous")
-            raise _error(ValueError, f"x's last axis has stride {self.strides[-1]}; xpose reads rows whose "
-                                     f"elements are adjacent (stride 1). Make a copy with a contiguous last axis "
-                                     f"first ({_COPY_ADVICE})")
-        if self.ptr % _alignment(self.itemsize):
-            raise _error(ValueError, f"{what}'s data at address {self.ptr:#x} is not aligned to its "
-                                     f"{self.itemsize}-byte elements; make an aligned copy first "
-                                     f"(numpy.array({what}) allocates one)")
-
-    def check_readable(self):
-        """x, once its broadcast axes are taken at index 0: rows that do not overlap."""
-        rows, cols = self.shape[-2:]
-        s_row = self.strides[-2]
-        if rows > 1 and 0 < s_row < cols:
-            raise _error(ValueError, f"x's rows overlap: shape {self.shape} with strides {self.strides} "
-                                     f"(in elements) starts a row every {s_row} elements but rows hold {cols}; "
-                                     f"make a copy first ({_COPY_ADVICE})")
-
-    def check_distinct(self):
-        """out: no broadcast axis. Whether other strides give every element memory of its own
-        the library decides (it proves layouts that interleave distinct, names two indices at
-        one element, or says it cannot prove it) before anything is written."""
-        if self.broadcast_axes():
-            axis = self.broadcast_axes()[0]
-            raise _error(ValueError, f"out's axis {axis} has stride 0 (a broadcast axis of shape {self.shape}): "
-                                     "its elements share memory; pass an out with memory of its own for every "
-                                     "element")
-        rows, cols = self.shape[-2:]
-        if rows > 1 and cols > 1 and self.strides[-2] < cols:  # its rows overlap (the last axis is contiguous)
-            raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
-                                     f"{self.strides} (in elements) starts a row every {self.strides[-2]} elements "
-                                     f"but rows hold {cols}; pass an out with memory of its own for every element")
-
-    def matrix_layout(self):
-        """(batch, rows, cols, ld, batch_stride) for the C call, ld and stride 0 where unused."""
-        batch = self.shape[0] if len(self.shape) == 3 else 1
-        rows, cols = self.shape[-2:]
-        if self.empty():  # nothing to read: any strides will do
-            return batch, rows, cols, 0, 0
-        return batch, rows, cols, (self.strides[-2] if rows > 1 else 0), (self.strides[0] if batch > 1 else 0)
-
-    def span(self):
-        """The byte range the array touches (empty arrays touch nothing)."""
-        if self.empty():
-            return self.ptr, self.ptr
-        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
-        return self.ptr, self.ptr + last * self.itemsize + self.itemsize
-
-
-def _allocate(src, shape):
-    x = src.array
-    if src.kind == "numpy":
-        import numpy as np
-
-        return np.empty(shape, dtype=x.dtype)
-    if src.kind == "torch":
-        import torch
-
-        return torch.empty(shape, dtype=x.dtype, device=x.device)
-    import cupy
-
-    with x.device:
-        return cupy.empty(shape, dtype=x.dtype)
-
-
-def _check_torch_out(x, out):
+def _check_torch_out(x, out, fn):
     """Refuses, as torch does, an out that autograd or inference mode forbids writing."""
     import torch
 
     if out.is_inference() and not torch.is_inference_mode_enabled():
         raise _error(RuntimeError, "out is an inference tensor: in-place update to an inference tensor outside "
-                                   "InferenceMode is not allowed (make a clone outside InferenceMode)")
+                                   "InferenceMode is not allowed (make a clone outside InferenceMode)", fn)
     if torch.is_grad_enabled() and (out.requires_grad or x.requires_grad):
         raise _error(RuntimeError, "functions with out=... arguments don't support automatic differentiation, "
                                    "but one of the arguments requires grad (call without out, or under "
-                                   "torch.no_grad())")
-
-
-def _check_out(src, out, shape):
-    dst = _Array(out, "out")
-    if dst.kind != src.kind:
-        raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array")
-    if dst.shape != shape:
-        raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}")
-    if dst.dtype != src.dtype:
-        raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}")
-    if dst.device != src.device:
-        raise _error(ValueError, f"out is on {dst.device or 'the host'}; x is on {src.device or 'the host'}")
-    if dst.kind == "torch":
-        _check_torch_out(src.array, out)
-    if not dst.writable:  # also for an empty out: a read-only array is never a result
-        raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array")
-    if dst.empty():
-        return dst
-    dst.check_common_layout()
-    dst.check_distinct()
-    (a0, a1), (b0, b1) = src.span(), dst.span()
-    if a0 < b1 and b0 < a1:
-        raise _error(ValueError, "out overlaps x; a transpose cannot run in place")
-    return dst
-
-
-def _on_device(src):
-    """The context that makes x's GPU current (for the C call and the library's own copy)."""
-    if src.device is None:
-        import contextlib
-
-        return contextlib.nullcontext()
-    if src.kind == "torch":
-        import torch
-
-        if src.device.index == torch.cuda.current_device():  # already current: no switch and back
-            import contextlib
-
-            return contextlib.nullcontext()
-        return torch.cuda.device(src.device)
-    return src.device  # a CuPy Device is its own context
+                                   "torch.no_grad())", fn)
 
 
 def _torch_stream(device):
     """PyTorch's current stream on `device` (a CUDA torch.device), as a pointer."""
-    import torch
-
+    torch = sys.modules["torch"]
     try:
         return torch._C._cuda_getCurrentRawStream(device.index)  # what Inductor's kernels launch on
     except AttributeError:  # a PyTorch without it
         return torch.cuda.current_stream(device).cuda_stream
-
-
-def _launch(src, dst, kernel):
-    """The C call on two checked arrays of equal rank (dst has src's last two extents swapped)."""
-    batch, rows, cols, ld_src, stride_src = src.matrix_layout()
-    _, _, _, ld_dst, stride_dst = dst.matrix_layout()
-    args = (src.ptr, dst.ptr, src.itemsize, rows, cols, ld_src, ld_dst, batch, stride_src, stride_dst)
-    try:
-        if src.device is None:
-            _xpose.transpose_host(*args)
-        elif src.kind == "torch":
-            _xpose.transpose_device(*args, _torch_stream(src.device), kernel)
-        else:
-            import cupy
-
-            _xpose.transpose_device(*args, cupy.cuda.get_current_stream().ptr, kernel)
-    except ValueError as e:  # the library's last line of defence speaks its C terms; say whose call it was
-        raise _error(ValueError, str(e)) from None
-
-
-def _copy_along(out, axes):
-    """Fills each of out's `axes` from its index 0, one axis at a time: before step k, index 0
-    of axes[k] holds the values every index must hold, over index 0 of the axes after it."""
-    nd = len(out.shape)
-    for k, axis in enumerate(axes):
-        index = [slice(None)] * nd
-        for later in axes[k + 1:]:
-            index[later] = slice(0, 1)
-        to, frm = list(index), list(index)
-        to[axis], frm[axis] = slice(1, None), slice(0, 1)
-        out[tuple(to)] = out[tuple(frm)]  # disjoint regions; NumPy, PyTorch and CuPy broadcast the same way
 
 
 _DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types
@@ -393,117 +167,52 @@ def _like(x, result, out):
     return x.__array_wrap__(result)
 
 
-def transpose(x, out=None, kernel="auto"):
-    """Transposes the last two axes of `x` (2-D, 3-D for a batch of matrices, or more axes:
-    then it is `permute(x, (..., -1, -2))`, with permute's rules for x and `out`).
+def permute_dims(x, axes, out=None):
+    """`x` with its axes permuted, as the Python array API's `permute_dims`: the result's axis k
+    is x's axis axes[k] (negative axes count from the end); any rank up to 16.
 
-    Returns `out` if given (it must have the result's shape and dtype, a contiguous last
-    axis (its rows may be padded or sliced, like x's), memory of its own for every element,
-    be writable, live where `x` does and not overlap it), else a new array of x's library.
-    A broadcast axis of `x` (stride 0: numpy.broadcast_to, Tensor.expand) is served: xpose
-    transposes index 0 of it and the array library copies that result along the axis.
-    `kernel` names one of `xpose.kernels()` instead of the automatic choice (GPU arrays
-    only). Raises TypeError for an array type or element size xpose does not serve,
-    ValueError for a layout, `out` or kernel it cannot use, RuntimeError where PyTorch would
-    refuse to write `out` (autograd, inference tensors) or CUDA fails; on any error nothing
-    is written to `out`. PyTorch tensors without `out` go through the custom op
-    `torch.ops.xpose.transpose`, so the call works under torch.compile, torch.jit.trace and
-    on meta tensors and carries a gradient (the gradient of a transpose is the transpose of
-    the gradient); a plain tensor in eager mode with nothing to record runs the op's
-    implementation directly (the same result without the op's dispatch cost).
-    """
-    if _foreign(x):
-        return _via_dlpack(x, out, lambda v: transpose(v, kernel=kernel), "transpose")
-    nd = getattr(x, "ndim", None)
-    if isinstance(nd, int) and nd > 3 and isinstance(kernel, str) and kernel == "auto":
-        return _transpose_nd(x, out, nd)
-    if out is None and _library(x) == "torch":
-        from . import _torch
-
-        return _torch.transpose(x, kernel)
-    return _like(x, _transpose(x, out, kernel), out)
+    x may have any strides (broadcast axes included: stride 0); the result is a new dense array
+    of x's library, or `out`, which must have the result's shape and dtype, live where x does,
+    be writable, give every element memory of its own (any other strides; batches that
+    interleave are served where the library proves them distinct) and share no byte with x.
+    NumPy arrays and PyTorch CPU tensors run on the CPU path; PyTorch and CuPy arrays on a GPU
+    on their library's current stream, never synchronizing. Arrays of other libraries that
+    speak DLPack (JAX, ...) come back as their own library's arrays (no `out` for them). Raises
+    TypeError for an array type or element size xpose does not serve, ValueError for a layout
+    or `out` it cannot use (saying why), RuntimeError where PyTorch would refuse to write `out`
+    (autograd, inference tensors) or CUDA fails; nothing is written when a check fails.
+    PyTorch tensors without `out` go through the custom op `torch.ops.xpose.permute` where it
+    adds something (torch.compile, autograd, tracing, meta tensors)."""
+    return _permute(x, axes, out, "permute_dims")
 
 
-def _transpose_nd(x, out, nd):
-    """x of 4 or more axes: the permutation (..., -1, -2), under transpose's name."""
-    dims = list(range(nd - 2)) + [nd - 1, nd - 2]
-    if out is None and _library(x) == "torch":
-        from . import _torch
-
-        try:
-            return _torch.permute(x, dims)
-        except (TypeError, ValueError, RuntimeError) as e:  # its checks speak as xpose.permute
-            message = str(e)
-            if not message.startswith("xpose.permute: "):
-                raise
-            raise type(e)("xpose.transpose: " + message[len("xpose.permute: "):]) from None
-    return _like(x, _permute(x, dims, out, fn="transpose"), out)
-
-
-def _transpose(x, out=None, kernel="auto"):
-    src = _Array(x, "x")
-    if not isinstance(kernel, str):
-        raise _error(TypeError, f"kernel must be a string, not {type(kernel).__name__}")
-    kernel = str.__str__(kernel)  # a plain str: a subclass's own __eq__ or __repr__ play no part
-    if kernel != "auto" and kernel not in kernels():
-        raise _error(ValueError, f"unknown kernel {kernel!r}; known: auto, " + ", ".join(kernels()))
-    if src.device is None and kernel != "auto":
-        raise _error(ValueError, f"kernel {kernel!r} runs on a GPU; arrays on the host are transposed "
-                                 "on the CPU (kernel='auto')")
-
-    # x's broadcast axes are read at index 0 only; the rest of x must be a layout the C call reads.
-    nd = len(src.shape)
-    repeated = src.broadcast_axes()
-    if not src.empty():
-        src.check_common_layout()
-    inner = src
-    if repeated and not src.empty():
-        inner = _Array(x[tuple(slice(0, 1) if a in repeated else slice(None) for a in range(nd))], "x")
-    if not inner.empty():
-        inner.check_readable()
-
-    shape = src.shape[:-2] + (src.shape[-1], src.shape[-2])
-    dst = _Array(_allocate(src, shape), "out") if out is None else _check_out(src, out, shape)
-    out = dst.array
-    if src.empty():
-        return out
-
-    # x's axis -2 is out's axis -1 and the reverse; a batch axis stays where it is.
-    swap = {nd - 2: nd - 1, nd - 1: nd - 2}
-    along = [swap.get(a, a) for a in repeated]
-    target = dst
-    if along:
-        target = _Array(out[tuple(slice(0, 1) if a in along else slice(None) for a in range(nd))], "out")
-    with _on_device(src):
-        _launch(inner, target, kernel)
-        _copy_along(out, along)
-    return out
+def matrix_transpose(x, out=None):
+    """The last two axes of `x` swapped (any rank of 2 or more), as the Python array API's
+    `matrix_transpose`: `permute_dims(x, (..., -1, -2))`, under the same rules."""
+    return _matrix_transpose(x, out, "auto", "matrix_transpose")
 
 
 def permute(x, dims=None, out=None):
-    """`x` with its axes permuted: the result's axis k is x's axis dims[k], as
-    `numpy.transpose(x, dims)` (negative axes count from the end, None reverses the axes);
-    any rank up to 16.
+    """`permute_dims` under NumPy's name and reading: `numpy.transpose(x, dims)` made dense;
+    `dims` None reverses the axes."""
+    return _permute(x, dims, out, "permute")
 
-    Returns `out` if given (the result's shape and dtype, writable, where `x` lives, memory of
-    its own for every element, any non-negative strides, not overlapping x), else a new dense
-    array of x's library. x may have any non-negative strides, broadcast axes (stride 0)
-    included. NumPy arrays and PyTorch CPU tensors run on the CPU path. On the GPU a
-    permutation that reduces to a batched 2-D transpose or a copy once unit axes are dropped
-    and axes that stay together are fused (NCHW <-> NHWC, (B, S, H, D) -> (B, H, S, D) with
-    D of at most 16 bytes, reversed volumes) runs through the transpose engines; any other
-    through the N-D kernels (tiles of src's and dst's fastest axes). Errors
-    are TypeError or ValueError (RuntimeError where CUDA fails); nothing is written to `out`
-    when a check fails.
-    """
-    if _foreign(x):
-        return _via_dlpack(x, out, lambda v: permute(v, dims), "permute")
-    if out is None and _library(x) == "torch":
-        from . import _torch
 
-        return _torch.permute(x, _check_dims(dims, x.dim()))
-    return _like(x, _permute(x, dims, out), out)
+def transpose(x, out=None, kernel="auto"):
+    """`matrix_transpose`: the last two axes swapped (2-D, a 3-D batch of matrices, or more
+    axes), under the same rules. `kernel` names one of `xpose.kernels()` instead of the
+    automatic choice (GPU arrays only)."""
+    return _matrix_transpose(x, out, kernel, "transpose")
 
+
+def _matrix_transpose(x, out, kernel, fn):
+    if _library(x) is None and _foreign(x):  # its axes are known once it is seen through DLPack
+        return _via_dlpack(x, out, lambda v: _matrix_transpose(v, None, kernel, fn), fn)
+    nd = getattr(x, "ndim", None)
+    if isinstance(nd, int) and nd < 2:
+        raise _error(ValueError, f"x must have at least 2 axes (..., rows, cols); got {nd}-D", fn)
+    dims = list(range(nd - 2)) + [nd - 1, nd - 2] if isinstance(nd, int) else None
+    return _permute(x, dims, out, fn, kernel)
 
 def _axis(d):
     """One axis number as NumPy reads it: an integer by operator.index, bools refused (NumPy
@@ -519,6 +228,18 @@ def _check_dims(dims, nd, fn="permute"):
     bytes, set, dict or iterator) of nd integers, negative ones counting from the end, each
     axis once; a single integer is one axis (a 1-D x). Its length is known before an entry is
     read and at most 64 are, so an endless or huge input is never consumed. The axes, from 0."""
+    if type(dims) in (list, tuple) and len(dims) == nd:  # the common case, read in one pass
+        axes, seen = [], 0
+        for d in dims:
+            if type(d) is not int:
+                break
+            d = d + nd if d < 0 else d
+            if not 0 <= d < nd or seen >> d & 1:
+                break
+            seen |= 1 << d
+            axes.append(d)
+        else:
+            return axes
     if dims is None:
         return list(range(nd - 1, -1, -1))
     kind = type(dims)
@@ -555,57 +276,148 @@ def _check_dims(dims, nd, fn="permute"):
     return [d % nd for d in axes]
 
 
-def _permute(x, dims, out=None, fn="permute"):
-    src = _Array(x, "x", fn, ranks=None)
-    nd = len(src.shape)
-    if nd > 16:
-        raise _error(ValueError, f"x has {nd} axes; xpose permutes at most 16", fn)
-    dims = _check_dims(dims, nd, fn)
-    shape = tuple(src.shape[d] for d in dims)
-    if not src.empty():
-        if min(src.strides, default=0) < 0:
-            raise _error(ValueError, f"x has negative strides {src.strides} (in elements); make a copy first "
-                                     f"({_COPY_ADVICE})", fn)
-        if src.ptr % _alignment(src.itemsize):
-            raise _error(ValueError, f"x's data at address {src.ptr:#x} is not aligned to its {src.itemsize}-byte "
-                                     "elements; make an aligned copy first", fn)
-    if out is None:
-        dst = _Array(_allocate(src, shape), "out", fn, ranks=None)
-    else:
-        dst = _Array(out, "out", fn, ranks=None)
-        if dst.kind != src.kind:
-            raise _error(TypeError, f"out is a {dst.kind} array but x is a {src.kind} array", fn)
-        if dst.shape != shape:
-            raise _error(ValueError, f"out has shape {dst.shape}; the result's shape is {shape}", fn)
-        if dst.dtype != src.dtype:
-            raise _error(ValueError, f"out has dtype {dst.dtype}; x has dtype {src.dtype}", fn)
-        if dst.device != src.device:
-            raise _error(ValueError, f"out is on {dst.device or 'the host'}; x is on {src.device or 'the host'}",
-                         fn)
-        if dst.kind == "torch":
-            _check_torch_out(src.array, out)
-        if not dst.writable:
-            raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array", fn)
-        if not dst.empty():
-            if min(dst.strides, default=0) < 0:
-                raise _error(ValueError, f"out has negative strides {dst.strides} (in elements)", fn)
-            if dst.ptr % _alignment(dst.itemsize):
-                raise _error(ValueError, f"out's data at address {dst.ptr:#x} is not aligned to its "
-                                         f"{dst.itemsize}-byte elements", fn)
-    result = dst.array
-    if src.empty():
-        return result
-    args = (src.ptr, dst.ptr, src.itemsize, list(src.shape), dims, list(src.strides), list(dst.strides))
-    try:
-        with _on_device(src):
-            if src.device is None:
-                _xpose.permute_host(*args)
-            elif src.kind == "torch":
-                _xpose.permute_device(*args, _torch_stream(src.device))
-            else:
-                import cupy
+def _permute(x, axes, out, fn, kernel="auto"):
+    """Every public function's body: x's library found, axes read, the result allocated in that
+    library, and the native boundary called (it checks the rest, in the caller's terms)."""
+    lib = _library(x)
+    if lib is None:
+        if _foreign(x):
+            return _via_dlpack(x, out, lambda v: _permute(v, axes, None, fn, kernel), fn)
+        raise _error(TypeError, "x must be a PyTorch tensor, a CuPy array or a NumPy array (or an array that "
+                                f"speaks DLPack), not {type(x).__module__}.{type(x).__name__}", fn)
+    if kernel != "auto":
+        kernel = _check_kernel(kernel, fn)
+    if lib == "torch":
+        dims = _check_dims(axes, x.dim(), fn)
+        if out is None:
+            from . import _torch
 
-                _xpose.permute_device(*args, cupy.cuda.get_current_stream().ptr)
-    except ValueError as e:  # the library's checks (dst strides that share memory, overlap) in its C terms
-        raise _error(ValueError, str(e), fn) from None
+            return _torch.permute(x, dims, fn, kernel)
+        return _permute_torch(x, dims, out, fn, kernel)
+    if x.ndim > 16:
+        raise _error(ValueError, f"x has {x.ndim} axes; xpose permutes at most 16", fn)
+    dims = _check_dims(axes, x.ndim, fn)
+    if lib == "numpy":
+        return _permute_numpy(x, dims, out, fn, kernel)
+    return _permute_cupy(x, dims, out, fn, kernel)
+
+
+def _check_kernel(kernel, fn):
+    if not isinstance(kernel, str):
+        raise _error(TypeError, f"kernel must be a string, not {type(kernel).__name__}", fn)
+    kernel = str.__str__(kernel)  # a plain str: a subclass's own __eq__ or __repr__ play no part
+    if kernel != "auto" and kernel not in _kernel_names():
+        raise _error(ValueError, f"unknown kernel {kernel!r}; known: auto, " + ", ".join(_kernel_names()), fn)
+    return kernel
+
+
+_KERNELS = []
+
+
+def _kernel_names():
+    if not _KERNELS:
+        _KERNELS.extend(_xpose.kernel_names())
+    return _KERNELS
+
+
+def _check_out_of(lib, x, out, fn):
+    """What Python knows best of `out`: its library and dtype (the native side checks the rest)."""
+    kind = _library(out)
+    if kind != lib:
+        what = f"a {_TITLES[kind]} array" if kind else f"{type(out).__module__}.{type(out).__name__}"
+        raise _error(TypeError, f"out must be a {_TITLES[lib]} array, as x is, not {what}", fn)
+    if out.dtype != x.dtype:
+        raise _error(ValueError, f"out has dtype {out.dtype}; x has dtype {x.dtype}", fn)
+
+
+def _refuse_masked(a, what, fn):
+    ma = sys.modules.get("numpy.ma")
+    if ma is not None and isinstance(a, ma.MaskedArray):  # its mask would be lost or left stale
+        raise _error(TypeError, f"{what} is a masked array ({type(a).__name__}), whose mask xpose would not move: "
+                                f"pass {what}.data or {what}.filled(...), or permute the data and the mask "
+                                "(numpy.ma.getmaskarray) separately", fn)
+
+
+# Elements nanobind's ndarray cannot name (byte-swapped, datetimes, structured, void) move as the
+# unsigned integers of their size: a permutation moves bytes.
+_RAW = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}
+
+
+def _call_arrays(fn, x, out, dims, stream, kernel):
+    """The native boundary on two arrays nanobind's ndarray reads; where it cannot, the reason."""
+    if _xpose.permute_arrays(fn, x, out, dims, stream, kernel):
+        return
+    for a, what in ((x, "x"), (out, "out")):
+        if a.itemsize not in _RAW:
+            raise _error(TypeError, f"{what} has {a.itemsize}-byte elements ({a.dtype}); xpose moves elements of "
+                                    "1, 2, 4, 8 or 16 bytes", fn)
+        if any(s % a.itemsize for n, s in zip(a.shape, a.strides) if n > 1):
+            raise _error(ValueError, f"{what}'s strides {tuple(a.strides)} (bytes) are not whole {a.itemsize}-byte "
+                                     "elements", fn)
+    if not _xpose.permute_arrays(fn, x.view(_RAW[x.itemsize]), out.view(_RAW[out.itemsize]), dims, stream, kernel):
+        raise _error(TypeError, f"x ({x.dtype}) cannot be read as an array of {x.itemsize}-byte elements", fn)
+
+
+def _permute_numpy(x, dims, out, fn, kernel):
+    np = sys.modules["numpy"]
+    _refuse_masked(x, "x", fn)
+    if x.dtype.hasobject:
+        raise _error(TypeError, f"x holds Python objects (dtype {x.dtype}); xpose moves elements of 1, 2, 4, 8 "
+                                "or 16 bytes", fn)
+    if out is None:
+        result = np.empty(tuple(x.shape[d] for d in dims), x.dtype)
+    else:
+        _check_out_of("numpy", x, out, fn)
+        _refuse_masked(out, "out", fn)
+        if not out.flags.writeable:  # also for an empty out: a read-only array is never a result
+            raise _error(ValueError, "out is read-only (flags.writeable is False); pass a writable array", fn)
+        result = out
+    _call_arrays(fn, x, result, dims, 0, kernel)
+    return out if out is not None else _like(x, result, None)
+
+
+def _permute_cupy(x, dims, out, fn, kernel):
+    cupy = sys.modules["cupy"]
+    device = x.device
+    if out is None:
+        with device:
+            result = cupy.empty(tuple(x.shape[d] for d in dims), x.dtype)
+    else:
+        _check_out_of("cupy", x, out, fn)
+        result = out
+    _call_arrays(fn, x, result, dims, cupy.cuda.get_current_stream(device.id).ptr, kernel)
     return result
+
+
+def _check_torch_tensor(t, what, fn):
+    import torch
+
+    device = t.device
+    if device.type not in ("cuda", "cpu"):
+        raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
+    if t.layout != torch.strided or t.is_quantized:
+        raise _error(TypeError, f"{what} is a {'quantized' if t.is_quantized else t.layout} tensor; xpose moves the "
+                                "elements of dense (strided) tensors", fn)
+    if t.is_conj() or t.is_neg():
+        lazy, fix = ("conjugated", "resolve_conj()") if t.is_conj() else ("negated", "resolve_neg()")
+        raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before that; call "
+                                 f"{what}.{fix} first", fn)
+    return device
+
+
+def _permute_torch(x, dims, out, fn, kernel="auto"):
+    """PyTorch tensors, as their fields (PyTorch reads them faster than it exports DLPack)."""
+    device = _check_torch_tensor(x, "x", fn)
+    if out is None:
+        out = x.new_empty([x.shape[d] for d in dims])
+    else:
+        _check_out_of("torch", x, out, fn)
+        if out.device != device:
+            raise _error(ValueError, f"out is on {out.device}; x is on {device}", fn)
+        _check_torch_tensor(out, "out", fn)
+        _check_torch_out(x, out, fn)
+    index = device.index if device.type == "cuda" else -1
+    stream = _torch_stream(device) if index >= 0 else 0
+    _xpose.permute_fields(fn, x.data_ptr(), x.shape, x.stride(), out.data_ptr(), out.shape, out.stride(),
+                          x.element_size(), index, dims, stream, kernel)
+    return out

@@ -1,9 +1,9 @@
-"""xpose.transpose and xpose.permute as PyTorch custom ops: torch.compile traces them (their
+"""xpose's permutations as PyTorch custom ops: torch.compile traces them (their
 fake implementations give the result's shape), and autograd differentiates them (the
 gradient of a permutation is the inverse permutation of the gradient). Imported only when a
 torch tensor is transposed or permuted.
 
-`transpose` and `permute` call the ops, or, where the op would add nothing but its dispatch
+`permute` calls the ops, or, where the op would add nothing but its dispatch
 (a plain CUDA or CPU tensor in eager mode with no gradient to record, and no torch.compile or
 torch.jit tracing, torch function or dispatch mode, or functorch transform active), the
 implementation the op runs: PyTorch's custom-op dispatch costs tens of microseconds a call,
@@ -12,7 +12,7 @@ fake implementation shapes, a `with torch.device(...)` block, which is a functio
 takes the op."""
 import torch
 
-from . import _permute, _transpose
+from . import _permute_torch
 
 
 def _plain_eager(x):
@@ -28,25 +28,35 @@ def _plain_eager(x):
         return False
 
 
-def transpose(x, kernel="auto"):
-    return _transpose(x, None, kernel) if _plain_eager(x) else transpose_op(x, kernel)
-
-
-def permute(x, dims):
-    return _permute(x, dims) if _plain_eager(x) else permute_op(x, dims)
+def permute(x, dims, fn="permute", kernel="auto"):
+    """x permuted into a new tensor, through the op where it adds something (xpose.transpose's
+    named kernels through their own op, which carries the name)."""
+    if _plain_eager(x):
+        return _permute_torch(x, dims, None, fn, kernel)
+    try:
+        return permute_op(x, dims) if kernel == "auto" else transpose_op(x, kernel)
+    except (TypeError, ValueError, RuntimeError) as e:  # the ops' checks speak as xpose.permute
+        message = str(e)
+        if fn == "permute" or not message.startswith("xpose.permute: "):
+            raise
+        raise type(e)(f"xpose.{fn}: " + message[len("xpose.permute: "):]) from None
 
 
 @torch.library.custom_op("xpose::transpose", mutates_args=())
 def transpose_op(x: torch.Tensor, kernel_name: str = "auto") -> torch.Tensor:
     # Not `kernel`: Inductor passes its own `kernel` argument to the fallback it wraps
     # custom ops in, so a parameter of that name breaks torch.compile.
-    return _transpose(x, None, kernel_name)
+    return _permute_torch(x, _swap_last(x.dim()), None, "transpose", kernel_name)
+
+
+def _swap_last(nd):
+    return list(range(nd - 2)) + [nd - 1, nd - 2]
 
 
 @transpose_op.register_fake
 def _(x, kernel_name="auto"):
-    if x.dim() not in (2, 3):
-        raise ValueError(f"xpose.transpose: x must be 2-D (rows, cols) or 3-D (batch, rows, cols); got {x.dim()}-D")
+    if x.dim() < 2:
+        raise ValueError(f"xpose.transpose: x must have at least 2 axes (..., rows, cols); got {x.dim()}-D")
     return x.new_empty(x.shape[:-2] + (x.shape[-1], x.shape[-2]))
 
 
@@ -63,7 +73,7 @@ transpose_op.register_autograd(_backward, setup_context=_setup_context)
 
 @torch.library.custom_op("xpose::permute", mutates_args=())
 def permute_op(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
-    return _permute(x, dims)
+    return _permute_torch(x, dims, None, "permute")
 
 
 @permute_op.register_fake

@@ -20,9 +20,149 @@ count once (a small all-gather that waits for it), which also checks that the ra
 pass row_splits (and col_splits) to skip it. Every rank must make the same call.
 """
 
-from . import _xpose, _Array, _error
+import sys
+
+from . import _error, _library, _xpose
 
 __all__ = ["transpose"]
+
+
+
+_ITEMSIZES = (1, 2, 4, 8, 16)
+_COPY_ADVICE = "numpy.ascontiguousarray(x), x.contiguous() or cupy.ascontiguousarray(x)"
+
+
+def _alignment(itemsize):
+    """The address an element must sit on: its size, but 8 bytes for 16-byte elements."""
+    return min(itemsize, 8)
+
+
+class _Array:
+    """What the native call needs to know about one array: its library, where it lives,
+    its extents and its strides in elements. Reading it checks only what every use needs
+    (a strided array of a served element size); the layout checks differ for x and out."""
+
+    def __init__(self, x, what, fn="transpose", ranks=(2, 3)):
+        self.fn = fn
+        kind = _library(x)
+        self.writable = True
+        if kind == "numpy":
+            ma = sys.modules.get("numpy.ma")
+            if ma is not None and isinstance(x, ma.MaskedArray):  # its mask would be lost or left stale
+                raise _error(TypeError, f"{what} is a masked array ({type(x).__name__}), whose mask xpose would "
+                                        f"not move: pass {what}.data or {what}.filled(...), or transpose the data "
+                                        "and the mask (numpy.ma.getmaskarray) separately", fn)
+            if x.dtype.hasobject:
+                raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
+                                        "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
+            self.ptr, self.shape, self.itemsize = x.ctypes.data, tuple(x.shape), x.itemsize
+            self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
+            self.writable = bool(x.flags.writeable)
+        elif kind == "torch":
+            import torch
+
+            device = x.device  # each read of Tensor.device makes a new object: read it once
+            if device.type not in ("cuda", "cpu"):
+                raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
+            if x.layout != torch.strided or x.is_quantized:
+                raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
+                                        "xpose moves the elements of dense (strided) tensors", fn)
+            if x.is_conj() or x.is_neg():
+                lazy = "conjugated" if x.is_conj() else "negated"
+                fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
+                raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
+                                         f"that; call {what}.{fix} first", fn)
+            itemsize = x.element_size()
+            self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), itemsize
+            self.byte_strides = tuple(s * itemsize for s in x.stride())
+            self.device = device if device.type == "cuda" else None
+            self.dtype = x.dtype
+        elif kind == "cupy":
+            self.ptr, self.shape, self.itemsize = x.data.ptr, tuple(x.shape), x.itemsize
+            self.byte_strides, self.device, self.dtype = tuple(x.strides), x.device, x.dtype
+        else:
+            raise _error(TypeError, f"{what} must be a PyTorch tensor, a CuPy array or a NumPy array, "
+                                    f"not {type(x).__module__}.{type(x).__name__}", fn)
+        self.kind, self.array, self.what = kind, x, what
+        if self.itemsize not in _ITEMSIZES:
+            raise _error(TypeError, f"{what} has {self.itemsize}-byte elements ({self.dtype}); "
+                                    "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
+        if ranks and len(self.shape) not in ranks:
+            raise _error(ValueError, f"{what} must be 2-D (rows, cols) or 3-D (batch, rows, cols); "
+                                     f"got {len(self.shape)}-D", fn)
+        # An axis of one index addresses nothing, and an empty array nothing at all: such
+        # strides, whatever they are, are never used.
+        used = [n > 1 and 0 not in self.shape for n in self.shape]
+        if any(s % self.itemsize for u, s in zip(used, self.byte_strides) if u):
+            raise _error(ValueError, f"{what}'s strides {self.byte_strides} (bytes) are not whole "
+                                     f"{self.itemsize}-byte elements", fn)
+        self.strides = tuple(s // self.itemsize if u else 0 for u, s in zip(used, self.byte_strides))
+
+    def empty(self):
+        return 0 in self.shape
+
+    def broadcast_axes(self):
+        """The axes that repeat one element (stride 0, more than one index)."""
+        return [a for a, (n, s) in enumerate(zip(self.shape, self.strides)) if n > 1 and s == 0]
+
+    def check_common_layout(self):
+        """What both sides need: no negative strides, a last axis of adjacent elements,
+        data aligned to the element size."""
+        what = self.what
+        if min(self.strides) < 0:
+            raise _error(ValueError, f"{what} has negative strides {self.strides} (in elements); make a copy first "
+                                     f"({_COPY_ADVICE})")
+        if self.shape[-1] > 1 and self.strides[-1] not in (0, 1):
+            if what == "out":
+                raise _error(ValueError, f"out's last axis has stride {self.strides[-1]}; xpose writes rows whose "
+                                         "elements are adjacent (stride 1): pass an out whose last axis is "
+                                         "contiguous")
+            raise _error(ValueError, f"x's last axis has stride {self.strides[-1]}; xpose reads rows whose "
+                                     f"elements are adjacent (stride 1). Make a copy with a contiguous last axis "
+                                     f"first ({_COPY_ADVICE})")
+        if self.ptr % _alignment(self.itemsize):
+            raise _error(ValueError, f"{what}'s data at address {self.ptr:#x} is not aligned to its "
+                                     f"{self.itemsize}-byte elements; make an aligned copy first "
+                                     f"(numpy.array({what}) allocates one)")
+
+    def check_readable(self):
+        """x, once its broadcast axes are taken at index 0: rows that do not overlap."""
+        rows, cols = self.shape[-2:]
+        s_row = self.strides[-2]
+        if rows > 1 and 0 < s_row < cols:
+            raise _error(ValueError, f"x's rows overlap: shape {self.shape} with strides {self.strides} "
+                                     f"(in elements) starts a row every {s_row} elements but rows hold {cols}; "
+                                     f"make a copy first ({_COPY_ADVICE})")
+
+    def check_distinct(self):
+        """out: no broadcast axis. Whether other strides give every element memory of its own
+        the library decides (it proves layouts that interleave distinct, names two indices at
+        one element, or says it cannot prove it) before anything is written."""
+        if self.broadcast_axes():
+            axis = self.broadcast_axes()[0]
+            raise _error(ValueError, f"out's axis {axis} has stride 0 (a broadcast axis of shape {self.shape}): "
+                                     "its elements share memory; pass an out with memory of its own for every "
+                                     "element")
+        rows, cols = self.shape[-2:]
+        if rows > 1 and cols > 1 and self.strides[-2] < cols:  # its rows overlap (the last axis is contiguous)
+            raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
+                                     f"{self.strides} (in elements) starts a row every {self.strides[-2]} elements "
+                                     f"but rows hold {cols}; pass an out with memory of its own for every element")
+
+    def matrix_layout(self):
+        """(batch, rows, cols, ld, batch_stride) for the C call, ld and stride 0 where unused."""
+        batch = self.shape[0] if len(self.shape) == 3 else 1
+        rows, cols = self.shape[-2:]
+        if self.empty():  # nothing to read: any strides will do
+            return batch, rows, cols, 0, 0
+        return batch, rows, cols, (self.strides[-2] if rows > 1 else 0), (self.strides[0] if batch > 1 else 0)
+
+    def span(self):
+        """The byte range the array touches (empty arrays touch nothing)."""
+        if self.empty():
+            return self.ptr, self.ptr
+        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        return self.ptr, self.ptr + last * self.itemsize + self.itemsize
 
 
 def _counts(values, name, fn):

@@ -84,7 +84,6 @@ def test_torch_padded_out_and_failures_leave_out_alone():
         (ValueError, dict(out=poisoned.to(torch.float32)), x),         # dtype
         (ValueError, dict(out=poisoned.cpu()), x),                     # device
         (ValueError, dict(out=poisoned, kernel="no_such"), x),
-        (ValueError, dict(out=poisoned.transpose(-1, -2).contiguous().transpose(-1, -2)), x),  # strided out
     ]
     for error, kwargs, arg in failures:
         with pytest.raises(error):
@@ -95,6 +94,8 @@ def test_torch_padded_out_and_failures_leave_out_alone():
             xpose.transpose(x, out=poisoned, kernel="tma")
     torch.cuda.synchronize()
     assert same_bits(poisoned, before), "a failed call wrote to out"
+    strided = poisoned.transpose(-1, -2).contiguous().transpose(-1, -2)  # an out of any strides is served
+    assert xpose.transpose(x, out=strided) is strided and same_bits(strided, x.transpose(-1, -2))
 
 
 def cupy_or_skip():
@@ -140,9 +141,9 @@ def test_cupy_sliced_out_and_stream():
     before = out.copy()
     with pytest.raises(ValueError, match="dtype"):
         xpose.transpose(x, out=out.astype(cp.float64))
-    with pytest.raises(ValueError, match="overlaps"):
+    with pytest.raises(ValueError, match="x and out overlap"):
         xpose.transpose(base[0, :50, :50], out=base[0, 10:60, :50])
-    with pytest.raises(TypeError, match="cupy"):
+    with pytest.raises(TypeError, match="(?i)cupy"):
         xpose.transpose(x, out=cp.asnumpy(out))
     assert cupy_same_bits(cp, out, before)
 
@@ -254,7 +255,7 @@ def test_torch_out_is_refused_where_torch_refuses_it():
     x = random_tensor((4, 5), torch.float32)
     out = torch.zeros(5, 4, device="cuda")
     before = out.clone()
-    with pytest.raises(ValueError, match="axis 0 has stride 0"):
+    with pytest.raises(ValueError, match=r"out strides let elements share memory: .* are one element"):
         xpose.transpose(random_tensor((2000, 2000), torch.float32), out=torch.zeros(2000, device="cuda").expand(2000, 2000))
     with pytest.raises(RuntimeError, match="requires grad"):
         xpose.transpose(x, out=out.clone().requires_grad_())
@@ -294,10 +295,10 @@ def test_cupy_broadcasts():
               cp.broadcast_to(random_cupy(cp, (1, 3, 7), "float16"), (6, 3, 7))):
         assert cupy_same_bits(cp, xpose.transpose(x), x.swapaxes(-1, -2))
     out = cp.full((5, 4), 2.0, cp.float32)
-    with pytest.raises(ValueError, match="stride 0"):
+    with pytest.raises(ValueError, match="share memory"):
         xpose.transpose(random_cupy(cp, (2000, 2000), "float32"),
                         out=cp.broadcast_to(cp.zeros(2000, cp.float32), (2000, 2000)))
-    with pytest.raises(ValueError, match="overlap one another"):
+    with pytest.raises(ValueError, match="share memory"):
         xpose.transpose(random_cupy(cp, (4, 5), "float32"),
                         out=cp.lib.stride_tricks.as_strided(out, (5, 4), (8, 4)))
     assert bool((out == 2.0).all())

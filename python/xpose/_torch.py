@@ -29,12 +29,12 @@ def _plain_eager(x):
 
 
 def permute(x, dims, fn="permute", kernel="auto"):
-    """x permuted into a new tensor, through the op where it adds something (xpose.transpose's
-    named kernels through their own op, which carries the name)."""
+    """x permuted into a new tensor, through the op where it adds something: torch.ops.xpose.transpose
+    for the last two axes swapped (it carries a named kernel), torch.ops.xpose.permute else."""
     if _plain_eager(x):
         return _permute_torch(x, dims, None, fn, kernel)
     try:
-        return permute_op(x, dims) if kernel == "auto" else transpose_op(x, kernel)
+        return transpose_op(x, kernel) if fn in ("transpose", "matrix_transpose") else permute_op(x, dims)
     except (TypeError, ValueError, RuntimeError) as e:  # the ops' checks speak as xpose.permute
         message = str(e)
         if fn == "permute" or not message.startswith("xpose.permute: "):

@@ -22,6 +22,7 @@ import operator
 import sys
 
 from . import _xpose
+__version__ = _xpose.version()
 
 __all__ = ["transpose", "permute", "kernels"]
 

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "xpose/xpose.h"
+
 #include <algorithm>
 #include <charconv>
 #include <system_error>
@@ -81,10 +83,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_flag("--no-progress", no_progress, "no progress line on stderr");
   app.add_flag("--list", o.list, "print the cases as JSON lines and exit, timing nothing");
   app.add_flag("--rules", o.rules, "print the automatic choice's rule table and tuning records (markdown) and exit");
+  app.set_version_flag("--version", std::string("xpose-bench ") + xpose_version() + " (commit " + XPOSE_COMMIT + ")",
+                       "print the version and the commit it was built from, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) {  // --help: CLI11 prints it on stdout
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) {  // --help, --version: CLI11 prints them on stdout
       *exit_code = app.exit(e);
       return std::nullopt;
     }

@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* The version, defined here once: CMake's project version, the Python package's and
+   xpose_version() are read from these three lines. */
+#define XPOSE_VERSION_MAJOR 0
+#define XPOSE_VERSION_MINOR 2
+#define XPOSE_VERSION_PATCH 0
+
 /* What the shared library exports: this API and nothing else. */
 #if defined(__GNUC__) || defined(__clang__)
 #define XPOSE_API __attribute__((visibility("default")))
@@ -72,6 +78,8 @@ XPOSE_API xpose_status_t xpose_permute_with(const char *kernel, const void *src,
 
 XPOSE_API const char *xpose_status_string(xpose_status_t status);
 XPOSE_API const char *xpose_last_error(void); /* this thread's message for its last failed call */
+/* The library's version, "MAJOR.MINOR.PATCH" of the macros above as the library was built. */
+XPOSE_API const char *xpose_version(void);
 
 #ifdef __cplusplus
 }

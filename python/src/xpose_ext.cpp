@@ -297,6 +297,7 @@ std::vector<std::string> kernel_names() {
 
 NB_MODULE(_xpose, m) {
   m.doc() = "xpose's native calls; use xpose.transpose";
+  m.def("version", [] { return xpose_version(); }, "the library's version, MAJOR.MINOR.PATCH of xpose.h");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);

@@ -22,6 +22,7 @@ import operator
 import sys
 
 from . import _xpose
+__version__ = _xpose.version()
 
 __all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels"]
 

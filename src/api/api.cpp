@@ -254,6 +254,13 @@ const char* xpose_status_string(xpose_status_t status) {
 
 const char* xpose_last_error(void) { return xpose::detail::last_error_message.c_str(); }
 
+#define XPOSE_STRINGIFY_(x) #x
+#define XPOSE_STRINGIFY(x) XPOSE_STRINGIFY_(x)
+const char* xpose_version(void) {
+  return XPOSE_STRINGIFY(XPOSE_VERSION_MAJOR) "." XPOSE_STRINGIFY(XPOSE_VERSION_MINOR) "." XPOSE_STRINGIFY(
+      XPOSE_VERSION_PATCH);
+}
+
 }  // extern "C"
 
 namespace xpose {

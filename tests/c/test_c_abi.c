@@ -18,6 +18,11 @@ static int failed = 0, passed = 0;
 int main(void) {
   float src[6] = {1, 2, 3, 4, 5, 6}, dst[6] = {0};
   CHECK(strcmp(xpose_status_string(XPOSE_SUCCESS), "success") == 0);
+  {
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", XPOSE_VERSION_MAJOR, XPOSE_VERSION_MINOR, XPOSE_VERSION_PATCH);
+    CHECK(strcmp(xpose_version(), version) == 0); /* exported by the shared library */
+  }
   CHECK(xpose_transpose(src, dst, 2, 3, 3, 0, 0, 1, 0, 0, 0) == XPOSE_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(xpose_last_error(), "elem_bytes is 3") != NULL);
   CHECK(xpose_transpose_with("no_such_kernel", src, dst, 2, 3, 4, 0, 0, 1, 0, 0, 0) == XPOSE_ERROR_INVALID_ARGUMENT);

@@ -66,6 +66,15 @@ BAD_ARGUMENTS = [
 ]
 
 README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include", "xpose", "xpose.h")
+
+
+def header_version():
+    """MAJOR.MINOR.PATCH from xpose.h's macros, where the version is defined."""
+    with open(HEADER) as f:
+        text = f.read()
+    return ".".join(re.search(rf"^#define XPOSE_VERSION_{part} +(\d+)$", text, re.M).group(1)
+                    for part in ["MAJOR", "MINOR", "PATCH"])
 
 
 def run(args, memory_limit=None):
@@ -134,6 +143,12 @@ class Cli(unittest.TestCase):
         self.assertIn("--cases", r.stdout)
         self.assertIn("--json", r.stdout)
         self.assertEqual(r.stderr, "")
+
+    def test_version_is_the_headers(self):
+        r = run(["--version"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        self.assertRegex(r.stdout, rf"^xpose-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
 
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_a_failed_write_is_an_error_found_up_front(self):

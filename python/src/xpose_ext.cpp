@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#ifdef XPOSE_JAX_FFI
+#include "jax_ffi.hpp"
+#endif
 #include "xpose/distributed.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
@@ -315,6 +318,15 @@ NB_MODULE(_xpose, m) {
   m.def("permute_device", &permute_device, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
         "dst_strides"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("kernel_names", &kernel_names);
+#ifdef XPOSE_JAX_FFI
+  // The XLA FFI handlers (xpose.jax registers them): {platform: capsule}.
+  m.def("jax_targets", [] {
+    nb::dict targets;
+    targets["CUDA"] = nb::capsule(xpose_python::jax_permute_cuda());
+    targets["cpu"] = nb::capsule(xpose_python::jax_permute_cpu());
+    return targets;
+  });
+#endif
   m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
   m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
         "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);

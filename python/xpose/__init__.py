@@ -207,7 +207,7 @@ def transpose(x, out=None, kernel="auto"):
 
 
 def _matrix_transpose(x, out, kernel, fn):
-    if _library(x) is None and _foreign(x):  # its axes are known once it is seen through DLPack
+    if _library(x) is None and _foreign(x) and not _is_jax(x):  # its axes are known once seen through DLPack
         return _via_dlpack(x, out, lambda v: _matrix_transpose(v, None, kernel, fn), fn)
     nd = getattr(x, "ndim", None)
     if isinstance(nd, int) and nd < 2:
@@ -282,6 +282,8 @@ def _permute(x, axes, out, fn, kernel="auto"):
     library, and the native boundary called (it checks the rest, in the caller's terms)."""
     lib = _library(x)
     if lib is None:
+        if _is_jax(x) and _jax_custom_call():
+            return _permute_jax(x, axes, out, fn, kernel)
         if _foreign(x):
             return _via_dlpack(x, out, lambda v: _permute(v, axes, None, fn, kernel), fn)
         raise _error(TypeError, "x must be a PyTorch tensor, a CuPy array or a NumPy array (or an array that "
@@ -301,6 +303,27 @@ def _permute(x, axes, out, fn, kernel="auto"):
     if lib == "numpy":
         return _permute_numpy(x, dims, out, fn, kernel)
     return _permute_cupy(x, dims, out, fn, kernel)
+
+
+def _is_jax(x):
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(x, getattr(jax, "Array", ()))
+
+
+def _jax_custom_call():
+    return hasattr(_xpose, "jax_targets")
+
+
+def _permute_jax(x, axes, out, fn, kernel):
+    """A JAX array (or a tracer under jax.jit) through xpose.jax's custom call: the result stays
+    on x's device without a copy, and traces, vmaps and differentiates as JAX's own ops do."""
+    if out is not None:
+        raise _error(TypeError, "x is a JAX array, and JAX arrays are immutable: call without out", fn)
+    if kernel != "auto":
+        raise _error(ValueError, f"kernel {kernel!r}: JAX arrays take the automatic choice", fn)
+    from . import jax as xpose_jax
+
+    return xpose_jax._permute(x, tuple(_check_dims(axes, x.ndim, fn)))
 
 
 def _check_kernel(kernel, fn):
@@ -347,6 +370,11 @@ _RAW = {1: "u1", 2: "u2", 4: "u4", 8: "u8", 16: "c16"}
 def _call_arrays(fn, x, out, dims, stream, kernel):
     """The native boundary on two arrays nanobind's ndarray reads; where it cannot, the reason."""
     if _xpose.permute_arrays(fn, x, out, dims, stream, kernel):
+        return
+    if 0 in x.shape:  # nothing to move, whatever the strides: out's shape is all there is to check
+        shape = tuple(x.shape[d] for d in dims)
+        if tuple(out.shape) != shape:
+            raise _error(ValueError, f"out has shape {tuple(out.shape)}; the result's shape is {shape}", fn)
         return
     for a, what in ((x, "x"), (out, "out")):
         if a.itemsize not in _RAW:

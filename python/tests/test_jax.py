@@ -1,0 +1,85 @@
+"""xpose.jax under jax.jit: the custom call against jnp.transpose, bit for bit, on fresh random
+bits of every element type JAX has (bf16 and fp8 included), with vmap and grad, on the JAX
+default device (the GPU where there is one)."""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="JAX is not installed")
+import jax.numpy as jnp  # noqa: E402
+
+import xpose.jax as xj  # noqa: E402
+
+if not xj.available():
+    pytest.skip("this xpose was built without jaxlib in its build environment (no custom call)",
+                allow_module_level=True)
+
+DTYPES = ["bool", "int8", "uint8", "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "int32", "float32",
+          "complex64"]
+CASES = [((3, 5), (1, 0)), ((2, 3, 4), (2, 0, 1)), ((4, 1, 7, 3), (3, 1, 0, 2)), ((5, 6, 7, 8, 2), (4, 2, 0, 3, 1)),
+         ((33, 65), (1, 0)), ((2, 0, 3), (2, 1, 0))]
+rng = np.random.default_rng()
+
+
+def random_array(shape, dtype):
+    """Random bits of the dtype, placed on JAX's default device."""
+    dtype = jnp.dtype(dtype)
+    raw = rng.integers(0, 256, size=int(np.prod(shape)) * dtype.itemsize, dtype=np.uint8)
+    if dtype == jnp.bool_:
+        raw &= 1
+    return jnp.asarray(raw.view(dtype).reshape(shape))
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,axes", CASES, ids=lambda c: str(c))
+def test_jit_matches_jnp_transpose(shape, axes, dtype):
+    x = random_array(shape, dtype)
+    f = jax.jit(lambda v: xj.permute_dims(v, axes))
+    assert same_bits(f(x), jnp.transpose(x, axes))
+
+
+def test_matrix_transpose_and_negative_axes():
+    x = random_array((3, 4, 5), "float32")
+    assert same_bits(jax.jit(xj.matrix_transpose)(x), jnp.matrix_transpose(x))
+    assert same_bits(jax.jit(lambda v: xj.permute_dims(v, (-1, 0, -2)))(x), jnp.transpose(x, (2, 0, 1)))
+    with pytest.raises(ValueError, match="xpose.jax.permute_dims"):
+        xj.permute_dims(x, (0, 0, 1))
+    with pytest.raises(ValueError, match="at least 2 axes"):
+        xj.matrix_transpose(jnp.zeros(3))
+
+
+def test_vmap_keeps_the_batch_axes_in_front():
+    x = random_array((6, 3, 4, 5), "bfloat16")
+    f = jax.jit(jax.vmap(lambda v: xj.permute_dims(v, (2, 0, 1))))
+    assert same_bits(f(x), jnp.transpose(x, (0, 3, 1, 2)))
+    g = jax.vmap(jax.vmap(xj.matrix_transpose))  # two batch axes
+    y = random_array((2, 3, 4, 5), "float32")
+    assert same_bits(g(y), jnp.swapaxes(y, -1, -2))
+
+
+def test_grad_is_the_inverse_permutation():
+    x = random_array((3, 4, 5), "float32").astype(jnp.float32)
+    x = jnp.where(jnp.isfinite(x), x, 0.0)
+    w = random_array((5, 3, 4), "float32")
+    w = jnp.where(jnp.isfinite(w), w, 0.0)
+    loss = lambda v: jnp.sum(xj.permute_dims(v, (2, 0, 1)) * w)  # noqa: E731
+    assert same_bits(jax.jit(jax.grad(loss))(x), jnp.transpose(w, (1, 2, 0)))
+
+
+def test_the_package_functions_take_jax_arrays_eagerly_and_under_jit():
+    """xpose.permute_dims / transpose on a JAX array: the custom call, the result a JAX array on
+    x's device (bf16 and fp8 too, which DLPack's NumPy side cannot name)."""
+    import xpose
+
+    for dtype in ("bfloat16", "float8_e4m3fn", "float32"):
+        x = random_array((3, 17, 29), dtype)
+        y = xpose.permute_dims(x, (2, 0, 1))
+        assert isinstance(y, jax.Array) and y.devices() == x.devices() and same_bits(y, jnp.transpose(x, (2, 0, 1)))
+        assert same_bits(xpose.transpose(x), jnp.swapaxes(x, -1, -2))
+        assert same_bits(jax.jit(xpose.matrix_transpose)(x), jnp.swapaxes(x, -1, -2))
+    with pytest.raises(TypeError, match="immutable"):
+        xpose.permute_dims(x, (2, 0, 1), out=x)

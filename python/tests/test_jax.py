@@ -83,3 +83,26 @@ def test_the_package_functions_take_jax_arrays_eagerly_and_under_jit():
         assert same_bits(jax.jit(xpose.matrix_transpose)(x), jnp.swapaxes(x, -1, -2))
     with pytest.raises(TypeError, match="immutable"):
         xpose.permute_dims(x, (2, 0, 1), out=x)
+
+
+def test_random_permutations_under_jit():
+    """Hypothesis draws: rank 1-6, extents 0-9, any permutation, every element type, the custom
+    call under jit bit for bit jnp.transpose."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @st.composite
+    def requests(draw):
+        rank = draw(st.integers(1, 6))
+        shape = tuple(draw(st.lists(st.integers(0, 9), min_size=rank, max_size=rank)))
+        axes = tuple(draw(st.permutations(range(rank))))
+        return shape, axes, draw(st.sampled_from(DTYPES))
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(requests())
+    def check(request):
+        shape, axes, dtype = request
+        x = random_array(shape, dtype)
+        assert same_bits(jax.jit(lambda v: xj.permute_dims(v, axes))(x), jnp.transpose(x, axes))
+
+    check()

@@ -207,6 +207,10 @@ def transpose(x, out=None, kernel="auto"):
 
 
 def _matrix_transpose(x, out, kernel, fn):
+    np = sys.modules.get("numpy")
+    if np is not None and type(x) is np.ndarray and x.ndim >= 2:  # the common case first
+        nd = x.ndim
+        return _permute(x, list(range(nd - 2)) + [nd - 1, nd - 2], out, fn, kernel)
     if _library(x) is None and _foreign(x) and not _is_jax(x):  # its axes are known once seen through DLPack
         return _via_dlpack(x, out, lambda v: _matrix_transpose(v, None, kernel, fn), fn)
     nd = getattr(x, "ndim", None)
@@ -280,6 +284,17 @@ def _check_dims(dims, nd, fn="permute"):
 def _permute(x, axes, out, fn, kernel="auto"):
     """Every public function's body: x's library found, axes read, the result allocated in that
     library, and the native boundary called (it checks the rest, in the caller's terms)."""
+    np = sys.modules.get("numpy")
+    if np is not None and type(x) is np.ndarray and (out is None or type(out) is np.ndarray) and \
+            kernel == "auto" and not x.dtype.hasobject:
+        # A plain NumPy array (no subclass, mask or named kernel to see to): the fewest steps.
+        dims = _check_dims(axes, x.ndim, fn)
+        if out is None:
+            out = np.empty([x.shape[d] for d in dims], x.dtype)
+        elif out.dtype != x.dtype or not out.flags.writeable:
+            return _permute_numpy(x, dims, out, fn, kernel)  # which says what is wrong
+        _call_arrays(fn, x, out, dims, 0, kernel)
+        return out
     lib = _library(x)
     if lib is None:
         if _is_jax(x) and _jax_custom_call():

@@ -144,7 +144,12 @@ class ScriptErrors(unittest.TestCase):
                                   ("peers.py", [*peers, "--reps", "x"], "invalid int value: 'x'"),
                                   ("peers.py", [*peers, "--bogus"], "not expected: --bogus"),  # xpose-bench's
                                   ("peers.py", ["--bench", "./bench", "--json", "no/dir/p.jsonl"],
-                                   "cannot open --json file 'no/dir/p.jsonl'")]:
+                                   "cannot open --json file 'no/dir/p.jsonl'"),
+                                  ("python_calls.py", [], "required: --json"),
+                                  ("python_calls.py", ["--json", "c.jsonl", "--reps", "0"], "--reps and --calls must be"),
+                                  ("python_calls.py", ["--json", "c.jsonl", "--random", "-1"], "--random at least 0"),
+                                  ("python_calls.py", ["--json", "no/dir/c.jsonl"],
+                                   "cannot open --json file 'no/dir/c.jsonl'")]:
             with self.subTest(script=script, args=args):
                 self.assertIn(why, self.assert_fails(2, script, *args))
 
@@ -175,6 +180,8 @@ class ScriptErrors(unittest.TestCase):
         err = self.assert_fails(1, "peers.py", "--bench", "./bench", "--json", "p.jsonl", blocked="torch")
         self.assertIn("cannot import torch", err)
         self.assertIn("pip install torch", err)
+        err = self.assert_fails(1, "python_calls.py", "--json", "c.jsonl", blocked="torch")
+        self.assertIn("cannot import torch", err)
 
 
 if __name__ == "__main__":

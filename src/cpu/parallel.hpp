@@ -14,7 +14,7 @@
 namespace xpose::cpu {
 
 // The cores to spread over (at least one), read once: std::thread::hardware_concurrency()
-// reads sysfs on every call (about 6 us with glibc), a cost every small call would pay.
+// reads sysfs on every call (with glibc), a cost every small call would pay.
 inline int64_t cores() {
   static const int64_t n = std::max(1u, std::thread::hardware_concurrency());
   return n;

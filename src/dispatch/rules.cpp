@@ -35,12 +35,11 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
 // loads) where the problem is large enough to fill the GPU with its big tiles and each matrix
 // is at least 1 MiB; smaller ones and batches of small matrices, where its tiles stand mostly
-// empty or few, go to cute_padded's element-wise tiles (rules 7b, 8). Measured (H100 / H200,
-// % of a copy, aligned_stores against cute_padded; docs/performance.md, "The rules"): fp32
-// 1001^2 45.8/67.1 and 41.5/67.0, fp16 1000 x 100x100 37.6/54.1, fp64 4096 x 33x33 40.4/87.7;
-// past the bound fp32 3001^2 83.7/63.3 and 74.1/63.5, fp16 100x1000001 69.0/30.4. Elements of
-// 8 bytes, which cute_padded moves near vector speed, need a whole aligned_stores tile each
-// way too (fp64 20x1000001 85.1/95.2, 64.8/94.4).
+// empty or few, go to cute_padded's element-wise tiles (rules 7b, 8). Measured on the H100
+// and H200 (aligned_stores against cute_padded; docs/performance.md, rule 7): below the bound
+// cute_padded leads (fp32 1001^2, fp16 1000 x 100x100, fp64 4096 x 33x33), past it
+// aligned_stores (fp32 3001^2, fp16 100x1000001). Elements of 8 bytes, which cute_padded
+// moves near vector speed, need a whole aligned_stores tile each way too (fp64 20x1000001).
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
@@ -57,7 +56,7 @@ bool large_unaligned(const Problem& p, const Tuning& t) {
 // Batches whose matrices tiny_batched should take when it serves them: up to 4 KiB, and 2- and
 // 4-byte matrices up to 8 KiB that would leave a quarter or more of the tile kernels' 32x64
 // tiles empty (layout::TinyBatch::tiles_mostly_empty). 8-byte matrices past 4 KiB lost to
-// the tile kernels (fp64 31x31 x2000: 88.5% against 70.6%).
+// the tile kernels (fp64 31x31 x2000; docs/performance.md, rule 1b).
 bool tiny_matrices(const Problem& p) {
   const int64_t bytes = p.matrix_bytes();
   if (bytes <= layout::TinyBatch::small_bytes) return true;

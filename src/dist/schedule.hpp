@@ -32,7 +32,8 @@ struct Split {
 
 // Pipelining: the largest block between two ranks is cut into steps of at least kStepBytes,
 // at most kMaxSteps of them, and every block into as many.
-// 2 x H200, 64 GiB fp32: 4 steps 83.8% of the all-to-all, 8 steps 87.9% (docs/performance.md).
+// On 2 x H200, 64 GiB fp32, 8 steps came closer to the all-to-all than 4 (docs/performance.md,
+// "Several GPUs").
 constexpr int kMaxSteps = 8;
 constexpr int64_t kStepBytes = int64_t(64) << 20;
 constexpr int kMaxRanks = 1 << 16;

@@ -1,11 +1,11 @@
 // aligned_stores: for rows that are not 16-byte aligned, or dst pitches that put every
 // other dst row in the middle of a 32-byte sector (each costs vec_swizzled and the TMA
-// kernels 20-40% of their speed: docs/performance.md). Src rows come in along their length
-// (coalesced) into a shared tile as 16-byte vectors: where src rows are not 16-byte aligned,
-// the aligned vectors around each 16-byte chunk, its bytes shifted out in registers. Each dst
-// row's piece goes out as 16-byte vectors shifted to start on a 32-byte sector
-// (layout::AlignedDstTile), so the L2 sees whole sectors. Vectors that reach past the
-// matrix load or store their elements one by one.
+// kernels much of their speed: docs/performance.md, "What the experiments concluded", 5).
+// Src rows come in along their length (coalesced) into a shared tile as 16-byte vectors:
+// where src rows are not 16-byte aligned, the aligned vectors around each 16-byte chunk,
+// its bytes shifted out in registers. Each dst row's piece goes out as 16-byte vectors
+// shifted to start on a 32-byte sector (layout::AlignedDstTile), so the L2 sees whole
+// sectors. Vectors that reach past the matrix load or store their elements one by one.
 #include <type_traits>
 
 #include "engines/common.cuh"
@@ -21,8 +21,8 @@ namespace {
 
 // 1- and 2-byte elements stage into a tile stored column by column (a dst vector is 16
 // consecutive bytes there: layout::AlignedDstColumnTile; row by row it took 16 or 8 shared
-// loads a vector, and bytes reached 69% of a copy against 82% now), wider elements into a
-// row-major tile padded by one word.
+// loads a vector, and bytes ran well behind: docs/performance.md, "Known gaps"), wider
+// elements into a row-major tile padded by one word.
 template <int E>
 using StagedTile =
     std::conditional_t<E <= 2, layout::AlignedDstColumnTile<E <= 2 ? E : 1>,
@@ -87,9 +87,9 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
 }
 
 // Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
-// per load (fp16 with a padded src: 92% of copy against 71% element by element). Each
+// per load (measured well ahead of element by element on fp16 with a padded src). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
-// 10 points on fp32 30011x29989.
+// ground (docs/performance.md, "What the experiments concluded", 6).
 template <int E, class Rows>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {

@@ -1,4 +1,4 @@
-// naive_read / naive_write (seeds 002, 004): no shared memory, each thread moves its
+// naive_read / naive_write: no shared memory, each thread moves its
 // elements straight from src to dst. One side is coalesced, the other strides by ld.
 #include "engines/common.cuh"
 #include "engines/engines.hpp"

@@ -1,4 +1,4 @@
-// smem, smem_padded, smem_swizzled (seeds 002, 004): a 32x32 tile through shared
+// smem, smem_padded, smem_swizzled: the textbook 32x32 tile through shared
 // memory so that both global sides are coalesced. The three differ only in the tile's
 // shared-memory layout: plain (a column walk hits one bank), padded by one bank per
 // row, or XOR-swizzled.

@@ -3,9 +3,8 @@
 // (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
 // each element gathered from the staged src (its index by multiply-high divisions: with
-// integer divisions the gather, not memory, set the pace: on the H100 fp32 100000 x 20x30
-// went from 79.5% to 92.6% of a copy, u8 1000 x 64x64 from 25.5% to 40.6%). Chunks that do
-// not start on 16 bytes, and the last vector's tail, move element by element.
+// integer divisions the gather, not memory, set the pace; docs/performance.md, rule 1b).
+// Chunks that do not start on 16 bytes, and the last vector's tail, move element by element.
 #include <climits>
 
 #include "engines/common.cuh"

@@ -1,4 +1,4 @@
-// vec_swizzled (seed 004's fastest): 16-byte global loads and stores on both sides,
+// vec_swizzled: 16-byte global loads and stores on both sides,
 // the tile in a swizzled shared-memory layout that keeps both walks conflict-free.
 // Tiles the matrix edge cuts move the same way, their vectors predicated.
 #include "engines/common.cuh"
@@ -14,7 +14,7 @@ namespace {
 // In a tile the matrix edge cuts (Edge), a vector wholly inside moves as one; one the edge
 // cuts moves the elements inside one by one, and one wholly outside not at all: the cut
 // tiles keep the whole tiles' loads in flight (a rolled element loop there held small
-// problems to its latency: fp32 1000x1000 ran at 35% of a copy on the H100).
+// problems to its latency: docs/performance.md, "Known gaps", matrices cut by a tile edge).
 template <int E, bool Edge>
 __device__ __forceinline__ void vectors_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
   using V = layout::VecTile<E>;

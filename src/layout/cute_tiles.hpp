@@ -1,9 +1,9 @@
-// The CuTe family's shared-memory tiles (seed 001), as CuTe layouts: one place for the
+// The CuTe family's shared-memory tiles, as CuTe layouts: one place for the
 // kernels and for the host test that replays them through the bank model. A tile is 32
 // rows by `cols` elements, row-major; `cols` is 64 (128 for bytes, so that a row covers
-// all 32 banks). The swizzle is seed 001's Swizzle<B, M, S>, generalised below 4 bytes:
-// M = log2 of the elements sharing one 4-byte bank (seed 001 has only float and double:
-// M = 0), B = log2 of the banks' worth of elements (32 x 4 / E) less M, S = log2(cols) - M.
+// all 32 banks). The swizzle is CuTe's Swizzle<B, M, S>, generalised below 4 bytes:
+// M = log2 of the elements sharing one 4-byte bank (M = 0 from 4 bytes up, float and
+// double), B = log2 of the banks' worth of elements (32 x 4 / E) less M, S = log2(cols) - M.
 // Element (r, c) then lands in word (c >> M) ^ (r mod 2^B) of its row, so a warp reading
 // a column meets each bank once per wavefront (two tile rows sharing a bank word would
 // not be enough: with M = 0, 2-byte elements of rows r and r^1 meet in one bank).
@@ -97,13 +97,13 @@ struct CuteVecTile {
 //    the same swizzle (a TMA box row may not exceed the swizzle's 128 bytes). The global
 //    matrix is viewed the same way, with the segment stride a runtime value so that
 //    make_tma_copy cannot merge the two modes back into one: it issues one 3-D box
-//    (segment, 2 segments, rows), and each row's 256 bytes come and go together. fp32
-//    32768^2: 96.9% of copy against 95.6% for slabs, both at 3 tiles per SM; bytes 95.4%
-//    against 89.7% (experiments/cute_tma.cu, docs/performance.md; rows of 512 bytes were
-//    slower for every size). The view needs whole segments: cols (src) and rows (dst)
-//    multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp).
+//    (segment, 2 segments, rows), and each row's 256 bytes come and go together. Ahead of
+//    slabs on fp32 32768^2 at 3 tiles per SM, and further ahead on bytes
+//    (experiments/cute_tma.cu; docs/performance.md, "What the experiments concluded", 4;
+//    rows of 512 bytes were slower for every size). The view needs whole segments: cols
+//    (src) and rows (dst) multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp).
 // blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):
-// more tiles in flight than 48-128 KiB per SM cost 0.4-3 points; 0 leaves the limit to the
+// more tiles in flight than 48-128 KiB per SM only lost; 0 leaves the limit to the
 // registers (fp64: 6, bytes in slabs: 8, both best so).
 template <int E, bool WholeRows>
 struct CuteTmaTile {

@@ -217,10 +217,10 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
 // along outer axis 0 (its subs), then, from block to block, along the other outer axes in
 // dst's order (nd_form's), which continues the dst runs one tile writes, or in src's, which
 // continues the src runs it reads. Where a tile reads longer contiguous runs than it writes,
-// src's order measured better (fp32 32x16x64x16x64 (4,2,0,3,1): 96.7% of a copy against
-// 92.3%, H100); where they tie or it writes longer, dst's (fp16 16x8x16x16x8x64
-// (5,3,1,4,2,0): 89% against 85.5%) (experiments/nd_tiles.cu). Reorders f's outer axes 1..
-// by src stride where src's order wins; the walk is the same set of tiles either way.
+// src's order measured better on the H100 (fp32 32x16x64x16x64 (4,2,0,3,1)); where they tie
+// or it writes longer, dst's (fp16 16x8x16x16x8x64 (5,3,1,4,2,0)) (experiments/nd_tiles.cu).
+// Reorders f's outer axes 1.. by src stride where src's order wins; the walk is the same set
+// of tiles either way.
 inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
   if (f->outer_rank < 3) return;  // axes 1.. hold at most one axis: one order
   const int64_t subs_used = std::min<int64_t>(t.subs, f->outer_extent[0].divisor);
@@ -317,13 +317,9 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
 
 // Where the automatic choice takes permute_vec_regs over permute_vec_tiled: where both
 // fastest runs are short, so that a tile's rows and columns would be short pieces. Measured
-// (H100, experiments/nd_tiles.cu, % of a copy, regs against tiles): runs of at most 128 bytes
-// on both sides win by 2-12 points (fp16 16x8x16x16x8x64 (5,3,1,4,2,0), 128 and 32 bytes:
-// 93.1/88.4; fp16 64x64x64x32 (3,1,0,2), 64 and 128: 101.2/89.2; fp32 64x32x64x32x32
-// (4,2,0,3,1), 128 and 128: 91.6/86.3; u8 64x128x128x128 (3,1,0,2): 89.3/87.3), and 16-byte
-// elements up to 256 (c128 16x8x16x16x8x8, 128 and 256: 90.9/79.9); longer runs lose by 4-9
-// (fp32 32x16x64x16x64 (4,2,0,3,1), 256 and 64: 88.1/96.6), as do bytes whose src runs are
-// under 128 bytes (u8 64x64x64x64x64 (4,2,0,3,1), 64 and 64: 90.8/92.6).
+// on the H100 (experiments/nd_tiles.cu; docs/performance.md, "N-D permutations", where the
+// register blocks win): runs of at most 128 bytes on both sides win, and for 16-byte elements
+// runs up to 256; longer runs lose, as do bytes whose src runs are under 128 bytes.
 inline bool nd_regs_preferred(const NdForm& f) {
   const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
   const int64_t most = f.elem_bytes == 16 ? 256 : 128;
@@ -458,9 +454,9 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
 }
 
 // Where the automatic choice takes permute_aligned_stores over permute_tiled: a at least half
-// its 64 columns, b more than 64 bytes (H100, 36dd21d, docs/performance.md: ahead by 1.2-2.8x
-// from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes), counting the axes fused into
-// them.
+// its 64 columns, b more than 64 bytes (H100, docs/performance.md, "N-D permutations", without
+// fused axes: ahead from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes), counting
+// the axes fused into them.
 inline bool nd_aligned_stores_preferred(const NdForm& f, const NdAlignedStores& t) {
   return t.cols >= 32 && t.rows * f.elem_bytes > 64;
 }

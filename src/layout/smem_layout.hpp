@@ -51,7 +51,8 @@ struct SwizzledTile {
 constexpr int pad_for(int elem_bytes) { return elem_bytes >= 4 ? 1 : 4 / elem_bytes; }
 
 // ---------------------------------------------------------------------------------
-// The classic 32x32 tile, 32x8 threads, each thread four elements (seeds 002, 004).
+// The classic 32x32 tile, 32x8 threads, each thread four elements (the textbook
+// shared-memory transpose).
 namespace classic {
 constexpr int tile = 32;
 constexpr int block_x = 32, block_y = 8;
@@ -59,7 +60,7 @@ constexpr int per_thread = tile / block_y;
 
 template <int E> using Plain = PlainTile<tile, tile>;
 template <int E> using Padded = PaddedTile<tile, tile, pad_for(E)>;
-// The seed's XOR swizzle: column c of row r is stored at column c ^ r.
+// The textbook XOR swizzle: column c of row r is stored at column c ^ r.
 template <int E> using Swizzled = SwizzledTile<tile, tile, Swizzle<5, 0, 5>>;
 
 struct Coord { int r, c; };

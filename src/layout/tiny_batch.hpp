@@ -20,10 +20,10 @@ struct TinyBatch {
   static constexpr int chunk_bytes = 16384, max_bytes = 8192, small_bytes = 4096, threads = 256;
 
   // Whether a rows x cols matrix fills less than 3/4 of the 32x64-element tiles that cover it.
-  // Measured (H100, batches of 2000 and 20000, % of a copy, the choice before against
-  // tiny_batched): fp16 33x100 (fill 0.40) 28.9/51.9 and 51.2/81.4, fp32 33x33 (0.27)
-  // 44.3/65.5 and 73.2/92.2, fp32 25x80 (0.49) 60.9/72.7 and 89.7/89.0; where tiles fill
-  // fp16 64x63 (0.98) 57.1/52.0 and 89.8/77.5, fp32 32x63 (0.98) 85.7/76.9 and 97.3/92.6.
+  // Measured on the H100 (batches of 2000 and 20000, tiny_batched against the tile kernels;
+  // docs/performance.md, rule 1b): ahead or level where the tiles fill half or less (fp16
+  // 33x100, fill 0.40; fp32 33x33, 0.27; fp32 25x80, 0.49), behind where they fill (fp16
+  // 64x63 and fp32 32x63, 0.98).
   // Extents past 2^20 (never a tiny matrix) are not asked about: false, without overflow.
   static constexpr bool tiles_mostly_empty(int64_t rows, int64_t cols) {
     if (rows > (int64_t(1) << 20) || cols > (int64_t(1) << 20)) return false;

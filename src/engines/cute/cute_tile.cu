@@ -1,4 +1,4 @@
-// The CuTe family (seed 001): the same tile transposes as the hand-written ladder, with
+// The CuTe family: the same tile transposes as the hand-written ladder, with
 // the thread and data mappings declared as CuTe layouts. One kernel moves a 32-row tile
 // (layout::CuteTile) from src to the column-major view of dst, either directly (the naive
 // pair, through one thread layout) or through shared memory in a given CuTe layout (the
@@ -9,7 +9,7 @@
 //   cute_smem_conflict_read   row-major tile: the column reads conflict
 //   cute_smem_conflict_write  column-major tile: the column writes conflict
 //   cute_padded               row-major tile, rows padded by one bank
-//   cute_swizzled             row-major tile through seed 001's Swizzle (composition)
+//   cute_swizzled             row-major tile through a CuTe Swizzle (composition)
 //   cute_vectorized           16-byte copy atoms on both global sides, row-major tile
 //   cute_vectorized_swizzled  the same through a Swizzle that keeps both walks conflict-free
 #include <cute/tensor.hpp>
@@ -91,8 +91,8 @@ __global__ void __launch_bounds__(cute_threads) transpose_cute_smem(Problem p, T
 // The vectorized pair's global store: a 16-byte copy atom whose store is one st.global.v4
 // (__stwb, the default write-back policy). Through UniversalCopy<uint128_t> the compiler
 // split the store of a fragment filled element by element into two or four narrower
-// stores (st.global.v2.u32 for fp32, st.global.u64 for fp16: PTX), the mistake that cost
-// vec_swizzled 3 points of copy bandwidth.
+// stores (st.global.v2.u32 for fp32, st.global.u64 for fp16: PTX), the mistake that slowed
+// vec_swizzled (docs/performance.md, "What the experiments concluded", 2).
 struct StoreWhole16 {
   using SRegisters = cute::uint128_t[1];
   using DRegisters = cute::uint128_t[1];

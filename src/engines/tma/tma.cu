@@ -1,9 +1,9 @@
-// The TMA ladder (seed 003), generalised to every element size, shape, ld and batch:
+// The TMA ladder, generalised to every element size, shape, ld and batch:
 // the copy engine moves a square tile of 128-byte rows into shared memory and the
 // transposed tile back out; threads only turn the tile around in shared memory.
 //   tma             plain tile: the column walk of the turn is bank-conflicted
 //   tma_swizzle128  the copy engine's 128-byte swizzle on both tiles, element by element
-//   tma_batched     the same, each thread a run of 8 elements of one row (seed 003's fastest)
+//   tma_batched     the same, each thread a run of 8 elements of one row
 // Edges need no code: loads fill what lies outside the matrix with zeros and stores
 // clip it, so a tile cut by the edge runs the same path as a whole one.
 #include "engines/common.cuh"

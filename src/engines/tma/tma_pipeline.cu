@@ -8,9 +8,9 @@
 namespace xpose::engines {
 namespace {
 
-// experiments/tma_pipeline.cu (docs/performance.md, "Experiments"): every configuration
-// tried lands within a few points once L2 promotion is at most 128 bytes; 256-byte
-// promotion fetched the neighbouring tile's lines too.
+// experiments/tma_pipeline.cu (docs/performance.md, "What the experiments concluded", 3):
+// every configuration tried lands close to the others once L2 promotion is at most 128
+// bytes; 256-byte promotion fetched the neighbouring tile's lines too.
 using Config = tma::PipeConfig<128, 4, 2, 256>;
 constexpr int l2_promotion = 128;
 

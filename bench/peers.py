@@ -10,7 +10,7 @@ tensor copy) and `cupy_memcpy` (cudaMemcpyAsync device-to-device through CuPy).
 The GPU is kept busy while the host makes each timed call (a spinning kernel of about a
 millisecond is enqueued before the start event), so that the events time the GPU's work and
 not the Python layer's host cost, which the GPU would otherwise wait out: from Python that
-cost is tens of microseconds a call (experiments/python_timing.py measured 42-98 us for
+cost is tens of microseconds a call (tools/experiments/python_timing.py measured 42-98 us for
 xpose.transpose, 10-65 us for torch's copies), against xpose-bench's few. Each record's
 `host_us` is that host cost: the median wall time of the timed call on the host.
 

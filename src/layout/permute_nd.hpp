@@ -115,7 +115,7 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
 //
-// experiments/nd_tiles.cu builds the kernels with other values of these settings.
+// tools/experiments/nd_tiles.cu builds the kernels with other values of these settings.
 #ifndef XPOSE_ND_VECTORS_PER_THREAD
 #define XPOSE_ND_VECTORS_PER_THREAD 4
 #endif
@@ -218,7 +218,7 @@ inline bool nd_vec_tiles(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecTil
 // dst's order (nd_form's), which continues the dst runs one tile writes, or in src's, which
 // continues the src runs it reads. Where a tile reads longer contiguous runs than it writes,
 // src's order measured better on the H100 (fp32 32x16x64x16x64 (4,2,0,3,1)); where they tie
-// or it writes longer, dst's (fp16 16x8x16x16x8x64 (5,3,1,4,2,0)) (experiments/nd_tiles.cu).
+// or it writes longer, dst's (fp16 16x8x16x16x8x64 (5,3,1,4,2,0)) (tools/experiments/nd_tiles.cu).
 // Reorders f's outer axes 1.. by src stride where src's order wins; the walk is the same set
 // of tiles either way.
 inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
@@ -252,7 +252,7 @@ inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
 // and outer axis 0 follow each other in dst). A block's threads take consecutive units, each
 // thread `per_thread` of them, one block's threads apart.
 //
-// experiments/nd_tiles.cu builds it with other values of these settings.
+// tools/experiments/nd_tiles.cu builds it with other values of these settings.
 #ifndef XPOSE_ND_REGS_LANES_A  // threads along a in a warp at most
 #define XPOSE_ND_REGS_LANES_A 8
 #endif
@@ -317,7 +317,7 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
 
 // Where the automatic choice takes permute_vec_regs over permute_vec_tiled: where both
 // fastest runs are short, so that a tile's rows and columns would be short pieces. Measured
-// on the H100 (experiments/nd_tiles.cu; docs/performance.md, "N-D permutations", where the
+// on the H100 (tools/experiments/nd_tiles.cu; docs/performance.md, "N-D permutations", where the
 // register blocks win): runs of at most 128 bytes on both sides win, and for 16-byte elements
 // runs up to 256; longer runs lose, as do bytes whose src runs are under 128 bytes.
 inline bool nd_regs_preferred(const NdForm& f) {

@@ -76,7 +76,7 @@ XPOSE_HD constexpr Coord store_coord(int tx, int ty, int j) { return {tx, ty + j
 // stored to a dst row is gathered from V consecutive tile rows of one column. Tile edge
 // and swizzle per element size were found by search so that both walks are
 // conflict-free in the bank model (tests/cpu/test_layout.cpp proves it). The fp32 tile
-// is 64x64: 256-byte rows on both sides measured best (experiments/tile_shapes.cu);
+// is 64x64: 256-byte rows on both sides measured best (tools/experiments/tile_shapes.cu);
 // the other sizes keep the first conflict-free tiles found, untuned.
 template <int E> struct VecTraits;
 template <> struct VecTraits<1>  { static constexpr int tile = 64; using Sw = Swizzle<5, 2, 5>; };

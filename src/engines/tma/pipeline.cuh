@@ -1,5 +1,5 @@
 // The pipelined TMA transpose, as a template over its configuration so that
-// tma_pipeline.cu instantiates the chosen one and experiments/tma_pipeline.cu can time
+// tma_pipeline.cu instantiates the chosen one and tools/experiments/tma_pipeline.cu can time
 // others. A persistent grid walks the tiles; each block keeps Stages - 1 tile loads in
 // flight on mbarriers while its threads turn the current tile around in shared memory
 // and the copy engine drains up to Out earlier tiles to dst in bulk groups. Tiles are

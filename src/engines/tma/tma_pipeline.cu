@@ -1,5 +1,5 @@
 // tma_pipeline: the pipelined TMA transpose (engines/tma/pipeline.cuh), in the
-// configuration experiments/tma_pipeline.cu measured best on the H100.
+// configuration tools/experiments/tma_pipeline.cu measured best on the H100.
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
 #include "engines/tma/pipeline.cuh"
@@ -8,7 +8,7 @@
 namespace xpose::engines {
 namespace {
 
-// experiments/tma_pipeline.cu (docs/performance.md, "What the experiments concluded", 3):
+// tools/experiments/tma_pipeline.cu (docs/performance.md, "What the experiments concluded", 3):
 // every configuration tried lands close to the others once L2 promotion is at most 128
 // bytes; 256-byte promotion fetched the neighbouring tile's lines too.
 using Config = tma::PipeConfig<128, 4, 2, 256>;

@@ -10,7 +10,7 @@ events see only the GPU's), and the kernel's own duration from the PyTorch profi
 name. Each time is beside a cudaMemcpyAsync-equivalent copy of the same bytes timed the same
 way.
 
-    PYTHONPATH=<site> python3 experiments/python_timing.py [--profile | --host]
+    PYTHONPATH=<site> python3 tools/experiments/python_timing.py [--profile | --host]
 
 --profile instead runs cProfile over many calls of small problems: where the host time goes.
 --host instead prints only the host cost a call on small problems, for each way of calling

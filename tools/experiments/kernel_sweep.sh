@@ -3,11 +3,11 @@
 # (graph-timed where the problem fits in L2), every result checked, and one summary line a
 # shape. The sweeps behind rules 1a and 5 and tiny_batched's divisions (docs/performance.md).
 #
-#   OUT=dir experiments/kernel_sweep.sh KERNELS "DTYPE RxC[xB]" ...
+#   OUT=dir tools/experiments/kernel_sweep.sh KERNELS "DTYPE RxC[xB]" ...
 #     KERNELS: comma-separated xpose-bench kernel names (auto is added). Run on a GPU machine
 #     from the repository root; builds build-gpu/bench/xpose-bench unless BENCH names one.
 #   e.g. the batches of small matrices (rule 1a):
-#     experiments/kernel_sweep.sh tiny_batched,cute_vectorized_swizzled,smem_swizzled,tma_swizzle128,vec_swizzled \
+#     tools/experiments/kernel_sweep.sh tiny_batched,cute_vectorized_swizzled,smem_swizzled,tma_swizzle128,vec_swizzled \
 #       "fp32 32x32x300" "fp32 32x32x1000" "fp32 32x32x65536" "fp16 32x64x1000" "fp64 16x16x10000" "u8 64x64x1000"
 # Writes every line of every run to $OUT/${NAME:-kernel-sweep}.txt.
 set -u

@@ -8,7 +8,7 @@
 // blocks for more blocks per SM (worse), evict-first loads and grouped tile orders (worse).
 // On the GPU machine:
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -I.deps/cutlass/include -Isrc experiments/cute_tma.cu -o cute_tma_exp && ./cute_tma_exp
+//     -I.deps/cutlass/include -Isrc tools/experiments/cute_tma.cu -o cute_tma_exp && ./cute_tma_exp
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
 #include <cute/atom/copy_traits_sm90_tma.hpp>

@@ -7,7 +7,7 @@
 // 4 vectors, 128-byte rows, 1024 threads an SM, blocks of at most 256 threads; register
 // blocks: 8 lanes, 8 vectors, 128 threads):
 //   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
-//        -DXPOSE_ND_MIN_ROW_BYTES=256 -DXPOSE_ND_REGS_LANES_A=4 experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
+//        -DXPOSE_ND_MIN_ROW_BYTES=256 -DXPOSE_ND_REGS_LANES_A=4 tools/experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
 #include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
 
 #include <algorithm>

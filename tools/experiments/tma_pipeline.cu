@@ -3,7 +3,7 @@
 // Times each configuration on the same buffers beside cudaMemcpyAsync, checks each result
 // against a naive transpose, and prints % of copy. Build and run on the GPU machine:
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -Iinclude -Isrc experiments/tma_pipeline.cu src/engines/tma/tensor_map.cpp src/core/engine.cpp -o tma_pipeline && ./tma_pipeline
+//     -Iinclude -Isrc tools/experiments/tma_pipeline.cu src/engines/tma/tensor_map.cpp src/core/engine.cpp -o tma_pipeline && ./tma_pipeline
 #include <cuda_runtime.h>
 
 #include <algorithm>

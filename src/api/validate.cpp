@@ -1,12 +1,12 @@
 #include "api/validate.hpp"
 
-#include "layout/distinct.hpp"
-
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
+
+#include "core/distinct.hpp"
 
 namespace xpose::detail {
 namespace {
@@ -115,14 +115,14 @@ std::string index_text(int rank, const int64_t* index) {
 // `overlap` opens the message of a disproof, `subject` names the strides.
 Error dst_distinct(int rank, const int64_t* extents, const int64_t* strides, const std::string& overlap,
                    const std::string& subject, const std::string& indices) {
-  const layout::DistinctAnswer a = layout::distinct_elements(rank, extents, strides, kDistinctBudget);
+  const detail::DistinctAnswer a = detail::distinct_elements(rank, extents, strides, kDistinctBudget);
   switch (a.verdict) {
-    case layout::Distinct::yes: return ok();
-    case layout::Distinct::no:
+    case detail::Distinct::yes: return ok();
+    case detail::Distinct::no:
       return fail(XPOSE_ERROR_INVALID_ARGUMENT, overlap + ": with " + subject + ", " + indices + " " +
                                                     index_text(rank, a.first) + " and " + index_text(rank, a.second) +
                                                     " are one element");
-    case layout::Distinct::unknown: break;
+    case detail::Distinct::unknown: break;
   }
   return fail(XPOSE_ERROR_INVALID_ARGUMENT,
               "cannot prove that " + subject + " give every dst element memory of its own: they do not nest, and "

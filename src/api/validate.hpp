@@ -51,7 +51,7 @@ struct PermuteArgs {
 // axes with one index address nothing and become 0.
 Error resolve_permute(const PermuteArgs& args, Permutation* out);
 
-// How many steps the search for two dst indices at one element may take (layout/distinct.hpp)
+// How many steps the search for two dst indices at one element may take (core/distinct.hpp)
 // before a layout that does not nest is refused as unproven.
 constexpr int64_t kDistinctBudget = int64_t(1) << 16;
 

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "api/validate.hpp"
+#include "core/distinct.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/rules.hpp"
 #include "engines/tma/tensor_map.hpp"
-#include "layout/distinct.hpp"
 #include "support/devices.hpp"
 
 namespace xpose::detail {
@@ -429,7 +429,7 @@ void check_accepted(const Args& a, const Verdict& v, const Problem& p, Draw& r, 
     c.expect(std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end(), "two dst elements share an address");
   }
   const int64_t extents[] = {p.batch, p.cols, p.rows}, strides[] = {p.stride_dst, p.ld_dst, 1};
-  c.expect(layout::distinct_elements(3, extents, strides).verdict == layout::Distinct::yes,
+  c.expect(detail::distinct_elements(3, extents, strides).verdict == detail::Distinct::yes,
            "distinct_elements() does not prove the resolved Problem's dst distinct");
 }
 

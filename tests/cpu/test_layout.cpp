@@ -9,10 +9,10 @@
 #include <tuple>
 #include <vector>
 
-#include "layout/bank_model.hpp"
-#include "layout/distinct.hpp"
-#include "layout/grid.hpp"
+#include "core/distinct.hpp"
 #include "layout/aligned_dst.hpp"
+#include "layout/bank_model.hpp"
+#include "layout/grid.hpp"
 #include "layout/skinny.hpp"
 #include "layout/tiny_batch.hpp"
 
@@ -43,8 +43,8 @@ TEST(DistinctElements, AgreesWithCountingEveryOffset) {
       seen.insert(offset);
     }
     const bool truth = int64_t(seen.size()) == count;
-    const layout::DistinctAnswer a = layout::distinct_elements(rank, extents, strides);
-    ASSERT_EQ(truth ? layout::Distinct::yes : layout::Distinct::no, a.verdict) << "trial " << trial;
+    const detail::DistinctAnswer a = detail::distinct_elements(rank, extents, strides);
+    ASSERT_EQ(truth ? detail::Distinct::yes : detail::Distinct::no, a.verdict) << "trial " << trial;
     if (truth) {
       ++yes;
       std::vector<std::pair<int64_t, int64_t>> axes;
@@ -77,12 +77,12 @@ TEST(DistinctElements, AgreesWithCountingEveryOffset) {
 // nests needs no search.
 TEST(DistinctElements, AnExhaustedSearchIsUnknown) {
   const int64_t extents[] = {2, 24, 3}, interleaved[] = {39, 6, 1}, nested[] = {72, 3, 1};
-  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, extents, interleaved).verdict);
-  EXPECT_EQ(layout::Distinct::unknown, layout::distinct_elements(3, extents, interleaved, 2).verdict);
-  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, extents, nested, 0).verdict);
+  EXPECT_EQ(detail::Distinct::yes, detail::distinct_elements(3, extents, interleaved).verdict);
+  EXPECT_EQ(detail::Distinct::unknown, detail::distinct_elements(3, extents, interleaved, 2).verdict);
+  EXPECT_EQ(detail::Distinct::yes, detail::distinct_elements(3, extents, nested, 0).verdict);
   // Huge extents that do not nest: the search is bounded, whatever its answer.
   const int64_t big[] = {int64_t(1) << 20, int64_t(1) << 20, 7}, odd[] = {1000003, 999983, 1};
-  EXPECT_NE(layout::Distinct::yes, layout::distinct_elements(3, big, odd, 1000).verdict);
+  EXPECT_NE(detail::Distinct::yes, detail::distinct_elements(3, big, odd, 1000).verdict);
 }
 
 TEST(Grid, ColumnMajorTilesVisitEveryTileOnceColumnByColumn) {

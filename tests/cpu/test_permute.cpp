@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "api/validate.hpp"
+#include "core/distinct.hpp"
 #include "cpu/reference.hpp"
 #include "engines/permute_nd.hpp"
-#include "layout/distinct.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
@@ -99,7 +99,7 @@ TEST(ResolvePermute, AcceptsEmptyAndRankZeroAndResolvesDefaults) {
 
 TEST(ResolvePermute, DstElementsMustBeDistinct) {
   const auto distinct = [](const int64_t* e, const int64_t* s) {
-    return layout::distinct_elements(2, e, s).verdict == layout::Distinct::yes;
+    return detail::distinct_elements(2, e, s).verdict == detail::Distinct::yes;
   };
   const int64_t e[] = {4, 3}, nested[] = {1, 4}, padded[] = {1, 5}, tight[] = {1, 3}, transposed[] = {3, 1};
   EXPECT_TRUE(distinct(e, nested));
@@ -109,7 +109,7 @@ TEST(ResolvePermute, DstElementsMustBeDistinct) {
   const int64_t one[] = {1, 7}, any[] = {0, 1};
   EXPECT_TRUE(distinct(one, any));  // an axis of one index takes no room
   const int64_t e3[] = {2, 24, 3}, interleaved[] = {39, 6, 1};  // not nested, yet distinct
-  EXPECT_EQ(layout::Distinct::yes, layout::distinct_elements(3, e3, interleaved).verdict);
+  EXPECT_EQ(detail::Distinct::yes, detail::distinct_elements(3, e3, interleaved).verdict);
 }
 
 layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {

@@ -5,8 +5,8 @@
 #include <set>
 
 #include "api/validate.hpp"
+#include "core/distinct.hpp"
 #include "dispatch/registry.hpp"
-#include "layout/distinct.hpp"
 #include "support/devices.hpp"
 
 namespace xpose::detail {
@@ -138,9 +138,9 @@ TEST(DstBatchesDisjoint, AcceptsExactlyTheDistinctLayouts) {
         for (int64_t batch = 1; batch <= 4; ++batch)
           for (int64_t stride = 1; stride <= 24; ++stride) {
             const int64_t extents[] = {batch, outer, inner}, strides[] = {stride, ld, 1};
-            const layout::Distinct rule = layout::distinct_elements(3, extents, strides).verdict;
+            const detail::Distinct rule = detail::distinct_elements(3, extents, strides).verdict;
             const bool truth = disjoint_by_brute_force(inner, outer, ld, batch, stride);
-            EXPECT_EQ(truth ? layout::Distinct::yes : layout::Distinct::no, rule)
+            EXPECT_EQ(truth ? detail::Distinct::yes : detail::Distinct::no, rule)
                 << inner << " " << outer << " " << ld << " " << batch << " " << stride;
             accepted += truth;
             const bool nested = stride >= (outer - 1) * ld + inner || (stride >= inner && ld >= (batch - 1) * stride + inner);

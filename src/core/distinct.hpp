@@ -1,4 +1,5 @@
-// Whether a strided layout gives every index an element of its own. The axes (extent n_i,
+// Whether a strided layout gives every index an element of its own (the validation of a dst
+// layout: core, shared by the checks of every request). The axes (extent n_i,
 // stride s_i >= 0, in elements) address offset sum(s_i * x_i) for 0 <= x_i < n_i; two indices
 // share an element exactly when some d != 0 with |d_i| <= n_i - 1 has sum(s_i * d_i) == 0, a
 // bounded linear Diophantine equation. Layouts that nest (sorted by stride, each stride clears
@@ -12,7 +13,7 @@
 #include <cstdint>
 #include <numeric>
 
-namespace xpose::layout {
+namespace xpose::detail {
 
 enum class Distinct { yes, no, unknown };
 
@@ -125,4 +126,4 @@ inline DistinctAnswer distinct_elements(int rank, const int64_t* extents, const 
   return out;
 }
 
-}  // namespace xpose::layout
+}  // namespace xpose::detail

@@ -44,7 +44,7 @@ def host_text(record):
 
 def commit_of_checkout():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    stamp = os.path.join(root, ".deps", "commit")  # scripts/fetch-deps writes it before each GPU run
+    stamp = os.path.join(root, ".deps", "commit")  # tools/fetch-deps writes it before each GPU run
     if os.path.exists(stamp):
         return open(stamp).read().strip()
     try:

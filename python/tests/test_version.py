@@ -19,7 +19,7 @@ def test_version_is_the_distributions():
     try:
         installed = importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
-        pytest.skip(f"{DISTRIBUTION} is not installed (xpose built by CMake alone, as scripts/gpu-check does)")
+        pytest.skip(f"{DISTRIBUTION} is not installed (xpose built by CMake alone, as tools/gpu-check does)")
     assert xpose.__version__ == installed
 
 

@@ -25,7 +25,7 @@ inline uint64_t fresh_seed() {
 }
 
 // A random test's trial count: `usual`, or XPOSE_TEST_TRIALS where set (the compute-sanitizer
-// runs of scripts/gpu-check draw fewer). Thresholds on what the trials covered scale with it
+// runs of tools/gpu-check draw fewer). Thresholds on what the trials covered scale with it
 // (covered_floor).
 inline int trials(int usual) {
   const char* env = std::getenv("XPOSE_TEST_TRIALS");

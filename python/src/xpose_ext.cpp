@@ -4,7 +4,9 @@
 // exports DLPack), the axes it has read and the caller's stream, having allocated the result in
 // the caller's library; everything else is checked here, in the caller's terms, and the
 // library is called. Errors leave as TypeError, ValueError or RuntimeError, one line each,
-// beginning "xpose.<function>: ".
+// beginning "xpose.<function>: ". transpose_/permute_host and _device are the C calls on raw
+// addresses, unchecked here: the package does not use them; tools/experiments time the C
+// ABI's own cost through them. DistPlan is xpose.distributed's.
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

@@ -192,7 +192,7 @@ def main():
             out.write(json.dumps(record) + "\n")
             print(f"| {label} | {dtype} | {'x'.join(map(str, extents))} | {perm} | {mib:.0f} | {lib} | {what} | "
                   f"{hus:.1f} | {ms:.3f} | {pct:.1f} |", flush=True)
-        del x, y, copy_out, want
+        x = y = copy_out = want = None  # the next case's tensors in their memory
         torch.cuda.empty_cache()
     out.close()
 

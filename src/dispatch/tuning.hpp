@@ -11,34 +11,40 @@
 
 namespace xpose::detail {
 
+// Each threshold described once: X(name, bytes, meaning). The record's members, the table of
+// meanings (`xpose-bench --rules`, the README) and the records' printing all come from this list;
+// `bytes`: the value is a byte count (printed in KiB/MiB/GiB).
+#define XPOSE_TUNING_FIELDS(X) \
+  X(tile_batch_side, true, "rule 1a: one side's bytes up to which a batch of whole CuTe vector tiles goes to cute_vectorized_swizzled") \
+  X(bytes_short_side, false, "rule 2: the short side of a byte matrix, elements") \
+  X(short_rows_side, true, "rule 2: where that side is the rows, the most bytes a matrix") \
+  X(pitch_side, true, "rule 3: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores") \
+  X(pitch_side_halves, true, "rule 3: the same bound for 2-byte elements") \
+  X(cute_tma_side, true, "rule 3b: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements") \
+  X(cute_tma_side_bytes, true, "rule 3b: the same for 1-byte elements") \
+  X(cute_tma_min_rows, false, "rule 3b: the fewest src rows it takes of 2-, 4- and 8-byte elements") \
+  X(cute_tma_max_elem, false, "rule 3b: the largest element it takes, bytes") \
+  X(vec_side, true, "rule 4a: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled") \
+  X(pipeline_side, true, "rule 4b: ... up to this many to tma_pipeline") \
+  X(pipeline_side_bytes, true, "rule 4b: the same bound for 1-byte elements") \
+  X(halves_min_rows, false, "rule 4c: 2-byte elements past pipeline_side with at least these rows ...") \
+  X(halves_min_cols, false, "rule 4c: ... and columns go to aligned_stores") \
+  X(min_fp32_tiles_per_sm, false, "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles") \
+  X(unaligned_side, true, "rule 7: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
+  X(unaligned_side_8, true, "rule 7: the same bound for 8-byte elements") \
+  X(unaligned_bytes_side, true, "rule 7a: the same bound for 1-byte elements") \
+  X(row_tiles_max_elem, false, "rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones")
+
 struct Tuning {
-  const char* name;     // "H100", "H200", "other GPUs"
-  const char* selects;  // the devices it is for, in words
+  const char* name = "";     // "H100", "H200", "other GPUs"
+  const char* selects = "";  // the devices it is for, in words
   // Which devices: compute capability `cc` (0: any) with a theoretical memory bandwidth in
   // [min_gbps, max_gbps).
-  int cc;
-  double min_gbps, max_gbps;
-
-  int64_t tile_batch_side;       // rule 1a: batches of whole CuTe vector tiles up to this many bytes a side (H100, H200: 64 MiB)
-  int64_t bytes_short_side;      // rule 2: byte matrices with a side of at most this many elements ...
-  int64_t short_rows_side;       // ... where that side is the rows, at most this many bytes a matrix
-  int64_t pitch_side;            // rule 3: bytes of one side past which a 16-mod-32 dst pitch goes to aligned_stores
-  int64_t pitch_side_halves;     // rule 3: the same bound for 2-byte elements
-  int64_t cute_tma_side;         // rule 3b: bytes of one side past which cute_tma takes 2-, 4-, 8-byte elements
-  int64_t cute_tma_side_bytes;   // rule 3b: the same for 1-byte elements
-  int64_t cute_tma_min_rows;     // rule 3b: 2-, 4- and 8-byte elements with at least this many rows
-  int64_t cute_tma_max_elem;     // rule 3b: the largest element it takes (bytes)
-  int64_t vec_side;              // rule 4a: 1- and 2-byte elements up to this many bytes a side: vec_swizzled
-  int64_t pipeline_side;         // rule 4b: ... up to this many: tma_pipeline
-  int64_t pipeline_side_bytes;   // rule 4b: the same bound for 1-byte elements
-  int64_t halves_min_rows;       // rule 4c: 2-byte elements past pipeline_side with at least these rows ...
-  int64_t halves_min_cols;       // ... and columns: aligned_stores
-  int64_t min_fp32_tiles_per_sm; // rule 5: fp32 with fewer of vec_swizzled's tiles per SM: smem_padded's 32x32 tile
-  int64_t unaligned_side;        // rule 7: 2- and 4-byte elements with rows not 16-byte aligned, past this many bytes a side: aligned_stores
-  int64_t unaligned_side_8;      // rule 7: the same bound for 8-byte elements
-  int64_t unaligned_bytes_side;  // rule 7a: the same bound for 1-byte elements
-  int64_t row_tiles_max_elem;    // rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take their tiles row by row for
-                                 // elements of at most this many bytes, column by column for larger ones
+  int cc = 0;
+  double min_gbps = 0, max_gbps = 0;
+#define XPOSE_TUNING_MEMBER(name, bytes, meaning) int64_t name = 0;
+  XPOSE_TUNING_FIELDS(XPOSE_TUNING_MEMBER)
+#undef XPOSE_TUNING_MEMBER
 };
 
 // Every record, the families first and the defaults last.

@@ -20,7 +20,7 @@ std::string size_text(int64_t value, bool bytes) {
 
 std::string rules_markdown() {
   std::string out =
-      "| # | problem | kernel | launch | why |\n"
+      "| rule | problem | kernel | launch | why |\n"
       "|---|---|---|---|---|\n";
   std::string skipped;
   for (const RuleInfo& r : rules()) {

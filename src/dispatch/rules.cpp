@@ -26,7 +26,7 @@ bool tma_addressable(const Problem& p, const Device& d) { return served(engines:
 bool middle_size(const Problem& p) { return p.elem_bytes >= 2 && p.elem_bytes <= 8; }
 
 // Byte matrices with a short side, but not wide ones: a matrix of few rows past
-// short_rows_side bytes is the copy-engine tiles' (rule 4).
+// short_rows_side bytes is the copy-engine tiles' (rules narrow_small to narrow_large).
 bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
   return p.elem_bytes == 1 && std::min(p.rows, p.cols) <= t.bytes_short_side &&
          (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
@@ -35,8 +35,8 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
 // loads) where the problem is large enough to fill the GPU with its big tiles and each matrix
 // is at least 1 MiB; smaller ones and batches of small matrices, where its tiles stand mostly
-// empty or few, go to cute_padded's element-wise tiles (rules 7b, 8). Measured on the H100
-// and H200 (aligned_stores against cute_padded; docs/performance.md, rule 7): below the bound
+// empty or few, go to cute_padded's element-wise tiles (rules unaligned_small, fallback). Measured on the H100
+// and H200 (aligned_stores against cute_padded; docs/performance.md, rule unaligned_large): below the bound
 // cute_padded leads (fp32 1001^2, fp16 1000 x 100x100, fp64 4096 x 33x33), past it
 // aligned_stores (fp32 3001^2, fp16 100x1000001). Elements of 8 bytes, which cute_padded
 // moves near vector speed, need a whole aligned_stores tile each way too (fp64 20x1000001).
@@ -56,7 +56,7 @@ bool large_unaligned(const Problem& p, const Tuning& t) {
 // Batches whose matrices tiny_batched should take when it serves them: up to 4 KiB, and 2- and
 // 4-byte matrices up to 8 KiB that would leave a quarter or more of the tile kernels' 32x64
 // tiles empty (layout::TinyBatch::tiles_mostly_empty). 8-byte matrices past 4 KiB lost to
-// the tile kernels (fp64 31x31 x2000; docs/performance.md, rule 1b).
+// the tile kernels (fp64 31x31 x2000; docs/performance.md, rule tiny_batch).
 bool tiny_matrices(const Problem& p) {
   const int64_t bytes = p.matrix_bytes();
   if (bytes <= layout::TinyBatch::small_bytes) return true;
@@ -73,11 +73,11 @@ void order_tiles(const Tuning& t, Plan* plan) {
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
-      {"1", XPOSE_ENGINE(skinny), [](const Problem&, const Device&, const Tuning&) { return true; },
+      {"short_side", XPOSE_ENGINE(skinny), [](const Problem&, const Device&, const Tuning&) { return true; },
        "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
        "cols), any element size, any batch",
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
-      {"1a", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
+      {"tile_batch", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.batch > 1 && middle_size(p) && p.bytes() <= t.tile_batch_side &&
                 layout::cute_vec_whole_tiles(p.elem_bytes, p.rows, p.cols) && served(engines::tiny_batched, p, d) &&
@@ -87,7 +87,7 @@ const std::vector<Rule>& rules() {
        "vector tiles (rows and cols multiples of 32 elements, 16 for 8-byte ones), at most 4 KiB each (2- and 4-byte: "
        "8 KiB), at most `tile_batch_side` a side, CuTe family built",
        "a batch of small matrices of whole tiles: 16-byte copy atoms on both sides through CuTe's square tiles"},
-      {"1b", XPOSE_ENGINE(tiny_batched),
+      {"tiny_batch", XPOSE_ENGINE(tiny_batched),
        [](const Problem& p, const Device&, const Tuning&) {
          return p.batch > 1 && (p.elem_bytes > 1 || std::min(p.rows, p.cols) < layout::VecTile<1>::tile) &&
                 tiny_matrices(p);
@@ -96,13 +96,13 @@ const std::vector<Rule>& rules() {
        "matrices of at least 64x64 (whole byte tiles); 2- and 4-byte matrices up to 8 KiB that fill less than 3/4 of "
        "the 32x64-element tiles covering them",
        "a batch of small dense matrices: whole matrices per block"},
-      {"2", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
+      {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
        "a matrix), rows and bases 16-byte aligned, CuTe family built",
        "bytes with a short side: 16-byte copy atoms on both sides through a 64x64 tile"},
-      {"2v", XPOSE_ENGINE(vec_swizzled), short_bytes, "... the same without the CuTe family",
+      {"short_bytes_vec", XPOSE_ENGINE(vec_swizzled), short_bytes, "... the same without the CuTe family",
        "bytes with a short side: 16-byte vectors on both sides"},
-      {"3", XPOSE_ENGINE(aligned_stores),
+      {"pitch_16_mod_32", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) {
          return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 &&
                 p.bytes() > (p.elem_bytes == 2 ? t.pitch_side_halves : t.pitch_side);
@@ -110,7 +110,7 @@ const std::vector<Rule>& rules() {
        "2-, 4- or 8-byte elements whose dst pitch is 16 mod 32 bytes, more than `pitch_side` a side (src or dst, "
        "batch included; 2-byte elements: `pitch_side_halves`)",
        "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
-      {"3b", XPOSE_CUTE_ENGINE(cute_tma),
+      {"large_tma", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {
          const bool large = p.elem_bytes == 1 ? p.bytes() > t.cute_tma_side_bytes
                                               : p.bytes() > t.cute_tma_side && p.rows >= t.cute_tma_min_rows;
@@ -121,29 +121,29 @@ const std::vector<Rule>& rules() {
        "`cute_tma_side_bytes`), src and dst rows whole 128-byte segments (cols and rows multiples of 128/E), CuTe "
        "family built",
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
-      {"4a", XPOSE_ENGINE(vec_swizzled),
+      {"narrow_small", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.elem_bytes <= 2 && p.bytes() <= t.vec_side && tma_addressable(p, d);
        },
        "1- or 2-byte elements on compute capability 9.0 where TMA can address both sides (16-byte bases and "
        "pitches, dst rows a multiple of 16 bytes), at most `vec_side` a side",
        "1- and 2-byte elements, small: 16-byte vectors, one short launch"},
-      {"4b", XPOSE_ENGINE(tma_pipeline),
+      {"narrow_pipeline", XPOSE_ENGINE(tma_pipeline),
        [](const Problem& p, const Device&, const Tuning& t) {
          return p.elem_bytes <= 2 && p.bytes() <= (p.elem_bytes == 1 ? t.pipeline_side_bytes : t.pipeline_side);
        },
        "... at most `pipeline_side` a side (bytes: `pipeline_side_bytes`)", "1- and 2-byte elements on Hopper, mid-sized: persistent TMA pipeline"},
-      {"4c", XPOSE_ENGINE(aligned_stores),
+      {"narrow_large_halves", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.elem_bytes == 2 && p.rows >= t.halves_min_rows && p.cols >= t.halves_min_cols &&
                 tma_addressable(p, d);
        },
        "... more, 2-byte elements, at least `halves_min_rows` rows and `halves_min_cols` columns",
        "large 2-byte problems: 16-byte loads, 256-byte dst pieces on 32-byte sectors"},
-      {"4d", XPOSE_ENGINE(tma_swizzle128),
+      {"narrow_large", XPOSE_ENGINE(tma_swizzle128),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 2; }, "... more",
        "large 1- and 2-byte problems on Hopper: TMA tiles with the 128-byte swizzle"},
-      {"5", XPOSE_ENGINE(smem_padded),
+      {"small_fp32", XPOSE_ENGINE(smem_padded),
        [](const Problem& p, const Device& d, const Tuning& t) {
          constexpr int edge = layout::VecTile<4>::tile;
          const int64_t tiles = layout::ceil_div(p.rows, edge) * layout::ceil_div(p.cols, edge) * p.batch;
@@ -151,25 +151,25 @@ const std::vector<Rule>& rules() {
        },
        "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles",
        "fp32 with few 64x64 tiles per SM: 32x32 tiles, 4x the blocks"},
-      {"6", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
+      {"aligned", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
        "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column, here "
-       "and in rules 3 and 7)",
+       "and in rules pitch_16_mod_32 and unaligned_large)",
        "16-byte aligned rows and bases: 16-byte vectors on both sides"},
-      {"7", XPOSE_ENGINE(aligned_stores),
+      {"unaligned_large", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_side` a side "
        "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB",
        "large, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
-      {"7a", XPOSE_ENGINE(aligned_stores),
+      {"unaligned_large_bytes", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return p.elem_bytes == 1 && large_unaligned(p, t); },
        "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side, "
        "matrices of at least 1 MiB",
        "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
-      {"7b", XPOSE_CUTE_ENGINE(cute_padded),
+      {"unaligned_small", XPOSE_CUTE_ENGINE(cute_padded),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 8; },
        "... smaller, or batches of smaller matrices (CuTe family built)",
        "small, rows not 16-byte aligned: element-wise padded tile, many blocks"},
-      {"8", XPOSE_ENGINE(smem_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
+      {"fallback", XPOSE_ENGINE(smem_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
        "anything else (small unaligned problems without the CuTe family; unaligned 16-byte bases cannot occur)",
        "element-wise swizzled tile"},
   };

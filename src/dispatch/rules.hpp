@@ -13,7 +13,7 @@
 namespace xpose::detail {
 
 struct Rule {
-  const char* id;           // "1", "1b", "2", ...: docs/performance.md keys its measurements by it
+  const char* id;           // what it tests ("short_side", "tiny_batch", ...): docs/performance.md keys its measurements by it
   const char* engine_name;  // printable even where this build lacks the engine
   const Engine* engine;     // nullptr where this build lacks it (the CuTe family)
   bool (*applies)(const Problem& p, const Device& d, const Tuning& t);
@@ -39,7 +39,7 @@ Error choose(const Problem& p, const Device& d, Choice* out);
 // One named engine, or NOT_SUPPORTED with its own reason.
 Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
 
-// "rule 6 (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
+// "rule aligned (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
 std::string explain(const Choice& c);
 
 }  // namespace xpose::detail

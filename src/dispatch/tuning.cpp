@@ -35,8 +35,8 @@ constexpr Tuning h100 = [] {
 }();
 
 // Measured on an H200 (4.8 TB/s, 60 MiB of L2; docs/performance.md, "The rules"): higher
-// bounds for rules 3 (2-byte elements) and 7; rule 3b leaves 2-byte matrices of fewer than 1024
-// rows and all 4- and 8-byte ones to the later rules; rule 4b keeps large 1-byte problems on
+// bounds for rules pitch_16_mod_32 (2-byte elements) and 7; rule large_tma leaves 2-byte matrices of fewer than 1024
+// rows and all 4- and 8-byte ones to the later rules; rule narrow_pipeline keeps large 1-byte problems on
 // the pipeline; vec_swizzled and aligned_stores take tiles of 4-, 8- and 16-byte elements
 // column by column.
 constexpr Tuning h200 = [] {

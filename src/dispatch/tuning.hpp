@@ -15,25 +15,25 @@ namespace xpose::detail {
 // meanings (`xpose-bench --rules`, the README) and the records' printing all come from this list;
 // `bytes`: the value is a byte count (printed in KiB/MiB/GiB).
 #define XPOSE_TUNING_FIELDS(X) \
-  X(tile_batch_side, true, "rule 1a: one side's bytes up to which a batch of whole CuTe vector tiles goes to cute_vectorized_swizzled") \
-  X(bytes_short_side, false, "rule 2: the short side of a byte matrix, elements") \
-  X(short_rows_side, true, "rule 2: where that side is the rows, the most bytes a matrix") \
-  X(pitch_side, true, "rule 3: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores") \
-  X(pitch_side_halves, true, "rule 3: the same bound for 2-byte elements") \
-  X(cute_tma_side, true, "rule 3b: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements") \
-  X(cute_tma_side_bytes, true, "rule 3b: the same for 1-byte elements") \
-  X(cute_tma_min_rows, false, "rule 3b: the fewest src rows it takes of 2-, 4- and 8-byte elements") \
-  X(cute_tma_max_elem, false, "rule 3b: the largest element it takes, bytes") \
-  X(vec_side, true, "rule 4a: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled") \
-  X(pipeline_side, true, "rule 4b: ... up to this many to tma_pipeline") \
-  X(pipeline_side_bytes, true, "rule 4b: the same bound for 1-byte elements") \
-  X(halves_min_rows, false, "rule 4c: 2-byte elements past pipeline_side with at least these rows ...") \
-  X(halves_min_cols, false, "rule 4c: ... and columns go to aligned_stores") \
-  X(min_fp32_tiles_per_sm, false, "rule 5: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles") \
-  X(unaligned_side, true, "rule 7: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
-  X(unaligned_side_8, true, "rule 7: the same bound for 8-byte elements") \
-  X(unaligned_bytes_side, true, "rule 7a: the same bound for 1-byte elements") \
-  X(row_tiles_max_elem, false, "rules 3, 6, 7, 7a: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones")
+  X(tile_batch_side, true, "rule tile_batch: one side's bytes up to which a batch of whole CuTe vector tiles goes to cute_vectorized_swizzled") \
+  X(bytes_short_side, false, "rule short_bytes: the short side of a byte matrix, elements") \
+  X(short_rows_side, true, "rule short_bytes: where that side is the rows, the most bytes a matrix") \
+  X(pitch_side, true, "rule pitch_16_mod_32: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores") \
+  X(pitch_side_halves, true, "rule pitch_16_mod_32: the same bound for 2-byte elements") \
+  X(cute_tma_side, true, "rule large_tma: one side's bytes past which cute_tma takes 2-, 4- and 8-byte elements") \
+  X(cute_tma_side_bytes, true, "rule large_tma: the same for 1-byte elements") \
+  X(cute_tma_min_rows, false, "rule large_tma: the fewest src rows it takes of 2-, 4- and 8-byte elements") \
+  X(cute_tma_max_elem, false, "rule large_tma: the largest element it takes, bytes") \
+  X(vec_side, true, "rule narrow_small: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled") \
+  X(pipeline_side, true, "rule narrow_pipeline: ... up to this many to tma_pipeline") \
+  X(pipeline_side_bytes, true, "rule narrow_pipeline: the same bound for 1-byte elements") \
+  X(halves_min_rows, false, "rule narrow_large_halves: 2-byte elements past pipeline_side with at least these rows ...") \
+  X(halves_min_cols, false, "rule narrow_large_halves: ... and columns go to aligned_stores") \
+  X(min_fp32_tiles_per_sm, false, "rule small_fp32: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles") \
+  X(unaligned_side, true, "rule unaligned_large: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
+  X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \
+  X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
+  X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones")
 
 struct Tuning {
   const char* name = "";     // "H100", "H200", "other GPUs"

@@ -3,7 +3,7 @@
 // (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
 // each element gathered from the staged src (its index by multiply-high divisions: with
-// integer divisions the gather, not memory, set the pace; docs/performance.md, rule 1b).
+// integer divisions the gather, not memory, set the pace; docs/performance.md, rule tiny_batch).
 // Chunks that do not start on 16 bytes, and the last vector's tail, move element by element.
 #include <climits>
 

@@ -21,7 +21,7 @@ struct TinyBatch {
 
   // Whether a rows x cols matrix fills less than 3/4 of the 32x64-element tiles that cover it.
   // Measured on the H100 (batches of 2000 and 20000, tiny_batched against the tile kernels;
-  // docs/performance.md, rule 1b): ahead or level where the tiles fill half or less (fp16
+  // docs/performance.md, rule tiny_batch): ahead or level where the tiles fill half or less (fp16
   // 33x100, fill 0.40; fp32 33x33, 0.27; fp32 25x80, 0.49), behind where they fill (fp16
   // 64x63 and fp32 32x63, 0.98).
   // Extents past 2^20 (never a tiny matrix) are not asked about: false, without overflow.

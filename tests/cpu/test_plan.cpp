@@ -39,22 +39,22 @@ std::string rule_of(const Problem& p) {
   return e.failed() ? "error: " + e.message : c.rule->id;
 }
 
-// The kernel rule 3b picks (past 1 GiB a side, bytes past 256 MiB), or, in a build without
+// The kernel rule large_tma picks (past 1 GiB a side, bytes past 256 MiB), or, in a build without
 // the CuTe family, the kernel that takes its place.
 #ifdef XPOSE_HAVE_CUTE
 std::string rule_3b_or(const char*) { return "cute_tma"; }
-const std::string short_bytes = "cute_vectorized_swizzled";  // rule 2
-const std::string tile_batch = "cute_vectorized_swizzled";   // rule 1a
-const std::string small_unaligned = "cute_padded";           // rule 7b
+const std::string short_bytes = "cute_vectorized_swizzled";  // rule short_bytes
+const std::string tile_batch = "cute_vectorized_swizzled";   // rule tile_batch
+const std::string small_unaligned = "cute_padded";           // rule unaligned_small
 #else
 std::string rule_3b_or(const char* without_cute) { return without_cute; }
-const std::string short_bytes = "vec_swizzled";  // rule 2v
-const std::string tile_batch = "tiny_batched";   // rule 1b takes rule 1a's batches
-const std::string small_unaligned = "smem_swizzled";  // rule 8 takes rule 7b's
+const std::string short_bytes = "vec_swizzled";  // rule short_bytes_vec
+const std::string tile_batch = "tiny_batched";   // rule tiny_batch takes rule tile_batch's batches
+const std::string small_unaligned = "smem_swizzled";  // rule fallback takes rule unaligned_small's
 #endif
 
 TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
-  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));  // 1 GiB: not past rule 3b's bound
+  EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 4)));  // 1 GiB: not past rule large_tma's bound
   EXPECT_EQ("vec_swizzled", chosen(problem(8192, 16384, 8)));
   EXPECT_EQ(rule_3b_or("vec_swizzled"), chosen(problem(32768, 32768, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 16)));
@@ -100,7 +100,7 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_EQ("tiny_batched", chosen(with_ld(32, 32, 4, 0, 0, 100000)));  // 4 KiB each
   EXPECT_EQ("tiny_batched", chosen(with_ld(13, 11, 16, 0, 0, 100000)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(24, 170, 1, 0, 0, 10000)));  // 4080 bytes
-  EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 65536)));  // bytes in whole 64x64 tiles: rule 2
+  EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 65536)));  // bytes in whole 64x64 tiles: rule short_bytes
   EXPECT_EQ("tiny_batched", chosen(with_ld(63, 64, 1, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(32, 64, 2, 0, 0, 65536)));
   EXPECT_EQ("tiny_batched", chosen(with_ld(16, 32, 8, 0, 0, 65536)));
@@ -123,7 +123,7 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
 }
 
 TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
-  // Rule 1a: fp32 32x32, fp16 32x64, fp64 16x16 (whole tiles), at most 64 MiB a side on the H100.
+  // Rule tile_batch: fp32 32x32, fp16 32x64, fp64 16x16 (whole tiles), at most 64 MiB a side on the H100.
   EXPECT_EQ(tile_batch, chosen(with_ld(32, 32, 4, 0, 0, 1000)));
   EXPECT_EQ(tile_batch, chosen(with_ld(32, 32, 4, 0, 0, 2)));
   EXPECT_EQ(tile_batch, chosen(with_ld(32, 64, 2, 0, 0, 10000)));
@@ -139,11 +139,11 @@ TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
   EXPECT_EQ(tile_batch, chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 8 KiB a matrix: 2- and 4-byte elements
   EXPECT_EQ(tile_batch, chosen(with_ld(64, 64, 2, 0, 0, 1000)));
 #else
-  EXPECT_EQ("tiny_batched", chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 32x64 tiles half empty: rule 1b
-  EXPECT_NE("tiny_batched", chosen(with_ld(32, 64, 4, 0, 0, 1000)));  // whole 32x64 tiles: not rule 1b's
+  EXPECT_EQ("tiny_batched", chosen(with_ld(64, 32, 4, 0, 0, 1000)));  // 32x64 tiles half empty: rule tiny_batch
+  EXPECT_NE("tiny_batched", chosen(with_ld(32, 64, 4, 0, 0, 1000)));  // whole 32x64 tiles: not rule tiny_batch's
 #endif
   EXPECT_NE(tile_batch, chosen(with_ld(32, 32, 8, 0, 0, 1000)));  // 8 KiB of 8-byte elements
-  EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 1000)));  // bytes: rule 2
+  EXPECT_EQ(short_bytes, chosen(with_ld(64, 64, 1, 0, 0, 1000)));  // bytes: rule short_bytes
 }
 
 TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
@@ -166,11 +166,11 @@ TEST(PlanAuto, PicksVectorsForShortByteMatricesAndSmallFp32) {
   EXPECT_EQ("vec_swizzled", chosen(problem(4096, 4096, 4)));
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 8)));  // measured for fp32 only
 #ifdef XPOSE_HAVE_CUTE
-  EXPECT_EQ("2", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
+  EXPECT_EQ("short_bytes", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
 #else
-  EXPECT_EQ("2v", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
+  EXPECT_EQ("short_bytes_vec", rule_of(with_ld(4096, 128, 1, 0, 0, 256)));
 #endif
-  EXPECT_EQ("5", rule_of(problem(1024, 1024, 4)));
+  EXPECT_EQ("small_fp32", rule_of(problem(1024, 1024, 4)));
 }
 
 TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
@@ -205,8 +205,8 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
       << describe(c.plan);
   EXPECT_EQ(128u, c.plan.maps.src.box[0]);  // the plan carries both tensor maps
   EXPECT_TRUE(c.plan.maps.dst.swizzle128);
-  EXPECT_EQ("4b", rule_of(problem(4096, 4096, 2)));
-  EXPECT_EQ("4a", rule_of(problem(1024, 1024, 1)));
+  EXPECT_EQ("narrow_pipeline", rule_of(problem(4096, 4096, 2)));
+  EXPECT_EQ("narrow_small", rule_of(problem(1024, 1024, 1)));
   ASSERT_FALSE(choose(problem(4096, 4096, 2), h100, &c).failed());
   EXPECT_EQ(size_t(6 * 128 * 128 + 1024), c.plan.smem_bytes);  // 4 stages in, 2 out, 128 rows of 128 bytes
 }
@@ -225,19 +225,19 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
   EXPECT_EQ("tma_swizzle128", chosen(problem(16384, 16384, 1)));              // 256 MiB
   EXPECT_EQ("tma_swizzle128", chosen(problem(32768, 32752, 1)));              // not whole segments
   EXPECT_EQ("vec_swizzled", chosen(problem(16384, 16384, 16)));   // 16 bytes: cute_tma does not serve them
-  EXPECT_EQ("aligned_stores", chosen(with_ld(32768, 32768, 4, 0, 32772)));  // rule 3 first: a 16 mod 32 pitch
+  EXPECT_EQ("aligned_stores", chosen(with_ld(32768, 32768, 4, 0, 32772)));  // rule pitch_16_mod_32 first: a 16 mod 32 pitch
   EXPECT_EQ("vec_swizzled", chosen(problem(32768, 32768, 4), a100));  // no TMA there
 #ifdef XPOSE_HAVE_CUTE
   Choice c;
   ASSERT_FALSE(choose(problem(32768, 32768, 4), h100, &c).failed());
-  EXPECT_EQ("3b", std::string(c.rule->id));
+  EXPECT_EQ("large_tma", std::string(c.rule->id));
   EXPECT_NE(std::string::npos,
             describe(c.plan).find("kernel cute_tma (whole 256-byte rows), grid 512x512x1, block 256x1x1, tile 64x64"))
       << describe(c.plan);
   // three tiles per SM: a third of the SM's shared memory (1 KiB-aligned) less the driver's share
   EXPECT_EQ(size_t(233472 / 3 / 1024 * 1024 - 1024), c.plan.smem_bytes);
   ASSERT_FALSE(choose(problem(32768, 32768, 1), h100, &c).failed());
-  EXPECT_NE(std::string::npos, explain(c).find("rule 3b (H100 tuning): kernel cute_tma (whole 256-byte rows), grid "
+  EXPECT_NE(std::string::npos, explain(c).find("rule large_tma (H100 tuning): kernel cute_tma (whole 256-byte rows), grid "
                                                "128x128x1, block 256x1x1, tile 256x256"))
       << explain(c);
   ASSERT_FALSE(choose(problem(32768, 32768 + 64, 1), h100, &c).failed());  // past the whole-row rule: not cute_tma
@@ -276,7 +276,7 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_EQ("aligned_stores", chosen(problem(1028, 4096, 4)));  // just over 16 MiB
   Choice c;
   ASSERT_FALSE(choose(problem(30011, 29989, 4), h100, &c).failed());
-  EXPECT_EQ("7", std::string(c.rule->id));
+  EXPECT_EQ("unaligned_large", std::string(c.rule->id));
   // one block row more than 30011 / 64 rounds to: the last pieces start up to 7 rows early
   EXPECT_NE(std::string::npos,
             describe(c.plan).find("kernel aligned_stores (shifted 16-byte loads), grid 469x470x1, block 256x1x1, tile 64x64"))
@@ -298,14 +298,14 @@ TEST(PlanAuto, UnalignedBytesTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
 #endif
 }
 
-// Rule 7: rows not 16-byte aligned go to aligned_stores past a bound a side (H100 16 MiB for
+// Rule unaligned_large: rows not 16-byte aligned go to aligned_stores past a bound a side (H100 16 MiB for
 // 2- and 4-byte elements, the H200 24 MiB; 8-byte elements 24 MiB and a whole tile each way),
 // each matrix at least 1 MiB; smaller problems and batches of small matrices to the padded tile.
 TEST(PlanAuto, UnalignedRowsTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
   EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 4)));                // 3.8 MiB
   EXPECT_EQ(small_unaligned, chosen(problem(2047, 2049, 4)));                // just under 16 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(2049, 2049, 4)));               // just over
-  EXPECT_EQ("7", rule_of(problem(2049, 2049, 4)));
+  EXPECT_EQ("unaligned_large", rule_of(problem(2049, 2049, 4)));
   EXPECT_EQ(small_unaligned, chosen(problem(2049, 2049, 4), h200));          // the H200: 24 MiB
   EXPECT_EQ(small_unaligned, chosen(problem(2501, 2501, 4), h200));
   EXPECT_EQ("aligned_stores", chosen(problem(2507, 2511, 4), h200));         // just over 24 MiB
@@ -383,23 +383,23 @@ TEST(Registry, ListsTheLadderInOrder) {
 // rule added without an example here fails them).
 const std::map<std::string, Problem>& examples() {
   static const std::map<std::string, Problem> all = {
-      {"1", problem(2, 4096, 4)},
-      {"1a", with_ld(32, 32, 4, 0, 0, 100)},
-      {"1b", with_ld(16, 16, 4, 0, 0, 100)},
-      {"2", with_ld(4096, 128, 1, 0, 0, 256)},
-      {"2v", with_ld(4096, 128, 1, 0, 0, 256)},  // where rule 2's engine is not built
-      {"3", with_ld(32768, 32768, 4, 0, 32772)},
-      {"3b", problem(32768, 32768, 4)},
-      {"4a", problem(1024, 1024, 1)},
-      {"4b", problem(4096, 4096, 2)},
-      {"4c", problem(16384, 16384, 2)},
-      {"4d", problem(16384, 16384, 1)},
-      {"5", problem(1024, 1024, 4)},
-      {"6", problem(4096, 4096, 8)},
-      {"7", problem(30011, 29989, 4)},
-      {"7a", problem(30011, 29989, 1)},
-      {"7b", problem(1000, 3001, 1)},
-      {"8", problem(1000, 3001, 1)},  // where rule 7b's engine is not built
+      {"short_side", problem(2, 4096, 4)},
+      {"tile_batch", with_ld(32, 32, 4, 0, 0, 100)},
+      {"tiny_batch", with_ld(16, 16, 4, 0, 0, 100)},
+      {"short_bytes", with_ld(4096, 128, 1, 0, 0, 256)},
+      {"short_bytes_vec", with_ld(4096, 128, 1, 0, 0, 256)},  // where rule short_bytes's engine is not built
+      {"pitch_16_mod_32", with_ld(32768, 32768, 4, 0, 32772)},
+      {"large_tma", problem(32768, 32768, 4)},
+      {"narrow_small", problem(1024, 1024, 1)},
+      {"narrow_pipeline", problem(4096, 4096, 2)},
+      {"narrow_large_halves", problem(16384, 16384, 2)},
+      {"narrow_large", problem(16384, 16384, 1)},
+      {"small_fp32", problem(1024, 1024, 4)},
+      {"aligned", problem(4096, 4096, 8)},
+      {"unaligned_large", problem(30011, 29989, 4)},
+      {"unaligned_large_bytes", problem(30011, 29989, 1)},
+      {"unaligned_small", problem(1000, 3001, 1)},
+      {"fallback", problem(1000, 3001, 1)},  // where rule unaligned_small's engine is not built
   };
   return all;
 }
@@ -417,8 +417,8 @@ TEST(RuleTable, EveryRuleDecidesItsExample) {
     ASSERT_EQ(1u, examples().count(r.id)) << "no example problem for this rule";
     if (!r.engine) continue;  // a build without the CuTe family skips the rule
 #ifdef XPOSE_HAVE_CUTE
-    if (std::string(r.id) == "2v") continue;  // rule 2's fallback: shadowed where rule 2's engine is built
-    if (std::string(r.id) == "8") continue;   // likewise rule 7b's
+    if (std::string(r.id) == "short_bytes_vec") continue;  // rule short_bytes's fallback: shadowed where rule short_bytes's engine is built
+    if (std::string(r.id) == "fallback") continue;   // likewise rule unaligned_small's
 #endif
     Choice c;
     ASSERT_FALSE(choose(examples().at(r.id), h100, &c).failed());
@@ -492,12 +492,12 @@ TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
     return c.plan.tiles_by_column;
   };
   for (int64_t e : {4, 8, 16}) {
-    EXPECT_TRUE(by_column(problem(8192, 8192, e), h200)) << e;  // rule 6: vec_swizzled
+    EXPECT_TRUE(by_column(problem(8192, 8192, e), h200)) << e;  // rule aligned: vec_swizzled
     EXPECT_FALSE(by_column(problem(8192, 8192, e), h100)) << e;
     EXPECT_TRUE(by_column(problem(8192, 8192, e), h200, "vec_swizzled")) << e;  // named: as the choice runs it
   }
   for (int64_t e : {1, 2}) EXPECT_FALSE(by_column(problem(8192, 8192, e), h200, "vec_swizzled")) << e;
-  EXPECT_TRUE(by_column(problem(8191, 12289, 4), h200));  // rule 7: aligned_stores
+  EXPECT_TRUE(by_column(problem(8191, 12289, 4), h200));  // rule unaligned_large: aligned_stores
 #ifdef XPOSE_HAVE_CUTE
   EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "cute_tma"));  // cute_tma keeps the grid's order
 #endif
@@ -505,14 +505,14 @@ TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
 }
 
 TEST(Tuning, TheRulesReadTheRecord) {
-  // Rule 4a's bound moves with the record: what is vec_swizzled under the H100's 2 MiB is
+  // Rule narrow_small's bound moves with the record: what is vec_swizzled under the H100's 2 MiB is
   // the pipeline under a record with a smaller bound.
   Tuning small = tuning_for(h100);
   small.vec_side = 1 << 20;
   const Problem p = problem(1024, 1024, 2);  // 2 MiB
   int taken = 0;
   for (const Rule& r : rules()) {
-    if (std::string(r.id) != "4a") continue;
+    if (std::string(r.id) != "narrow_small") continue;
     EXPECT_TRUE(r.applies(p, h100, tuning_for(h100)));
     EXPECT_FALSE(r.applies(p, h100, small));
     ++taken;

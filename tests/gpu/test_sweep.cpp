@@ -66,8 +66,8 @@ const std::vector<Case> cases = {
     {"2xN offset pointers, skinny element path", 2, 4112, 1, 0, 0, 0, 0, 1, 3},
     {"9xN just past skinny", 9, 4112, 1},
     {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
-    {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule 1a)
-    {"tiny batch of whole 16x16 tiles", 16, 16, 500},  // 8-byte: rule 1a
+    {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule tile_batch)
+    {"tiny batch of whole 16x16 tiles", 16, 16, 500},  // 8-byte: rule tile_batch
     {"tiny batch of whole 32x64 tiles", 32, 64, 200},
     {"tiny batch 17x60, last chunk short", 17, 60, 77},
     {"tiny batch 9x9, batch stride gaps", 9, 9, 50, 0, 0, 3, 0},  // not dense: the tile kernels

@@ -4,7 +4,7 @@ ptxas's resource report of each CUDA object (kept beside it by cmake/ptxas-repor
 XPOSE_KERNEL_REPORT is on) gives every sm_90a kernel's registers a thread and spill bytes.
 A kernel past its budget runs fewer blocks an SM, whole tiles included, and that costs
 bandwidth without failing any correctness test (05a84c2 took cute_vectorized's byte kernel
-from 32 to 80 registers: 3 blocks an SM instead of 8, rule 2's u8 batch 99% -> 62% of a copy
+from 32 to 80 registers: 3 blocks an SM instead of 8, rule short_bytes's u8 batch 99% -> 62% of a copy
 on the H200). A budget is raised only with a measurement behind it.
 
 usage: test_kernel_registers.py BUILD_DIR TABLE [--cute]   (--cute: the CuTe family was built)

@@ -333,7 +333,7 @@ std::string describe(const NdPlan& p) {
   else
     text += "rows of the axis fastest on both sides (" + s(f.extent_a) + " elements), " +
             s(layout::nd_rows_per_thread) + " elements a thread";
-  text += "; " + s(f.outer_count) + " outer indices over " + s(f.outer_rank) + " axes; ";
+  text += "; the form: " + layout::text(f) + "; ";
   if (p.kind != NdKernel::rows)
     text += "grid " + s(p.grid.x) + "x" + s(p.grid.y) + ", ";
   text += "block " + s(p.block.x) + "x" + s(p.block.y) + ", " + s(f.elem_bytes) + "-byte elements";

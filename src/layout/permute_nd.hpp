@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "layout/aligned_dst.hpp"
 #include "layout/elem_size.hpp"
@@ -51,6 +52,20 @@ struct NdForm {
     *dst = d;
   }
 };
+
+// The form as one line, as --explain and the tests print it: "4-byte elements, a 64 (src 1, dst
+// 4096), b 4096 (src 64, dst 1), 8 outer indices: 8 (src 262144, dst 262144)".
+inline std::string text(const NdForm& f) {
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  std::string t = s(f.elem_bytes) + "-byte elements, a " + s(f.extent_a) + " (src " + s(f.src_a) + ", dst " +
+                  s(f.dst_a) + ")";
+  if (f.tiled) t += ", b " + s(f.extent_b) + " (src " + s(f.src_b) + ", dst " + s(f.dst_b) + ")";
+  t += ", " + s(f.outer_count) + " outer indices";
+  for (int i = 0; i < f.outer_rank; ++i)
+    t += std::string(i ? "," : ":") + " " + s(f.outer_extent[i].divisor) + " (src " + s(f.outer_src[i]) + ", dst " +
+         s(f.outer_dst[i]) + ")";
+  return t;
+}
 
 // The N-D form of a normalized permutation, or false (with *why) where its counts do not fit
 // the kernels' 32-bit indices.

@@ -121,6 +121,16 @@ layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> per
   return p.shape();
 }
 
+// The N-D form prints as one line, the same text --explain shows (NCHW -> NHWC, fp16).
+TEST(NdForm, PrintsAsOneLine) {
+  layout::NdForm f;
+  const char* why = nullptr;
+  ASSERT_TRUE(layout::nd_form(layout::normalize(shape_of({2, 3, 4, 5}, {0, 2, 3, 1}, 2)), &f, &why)) << why;
+  EXPECT_EQ("2-byte elements, a 20 (src 1, dst 3), b 3 (src 20, dst 1), 2 outer indices: 2 (src 60, dst 60)",
+            layout::text(f));
+}
+
+
 TEST(NormalizePermute, LayoutChangesOfModelsBecomeTransposes) {
   layout::TransposeForm t;
   // NCHW -> NHWC, fp16: a batch of N transposes of C x (H*W).
@@ -354,7 +364,8 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
                             &why)) {
       std::vector<uint8_t> by_regs(dst_bytes, 0xA5);
       ASSERT_TRUE(run_vec_regs(f, g, src.data(), by_regs.data()));
-      ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise";
+      ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise; "
+                               << layout::text(f);
       ++regs;
     }
     layout::NdVecTiles t;
@@ -593,10 +604,10 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
     std::vector<uint8_t> nd(dst_bytes, 0xA5);
     run_nd_form(f, src.data(), nd.data());
-    ASSERT_EQ(want, nd) << "the N-D form (" << (f.tiled ? "tiled" : "rows") << ") writes otherwise";
+    ASSERT_EQ(want, nd) << "the N-D form (" << layout::text(f) << ") writes otherwise";
     std::vector<uint8_t> tiles(dst_bytes, 0xA5);
     cpu::permute_form(f, src.data(), tiles.data());
-    ASSERT_EQ(want, tiles) << "the CPU path's tiles of the N-D form write otherwise";
+    ASSERT_EQ(want, tiles) << "the CPU path's tiles of the N-D form write otherwise; " << layout::text(f);
 
     // Where it is a transpose, the 2-D reference through xpose_transpose's own checks writes the same.
     layout::TransposeForm t;

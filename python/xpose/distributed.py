@@ -20,9 +20,7 @@ count once (a small all-gather that waits for it), which also checks that the ra
 pass row_splits (and col_splits) to skip it. Every rank must make the same call.
 """
 
-import sys
-
-from . import _error, _library, _xpose
+from . import _check_torch_tensor, _error, _library, _refuse_masked, _xpose
 
 __all__ = ["transpose"]
 
@@ -47,11 +45,7 @@ class _Array:
         kind = _library(x)
         self.writable = True
         if kind == "numpy":
-            ma = sys.modules.get("numpy.ma")
-            if ma is not None and isinstance(x, ma.MaskedArray):  # its mask would be lost or left stale
-                raise _error(TypeError, f"{what} is a masked array ({type(x).__name__}), whose mask xpose would "
-                                        f"not move: pass {what}.data or {what}.filled(...), or transpose the data "
-                                        "and the mask (numpy.ma.getmaskarray) separately", fn)
+            _refuse_masked(x, what, fn)
             if x.dtype.hasobject:
                 raise _error(TypeError, f"{what} holds Python objects (dtype {x.dtype}); "
                                         "xpose moves elements of 1, 2, 4, 8 or 16 bytes", fn)
@@ -59,19 +53,7 @@ class _Array:
             self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
             self.writable = bool(x.flags.writeable)
         elif kind == "torch":
-            import torch
-
-            device = x.device  # each read of Tensor.device makes a new object: read it once
-            if device.type not in ("cuda", "cpu"):
-                raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
-            if x.layout != torch.strided or x.is_quantized:
-                raise _error(TypeError, f"{what} is a {'quantized' if x.is_quantized else x.layout} tensor; "
-                                        "xpose moves the elements of dense (strided) tensors", fn)
-            if x.is_conj() or x.is_neg():
-                lazy = "conjugated" if x.is_conj() else "negated"
-                fix = "resolve_conj()" if x.is_conj() else "resolve_neg()"
-                raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before "
-                                         f"that; call {what}.{fix} first", fn)
+            device = _check_torch_tensor(x, what, fn)
             itemsize = x.element_size()
             self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), itemsize
             self.byte_strides = tuple(s * itemsize for s in x.stride())
@@ -101,10 +83,6 @@ class _Array:
     def empty(self):
         return 0 in self.shape
 
-    def broadcast_axes(self):
-        """The axes that repeat one element (stride 0, more than one index)."""
-        return [a for a, (n, s) in enumerate(zip(self.shape, self.strides)) if n > 1 and s == 0]
-
     def check_common_layout(self):
         """What both sides need: no negative strides, a last axis of adjacent elements,
         data aligned to the element size."""
@@ -124,45 +102,6 @@ class _Array:
             raise _error(ValueError, f"{what}'s data at address {self.ptr:#x} is not aligned to its "
                                      f"{self.itemsize}-byte elements; make an aligned copy first "
                                      f"(numpy.array({what}) allocates one)")
-
-    def check_readable(self):
-        """x, once its broadcast axes are taken at index 0: rows that do not overlap."""
-        rows, cols = self.shape[-2:]
-        s_row = self.strides[-2]
-        if rows > 1 and 0 < s_row < cols:
-            raise _error(ValueError, f"x's rows overlap: shape {self.shape} with strides {self.strides} "
-                                     f"(in elements) starts a row every {s_row} elements but rows hold {cols}; "
-                                     f"make a copy first ({_COPY_ADVICE})")
-
-    def check_distinct(self):
-        """out: no broadcast axis. Whether other strides give every element memory of its own
-        the library decides (it proves layouts that interleave distinct, names two indices at
-        one element, or says it cannot prove it) before anything is written."""
-        if self.broadcast_axes():
-            axis = self.broadcast_axes()[0]
-            raise _error(ValueError, f"out's axis {axis} has stride 0 (a broadcast axis of shape {self.shape}): "
-                                     "its elements share memory; pass an out with memory of its own for every "
-                                     "element")
-        rows, cols = self.shape[-2:]
-        if rows > 1 and cols > 1 and self.strides[-2] < cols:  # its rows overlap (the last axis is contiguous)
-            raise _error(ValueError, f"out's elements overlap one another: shape {self.shape} with strides "
-                                     f"{self.strides} (in elements) starts a row every {self.strides[-2]} elements "
-                                     f"but rows hold {cols}; pass an out with memory of its own for every element")
-
-    def matrix_layout(self):
-        """(batch, rows, cols, ld, batch_stride) for the C call, ld and stride 0 where unused."""
-        batch = self.shape[0] if len(self.shape) == 3 else 1
-        rows, cols = self.shape[-2:]
-        if self.empty():  # nothing to read: any strides will do
-            return batch, rows, cols, 0, 0
-        return batch, rows, cols, (self.strides[-2] if rows > 1 else 0), (self.strides[0] if batch > 1 else 0)
-
-    def span(self):
-        """The byte range the array touches (empty arrays touch nothing)."""
-        if self.empty():
-            return self.ptr, self.ptr
-        last = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
-        return self.ptr, self.ptr + last * self.itemsize + self.itemsize
 
 
 def _counts(values, name, fn):

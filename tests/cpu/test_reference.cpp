@@ -59,15 +59,7 @@ TEST(TransposeHost, SixteenByteElementsOnAnEightByteBoundary) {
   std::mt19937_64 rng(seed);
   for (int trial = 0; trial < 200 && !::testing::Test::HasFailure(); ++trial) {
     const bool as_transpose = trial % 2;
-    RandomPermutation r;
-    if (as_transpose) {
-      const int64_t rows = 1 + int64_t(rng() % 200), cols = 1 + int64_t(rng() % 200);
-      r = transpose_as_permutation(1 + int64_t(rng() % 3), rows, cols, cols + int64_t(rng() % 3),
-                                   rows + int64_t(rng() % 3), 16);
-    } else {
-      r = draw_permutation(rng, 4000, false);
-      r.elem_bytes = 16;
-    }
+    const RandomPermutation r = draw_sixteen_byte_case(rng, as_transpose, 200, 4000);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     std::vector<uint8_t> random(16 + size_t(r.src_span_elements() * 16));
     fill_random(random, rng());

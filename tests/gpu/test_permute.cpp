@@ -175,15 +175,7 @@ TEST(Permute, SixteenByteElementsOnAnEightByteBoundary) {
   const int n = trials(300);
   for (int trial = 0; trial < n && !::testing::Test::HasFailure(); ++trial) {
     const bool as_transpose = trial % 2;
-    RandomPermutation r;
-    if (as_transpose) {
-      const int64_t rows = 1 + int64_t(rng() % 300), cols = 1 + int64_t(rng() % 300);
-      r = transpose_as_permutation(1 + int64_t(rng() % 3), rows, cols, cols + int64_t(rng() % 3),
-                                   rows + int64_t(rng() % 3), 16);
-    } else {
-      r = draw_permutation(rng, 20000, false);
-      r.elem_bytes = 16;
-    }
+    const RandomPermutation r = draw_sixteen_byte_case(rng, as_transpose, 300, 20000);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     const size_t src_offset = 8 * (rng() % 3), dst_offset = src_offset % 16 ? 8 * (rng() % 2) : 8;
     std::vector<uint8_t> src(src_offset + size_t(r.src_span_elements() * 16));

@@ -126,4 +126,18 @@ inline RandomPermutation draw_permutation(std::mt19937_64& rng, int64_t max_elem
   return r;
 }
 
+// 16-byte elements for the tests of an 8-byte boundary: a batched transpose with padded rows
+// and sides up to `side` (as_transpose), else a random permutation of up to `max_elements`.
+inline RandomPermutation draw_sixteen_byte_case(std::mt19937_64& rng, bool as_transpose, int64_t side,
+                                               int64_t max_elements) {
+  if (as_transpose) {
+    const int64_t rows = 1 + int64_t(rng() % uint64_t(side)), cols = 1 + int64_t(rng() % uint64_t(side));
+    return transpose_as_permutation(1 + int64_t(rng() % 3), rows, cols, cols + int64_t(rng() % 3),
+                                    rows + int64_t(rng() % 3), 16);
+  }
+  RandomPermutation r = draw_permutation(rng, max_elements, false);
+  r.elem_bytes = 16;
+  return r;
+}
+
 }  // namespace xpose::testing

@@ -76,6 +76,35 @@ XPOSE_API xpose_status_t xpose_permute_with(const char *kernel, const void *src,
                                             const int64_t *src_strides, const int64_t *dst_strides,
                                             cudaStream_t stream);
 
+/* A plan: a transpose or permutation of one layout, checked and its kernel chosen once, on
+   the device current when it is made, for executing again and again on any src and dst of
+   that layout (cuFFT's and cuTT's plan/execute split). An execute re-checks only what can
+   change with the pointers: null, alignment, src and dst overlapping, and that the current
+   device is the plan's and reaches both; then it launches the kept plan, or, for bases whose
+   remainders modulo 16 differ from those it was planned for, the automatic choice's (or the
+   named kernel's) plan for them. A plan is immutable: threads and streams may execute it
+   concurrently; destroy it once no call is using it.
+
+   The layout arguments are xpose_transpose's / xpose_permute's. src and dst: bases like those
+   the plan will execute on (only their addresses modulo 16 are read; NULL for 16-byte-aligned
+   ones, as cudaMalloc gives). kernel: NULL for the automatic choice, else a name
+   xpose_transpose_with / xpose_permute_with take. *plan is NULL after a failure. */
+typedef struct xpose_plan *xpose_plan_t;
+XPOSE_API xpose_status_t xpose_plan_transpose(xpose_plan_t *plan, const char *kernel, const void *src,
+                                              const void *dst, int64_t rows, int64_t cols, int64_t elem_bytes,
+                                              int64_t ld_src, int64_t ld_dst, int64_t batch, int64_t stride_src,
+                                              int64_t stride_dst);
+XPOSE_API xpose_status_t xpose_plan_permute(xpose_plan_t *plan, const char *kernel, const void *src,
+                                            const void *dst, int rank, const int64_t *extents, const int *perm,
+                                            int64_t elem_bytes, const int64_t *src_strides,
+                                            const int64_t *dst_strides);
+/* Enqueues the plan's transpose or permutation of src into dst on `stream`; never waits. */
+XPOSE_API xpose_status_t xpose_plan_execute(xpose_plan_t plan, const void *src, void *dst, cudaStream_t stream);
+/* One line: what an execute on the bases it was planned for launches, and why ("" for NULL).
+   Owned by the plan. */
+XPOSE_API const char *xpose_plan_explain(xpose_plan_t plan);
+XPOSE_API void xpose_plan_destroy(xpose_plan_t plan); /* NULL is accepted */
+
 XPOSE_API const char *xpose_status_string(xpose_status_t status);
 XPOSE_API const char *xpose_last_error(void); /* this thread's message for its last failed call */
 /* The library's version, "MAJOR.MINOR.PATCH" of the macros above as the library was built. */

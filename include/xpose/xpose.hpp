@@ -168,6 +168,58 @@ XPOSE_API Explanation explain_permute(const void* src, void* dst, int64_t elem_b
 // The CPU path for permutations: the reference on host memory, with the same checks.
 XPOSE_API void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape);
 
+// A plan (xpose.h's xpose_plan_t), owned: a layout checked and its kernel chosen once on the
+// current device, executed on any src and dst of that layout. Move-only; const members may be
+// called from several threads at once.
+//
+//   auto plan = xpose::Plan::permute(sizeof(float), {{8, 64, 3}, {2, 0, 1}});
+//   plan.execute(src, dst, stream);   // as often as needed
+class Plan {
+ public:
+  // `src` and `dst`: bases like those it will execute on (only their addresses modulo 16 are
+  // read; null for aligned ones). `kernel` null or empty: the automatic choice.
+  static Plan transpose(int64_t elem_bytes, const Shape& s, const char* kernel = nullptr, const void* src = nullptr,
+                        const void* dst = nullptr) {
+    Plan p;
+    check(xpose_plan_transpose(&p.plan_, kernel && *kernel ? kernel : nullptr, src, dst, s.rows, s.cols, elem_bytes,
+                               s.ld_src, s.ld_dst, s.batch, s.stride_src, s.stride_dst));
+    return p;
+  }
+  static Plan permute(int64_t elem_bytes, const PermuteShape& s, const char* kernel = nullptr,
+                      const void* src = nullptr, const void* dst = nullptr) {
+    check_sizes(s);
+    Plan p;
+    const int rank = s.extents.size() > size_t(XPOSE_MAX_RANK) ? XPOSE_MAX_RANK + 1 : int(s.extents.size());
+    check(xpose_plan_permute(&p.plan_, kernel && *kernel ? kernel : nullptr, src, dst, rank, s.extents.data(),
+                             s.perm.data(), elem_bytes, s.src_strides.empty() ? nullptr : s.src_strides.data(),
+                             s.dst_strides.empty() ? nullptr : s.dst_strides.data()));
+    return p;
+  }
+
+  Plan(Plan&& other) noexcept : plan_(other.plan_) { other.plan_ = nullptr; }
+  Plan& operator=(Plan&& other) noexcept {
+    if (this != &other) {
+      xpose_plan_destroy(plan_);
+      plan_ = other.plan_;
+      other.plan_ = nullptr;
+    }
+    return *this;
+  }
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan() { xpose_plan_destroy(plan_); }
+
+  void execute(const void* src, void* dst, cudaStream_t stream = nullptr) const {
+    check(xpose_plan_execute(plan_, src, dst, stream));
+  }
+  std::string explain() const { return xpose_plan_explain(plan_); }
+  xpose_plan_t get() const noexcept { return plan_; }  // null once moved from
+
+ private:
+  Plan() = default;
+  xpose_plan_t plan_ = nullptr;
+};
+
 // Typed: any trivially copyable T of 1, 2, 4, 8 or 16 bytes (int8_t, __half, float,
 // double, cuDoubleComplex, ...).
 template <class T>

@@ -1,18 +1,18 @@
-// The C ABI and the C++ API's library functions: arguments -> validated Problem -> the
-// rule table's (or the caller's) engine -> its plan -> launch.
+// The C ABI and the C++ API's library functions: arguments -> checked layout and bases (api/validate)
+// -> the planner's plan (dispatch/planner) -> launch; and the plan handle that keeps a plan.
 #include <iterator>
+#include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "api/validate.hpp"
 #include "core/device.hpp"
 #include "core/engine.hpp"
-#include "cpu/reference.hpp"
+#include "dispatch/planner.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/rules.hpp"
 #include "dispatch/tuning.hpp"
-#include "engines/permute_nd.hpp"
-#include "layout/permute.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
@@ -26,159 +26,111 @@ xpose_status_t report(const Error& e) {
   return e.status;
 }
 
-// The engine a name calls for: nullptr (the automatic choice) for a null name.
-Error named_engine(const char* name, const Engine** out) {
-  *out = nullptr;
-  if (!name) return ok();
-  *out = find_engine(name);
-  if (!*out)
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel " + quoted(name) + "; known: " + engine_names());
-  return ok();
+// The current device, and both bases reachable from it.
+Error device_for(const void* src, const void* dst, Device* out) {
+  if (Error e = current_device(out); e.failed()) return e;
+  return check_device_access(src, dst, *out);
 }
 
-// Everything short of the launch, for a resolved problem: `named` null means the automatic
-// choice. An empty problem succeeds here with no plan (out->plan.engine stays null).
-Error choose_for(const Engine* named, const Problem& problem, Choice* out) {
-  if (problem.empty()) return ok();
-  Device device;
-  if (Error e = current_device(&device); e.failed()) return e;
-  if (Error e = check_device_access(problem.src, problem.dst, device); e.failed()) return e;
-  return named ? choose_named(*named, problem, device, out) : choose(problem, device, out);
-}
-
-// 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128): the transpose
-// engines move 16-byte elements as aligned vectors, so such a transpose runs as the
-// permutation it is, which the planner takes in 8-byte pairs.
-bool on_pair_boundary(const Problem& p) {
-  return p.elem_bytes == 16 && (reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst)) % 16 != 0;
-}
-
-struct TransposeAsPermute {
-  int64_t extents[3], src_strides[3], dst_strides[3];
-  int perm[3] = {0, 2, 1};
-  PermuteArgs args;
-  explicit TransposeAsPermute(const Problem& p)
-      : extents{p.batch, p.rows, p.cols}, src_strides{p.stride_src, p.ld_src, 1}, dst_strides{p.stride_dst, p.ld_dst, 1},
-        args{p.src, p.dst, 3, extents, perm, p.elem_bytes, src_strides, dst_strides} {}
-  TransposeAsPermute(const TransposeAsPermute&) = delete;
-};
-
-Error refuse_named_pairs(const char* name) {
-  return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(name) + " needs 16-byte elements on a 16-byte boundary; these "
-                                             "are on an 8-byte one, which only the automatic choice serves");
-}
-
-// The widest element both bases of a permutation are aligned to (at most 16 bytes).
-int64_t widest_aligned(const Permutation& p) {
-  const uintptr_t bases = reinterpret_cast<uintptr_t>(p.src) | reinterpret_cast<uintptr_t>(p.dst);
-  int64_t widest = 16;
-  while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
-  return widest;
-}
-
-// A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
-// both bases allow (layout/permute.hpp); 16-byte elements on an 8-byte boundary as 8-byte
-// pairs (kept whole only where 16 axes that do not fuse leave no room for the pair's axis).
-layout::PermuteShape normalized(const Permutation& p) {
-  const int64_t widest = widest_aligned(p);
-  layout::PermuteShape s = layout::normalize(p.shape(), widest);
-  if (s.elem_bytes > widest && layout::split_elements(&s, widest)) s = layout::normalize(s, widest);
-  return s;
-}
-
-std::string axes_text(const layout::PermuteShape& s) {
-  std::string text = std::to_string(s.elem_bytes) + "-byte elements, axes (extent:src stride:dst stride)";
-  for (int i = 0; i < s.rank; ++i)
-    text += " " + std::to_string(s.axes[i].extent) + ":" + std::to_string(s.axes[i].src_stride) + ":" +
-            std::to_string(s.axes[i].dst_stride);
-  return text;
-}
-
-// The transpose a permutation is once reduced, where it is one (a copy is the transpose of a
-// single row): false where its reduced form has no 2-D equivalent xpose_transpose accepts.
-bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Problem* out) {
-  layout::TransposeForm t;
-  return layout::as_transpose(reduced, &t) &&
-         !resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
-                       t.stride_dst},
-                  out)
-              .failed();
-}
-
-std::string nd_names() {
-  std::string text;
-  for (const char* n : nd_kernel_names) text += std::string(text.empty() ? "" : ", ") + n;
-  return text;
-}
-
-// What a permutation runs: a transpose engine's plan (through the rule table, where its
-// normalized form is a batched 2-D transpose or a copy) or an N-D kernel's.
-struct PermuteChoice {
-  Choice transpose;
-  NdPlan nd;  // nd.kernel null: the transpose's
-  layout::PermuteShape shape;  // the normalized form
-};
-
-// The N-D kernels serve any permutation xpose_transpose's form cannot say (more axes, a
-// broadcast axis, ...); a named transpose engine serves only that form.
-Error prepare_permute(const char* name, const PermuteArgs& args, PermuteChoice* out) {
-  const bool nd_named = name && is_nd_kernel(name);
-  const Engine* named = nullptr;
-  if (!nd_named)
-    if (Error e = named_engine(name, &named); e.failed()) {
-      e.message += "; for permutations also " + nd_names();
-      return e;
-    }
-  Permutation p;
-  if (Error e = resolve_permute(args, &p); e.failed() || p.empty()) return e;
-  Device device;
-  if (Error e = current_device(&device); e.failed()) return e;
-  if (Error e = check_device_access(p.src, p.dst, device); e.failed()) return e;
-  out->shape = normalized(p);
-  if (out->shape.elem_bytes > widest_aligned(p))
-    return fail(XPOSE_ERROR_NOT_SUPPORTED, "16-byte elements on an 8-byte boundary in 16 axes that do not fuse: "
-                                           "align src and dst to 16 bytes");
-  Problem problem;
-  if (!nd_named && transpose_of(p, out->shape, &problem))
-    return named ? choose_named(*named, problem, device, &out->transpose) : choose(problem, device, &out->transpose);
-  if (named)
-    return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(name) + " transposes batched matrices; this permutation is "
-                                               "not one once normalized (" + axes_text(out->shape) +
-                                               "): name one of " + nd_names() + ", or let xpose choose");
-  std::string why;
-  if (!plan_nd(out->shape, p.src, p.dst, nd_named ? name : nullptr, &out->nd, &why))
-    return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(out->shape) + ") cannot be served: " + why);
-  return ok();
-}
-
-Error launch(const Choice& choice, cudaStream_t stream) {
-  if (!choice.plan.engine) return ok();  // an empty problem: nothing to launch
-  XPOSE_TRY_CUDA(choice.plan.engine->launch(choice.plan, stream));
-  return ok();
-}
-
-Error run_permute(const char* name, const PermuteArgs& args, cudaStream_t stream) {
-  PermuteChoice choice;
-  if (Error e = prepare_permute(name, args, &choice); e.failed()) return e;
-  if (choice.nd.kernel) {
-    XPOSE_TRY_CUDA(launch_nd(choice.nd, stream));
-    return ok();
-  }
-  return launch(choice.transpose, stream);
-}
-
-Error run(const char* name, const Args& args, cudaStream_t stream) {
-  const Engine* named = nullptr;
-  if (Error e = named_engine(name, &named); e.failed()) return e;
+Error run(const char* kernel, const Args& args, cudaStream_t stream) {
+  if (Error e = check_kernel_name(kernel, false); e.failed()) return e;
   Problem problem;
   if (Error e = resolve(args, &problem); e.failed()) return e;
-  if (!problem.empty() && on_pair_boundary(problem)) {
-    if (named) return refuse_named_pairs(name);
-    return run_permute(nullptr, TransposeAsPermute(problem).args, stream);
+  Device device;
+  CallPlan plan;
+  if (!problem.empty())
+    if (Error e = device_for(problem.src, problem.dst, &device); e.failed()) return e;
+  if (Error e = plan_transpose(kernel, problem, device, &plan); e.failed()) return e;
+  return launch(plan, stream);
+}
+
+Error run_permute(const char* kernel, const PermuteArgs& args, cudaStream_t stream) {
+  if (Error e = check_kernel_name(kernel, true); e.failed()) return e;
+  Permutation p;
+  if (Error e = resolve_permute(args, &p); e.failed()) return e;
+  Device device;
+  CallPlan plan;
+  if (!p.empty())
+    if (Error e = device_for(p.src, p.dst, &device); e.failed()) return e;
+  if (Error e = plan_permute(kernel, p, device, &plan); e.failed()) return e;
+  return launch(plan, stream);
+}
+
+// A base of the class `sample` is in (modulo plan_alignment), for planning without one: the
+// planner reads bases only modulo plan_alignment (NULL: an aligned base).
+template <class T>
+T* stand_in(T* sample, uintptr_t slot) {
+  const uintptr_t rest = reinterpret_cast<uintptr_t>(sample) % plan_alignment;
+  return reinterpret_cast<T*>(slot * plan_alignment + rest);
+}
+
+}  // namespace
+}  // namespace xpose::detail
+
+// A plan handle: the checked layout (bases null), the device, and the plan for bases of the
+// classes it was made for. Never changed after xpose_plan_* made it.
+struct xpose_plan {
+  bool permutation = false;
+  xpose::detail::Problem problem;      // a transpose's layout
+  xpose::detail::Permutation perm;     // a permutation's
+  std::string kernel;                  // empty: the automatic choice
+  xpose::detail::Device device;
+  xpose::detail::CallPlan plan;
+  std::string text;
+
+  bool empty() const { return permutation ? perm.empty() : problem.empty(); }
+};
+
+namespace xpose::detail {
+namespace {
+
+// The layout's plan on the current device, for bases like src and dst.
+template <class Layout, class PlanFor>
+Error make_plan(Layout layout, const char* kernel, const void* src, const void* dst, PlanFor plan_for,
+                xpose_plan_t* out) {
+  auto h = std::make_unique<xpose_plan>();
+  if (!layout.empty()) {
+    if (Error e = check_alignment(src, dst, layout.elem_bytes); e.failed()) return e;
+    if (Error e = current_device(&h->device); e.failed()) return e;
   }
-  Choice choice;
-  if (Error e = choose_for(named, problem, &choice); e.failed()) return e;
-  return launch(choice, stream);
+  Layout planned = layout;
+  planned.src = stand_in(src, 2);
+  planned.dst = stand_in(const_cast<void*>(dst), 4);
+  if (Error e = plan_for(kernel, planned, h->device, &h->plan); e.failed()) return e;
+  h->kernel = kernel ? kernel : "";
+  h->text = explain(h->plan).text;
+  if constexpr (std::is_same_v<Layout, Permutation>) {
+    h->permutation = true;
+    h->perm = layout;
+  } else {
+    h->problem = layout;
+  }
+  *out = h.release();
+  return ok();
+}
+
+template <class Layout, class PlanFor>
+Error execute_on(const xpose_plan& h, Layout layout, const void* src, void* dst, cudaStream_t stream,
+                 PlanFor plan_for) {
+  int device = 0;
+  XPOSE_TRY_CUDA(cudaGetDevice(&device));
+  if (device != h.device.id)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "the plan is for device " + std::to_string(h.device.id) +
+                                                  " but the current device is " + std::to_string(device));
+  if (Error e = check_bases(layout, src, dst); e.failed()) return e;
+  if (Error e = check_device_access(src, dst, h.device); e.failed()) return e;
+  if (same_class(h.plan, src, dst)) return launch(rebased(h.plan, src, dst), stream);
+  CallPlan plan;  // bases of another class: the plan a call would make for them
+  if (Error e = plan_for(h.kernel.empty() ? nullptr : h.kernel.c_str(), layout, h.device, &plan); e.failed())
+    return e;
+  return launch(plan, stream);
+}
+
+Error execute(const xpose_plan* h, const void* src, void* dst, cudaStream_t stream) {
+  if (!h) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer");
+  if (h->empty()) return ok();
+  return h->permutation ? execute_on(*h, h->perm, src, dst, stream, plan_permute)
+                        : execute_on(*h, h->problem, src, dst, stream, plan_transpose);
 }
 
 // The C ABI's wall: no exception crosses it.
@@ -242,6 +194,49 @@ xpose_status_t xpose_permute_with(const char* kernel, const void* src, void* dst
   });
 }
 
+xpose_status_t xpose_plan_transpose(xpose_plan_t* plan, const char* kernel, const void* src, const void* dst,
+                                    int64_t rows, int64_t cols, int64_t elem_bytes, int64_t ld_src, int64_t ld_dst,
+                                    int64_t batch, int64_t stride_src, int64_t stride_dst) {
+  using namespace xpose::detail;
+  if (!plan) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer"));
+  *plan = nullptr;
+  return guarded([&] {
+    if (Error e = check_kernel_name(kernel, false); e.failed()) return e;
+    Problem layout;
+    if (Error e = resolve_shape({nullptr, nullptr, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src,
+                                 stride_dst}, &layout);
+        e.failed())
+      return e;
+    return make_plan(layout, kernel, src, dst, plan_transpose, plan);
+  });
+}
+
+xpose_status_t xpose_plan_permute(xpose_plan_t* plan, const char* kernel, const void* src, const void* dst, int rank,
+                                  const int64_t* extents, const int* perm, int64_t elem_bytes,
+                                  const int64_t* src_strides, const int64_t* dst_strides) {
+  using namespace xpose::detail;
+  if (!plan) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer"));
+  *plan = nullptr;
+  return guarded([&] {
+    if (Error e = check_kernel_name(kernel, true); e.failed()) return e;
+    Permutation layout;
+    if (Error e = resolve_permute_layout({nullptr, nullptr, rank, extents, perm, elem_bytes, src_strides, dst_strides},
+                                         &layout);
+        e.failed())
+      return e;
+    return make_plan(layout, kernel, src, dst, plan_permute, plan);
+  });
+}
+
+xpose_status_t xpose_plan_execute(xpose_plan_t plan, const void* src, void* dst, cudaStream_t stream) {
+  using namespace xpose::detail;
+  return guarded([&] { return execute(plan, src, dst, stream); });
+}
+
+const char* xpose_plan_explain(xpose_plan_t plan) { return plan ? plan->text.c_str() : ""; }
+
+void xpose_plan_destroy(xpose_plan_t plan) { delete plan; }
+
 const char* xpose_status_string(xpose_status_t status) {
   switch (status) {
     case XPOSE_SUCCESS: return "success";
@@ -290,26 +285,31 @@ Layout resolve(int64_t elem_bytes, const Shape& shape) {
   return l;
 }
 
+namespace {
+
+Explanation explanation_of(const detail::CallPlan& plan) {
+  detail::PlanText t = detail::explain(plan);
+  return {std::move(t.kernel), std::move(t.rule), std::move(t.tuning), std::move(t.text)};
+}
+
+// The plan a call would make: its checks, the device's, and the choice.
+template <class Layout, class Plan>
+Explanation explain_call(const Layout& layout, const char* kernel, Plan&& plan_for) {
+  if (kernel && !*kernel) kernel = nullptr;
+  detail::Device device;
+  if (!layout.empty()) detail::throw_if_failed(detail::device_for(layout.src, layout.dst, &device));
+  detail::CallPlan plan;
+  detail::throw_if_failed(plan_for(kernel, layout, device, &plan));
+  return explanation_of(plan);
+}
+
+}  // namespace
+
 Explanation explain_choice(const void* src, void* dst, int64_t elem_bytes, const Shape& shape, const char* kernel) {
-  const char* name = kernel && *kernel ? kernel : nullptr;
-  const detail::Engine* named = nullptr;
-  detail::throw_if_failed(detail::named_engine(name, &named));
+  detail::throw_if_failed(detail::check_kernel_name(kernel && *kernel ? kernel : nullptr, false));
   detail::Problem problem;
   detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
-  if (!problem.empty() && detail::on_pair_boundary(problem)) {
-    if (named) detail::throw_if_failed(detail::refuse_named_pairs(name));
-    const detail::TransposeAsPermute t(problem);
-    const PermuteShape as_permute{{t.extents, t.extents + 3}, {t.perm, t.perm + 3},
-                                  {t.src_strides, t.src_strides + 3}, {t.dst_strides, t.dst_strides + 3}};
-    Explanation e = explain_permute(src, dst, elem_bytes, as_permute);
-    e.text = "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), " + e.text;
-    return e;
-  }
-  detail::Choice choice;
-  detail::throw_if_failed(detail::choose_for(named, problem, &choice));
-  if (!choice.plan.engine) return {"", "", "", "nothing to do: the problem is empty"};
-  return {choice.plan.engine->name, choice.rule ? choice.rule->id : "", choice.tuning ? choice.tuning->name : "",
-          detail::explain(choice)};
+  return explain_call(problem, kernel, detail::plan_transpose);
 }
 
 std::string explain(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {
@@ -362,37 +362,23 @@ detail::PermuteArgs permute_args(const void* src, void* dst, int64_t elem_bytes,
 Explanation explain_permute(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape,
                             const char* kernel) {
   check_sizes(shape);
-  detail::PermuteChoice c;
-  detail::throw_if_failed(
-      detail::prepare_permute(kernel && *kernel ? kernel : nullptr, permute_args(src, dst, elem_bytes, shape), &c));
-  const std::string normalized = "normalized to " + detail::axes_text(c.shape);
-  if (c.nd.kernel) return {c.nd.kernel, "", "", normalized + ", an N-D permutation: " + detail::describe(c.nd)};
-  const detail::Choice& t = c.transpose;
-  if (!t.plan.engine) return {"", "", "", "nothing to do: the permutation is empty"};
-  return {t.plan.engine->name, t.rule ? t.rule->id : "", t.tuning ? t.tuning->name : "",
-          normalized + ", a batched 2-D transpose: " + detail::explain(t)};
+  detail::throw_if_failed(detail::check_kernel_name(kernel && *kernel ? kernel : nullptr, true));
+  detail::Permutation p;
+  detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
+  return explain_call(p, kernel, detail::plan_permute);
 }
 
 void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteShape& shape) {
   check_sizes(shape);
   detail::Permutation p;
   detail::throw_if_failed(detail::resolve_permute(permute_args(src, dst, elem_bytes, shape), &p));
-  if (p.empty()) return;
-  // Where the reduced permutation is a transpose, the cache-blocked 2-D reference runs it;
-  // other reduced forms go through the N-D kernels' form in cache-sized tiles.
-  detail::Problem problem;
-  const layout::PermuteShape reduced = detail::normalized(p);
-  if (detail::transpose_of(p, reduced, &problem)) return cpu::transpose(problem);
-  layout::NdForm form;
-  const char* why = nullptr;
-  if (layout::nd_form(reduced, &form, &why)) return cpu::permute_form(form, p.src, p.dst);
-  cpu::permute(p);
+  detail::run_on_host(p);
 }
 
 void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {
   detail::Problem problem;
   detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
-  cpu::transpose(problem);
+  detail::run_on_host(problem);
 }
 
 }  // namespace xpose

@@ -158,18 +158,54 @@ Error resolve(const Args& a, Problem* out) {
     *out = p;
     return ok();
   }
-  const int64_t e = p.elem_bytes, src_bytes = p.src_span_bytes(), dst_bytes = p.dst_span_bytes();
-  if (!p.src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
-  if (!p.dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");
-  const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
-  if (s % uintptr_t(alignment_of(e))) return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("src", e));
-  if (d % uintptr_t(alignment_of(e))) return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("dst", e));
+  if (Error e = dst_disjoint(p); e.failed()) return e;
+  if (Error e = check_bases(p, a.src, a.dst); e.failed()) return e;
+  *out = p;
+  return ok();
+}
+
+Error check_alignment(const void* src, const void* dst, int64_t e) {
+  if (reinterpret_cast<uintptr_t>(src) % uintptr_t(alignment_of(e)))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("src", e));
+  if (reinterpret_cast<uintptr_t>(dst) % uintptr_t(alignment_of(e)))
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("dst", e));
+  return ok();
+}
+
+namespace {
+
+// The checks of two bases against spans of src_bytes and dst_bytes of elem_bytes elements.
+Error check_spans(const void* src, const void* dst, int64_t e, int64_t src_bytes, int64_t dst_bytes,
+                  const char* verb) {
+  if (!src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
+  if (!dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");
+  if (Error err = check_alignment(src, dst, e); err.failed()) return err;
+  const uintptr_t s = reinterpret_cast<uintptr_t>(src), d = reinterpret_cast<uintptr_t>(dst);
   if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src or dst extends past the end of the address space");
-  if (Error err = dst_disjoint(p); err.failed()) return err;
   if (s < d + uintptr_t(dst_bytes) && d < s + uintptr_t(src_bytes))
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src and dst overlap; xpose transposes out of place only");
-  *out = p;
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string("src and dst overlap; xpose ") + verb + " out of place only");
+  return ok();
+}
+
+}  // namespace
+
+Error check_bases(Problem& p, const void* src, void* dst) {
+  if (p.empty()) return ok();
+  if (Error e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "transposes");
+      e.failed())
+    return e;
+  p.src = src;
+  p.dst = dst;
+  return ok();
+}
+
+Error check_bases(Permutation& p, const void* src, void* dst) {
+  if (p.empty()) return ok();
+  if (Error e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "permutes"); e.failed())
+    return e;
+  p.src = src;
+  p.dst = dst;
   return ok();
 }
 
@@ -205,7 +241,7 @@ Error check_device_access(const void* src, const void* dst, const Device& d) {
   return check_pointer("dst", dst, d);
 }
 
-Error resolve_permute(const PermuteArgs& a, Permutation* out) {
+Error resolve_permute_layout(const PermuteArgs& a, Permutation* out) {
   const auto invalid = [](std::string message) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::move(message)); };
   if (a.rank < 0 || a.rank > max_rank)
     return invalid("rank is " + std::to_string(a.rank) + "; it must be 0 to " + std::to_string(max_rank));
@@ -235,8 +271,6 @@ Error resolve_permute(const PermuteArgs& a, Permutation* out) {
           return invalid(std::string(name) + "[" + std::to_string(i) + "] is negative (" + str(strides[i]) + ")");
 
   Permutation p;
-  p.src = a.src;
-  p.dst = a.dst;
   p.elem_bytes = e;
   p.rank = rank;
   for (int i = 0; i < rank; ++i) {
@@ -278,14 +312,6 @@ Error resolve_permute(const PermuteArgs& a, Permutation* out) {
       return invalid(std::string("the extent of ") + name + " in bytes overflows int64");
   }
 
-  if (!p.src) return invalid("src is a null pointer");
-  if (!p.dst) return invalid("dst is a null pointer");
-  const uintptr_t s = reinterpret_cast<uintptr_t>(p.src), d = reinterpret_cast<uintptr_t>(p.dst);
-  if (s % uintptr_t(alignment_of(e))) return invalid(misaligned("src", e));
-  if (d % uintptr_t(alignment_of(e))) return invalid(misaligned("dst", e));
-  const int64_t src_bytes = p.src_span_bytes(), dst_bytes = p.dst_span_bytes();
-  if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
-    return invalid("src or dst extends past the end of the address space");
   int64_t dst_extents[max_rank];
   for (int k = 0; k < rank; ++k) {
     dst_extents[k] = a.extents[a.perm[k]];
@@ -293,8 +319,14 @@ Error resolve_permute(const PermuteArgs& a, Permutation* out) {
   }
   if (Error err = dst_distinct(rank, dst_extents, dst_strides, "dst strides let elements share memory",
                                 "dst strides " + index_text(rank, dst_strides), "dst indices"); err.failed()) return err;
-  if (s < d + uintptr_t(dst_bytes) && d < s + uintptr_t(src_bytes))
-    return invalid("src and dst overlap; xpose permutes out of place only");
+  *out = p;
+  return ok();
+}
+
+Error resolve_permute(const PermuteArgs& a, Permutation* out) {
+  Permutation p;
+  if (Error e = resolve_permute_layout(a, &p); e.failed()) return e;
+  if (Error e = check_bases(p, a.src, a.dst); e.failed()) return e;
   *out = p;
   return ok();
 }

@@ -29,6 +29,17 @@ int main(void) {
   CHECK(strstr(xpose_last_error(), "unknown kernel 'no_such_kernel'") != NULL);
   CHECK(xpose_transpose(NULL, NULL, 0, 3, 4, 0, 0, 1, 0, 0, 0) == XPOSE_SUCCESS);
   CHECK(dst[0] == 0 && dst[5] == 0);
+  {
+    xpose_plan_t plan = NULL;
+    const int64_t extents[2] = {0, 3};
+    const int perm[2] = {1, 0};
+    CHECK(xpose_plan_transpose(&plan, NULL, src, dst, 2, 3, 3, 0, 0, 1, 0, 0) == XPOSE_ERROR_INVALID_ARGUMENT);
+    CHECK(plan == NULL);
+    CHECK(xpose_plan_permute(&plan, NULL, NULL, NULL, 2, extents, perm, 4, NULL, NULL) == XPOSE_SUCCESS);
+    CHECK(xpose_plan_execute(plan, NULL, NULL, 0) == XPOSE_SUCCESS);
+    CHECK(strstr(xpose_plan_explain(plan), "nothing to do") != NULL);
+    xpose_plan_destroy(plan);
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

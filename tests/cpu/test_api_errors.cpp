@@ -24,6 +24,65 @@ TEST(BadInput, FailsWithStatusAndMessageAndLeavesDstAlone) {
     EXPECT_EQ(std::string::npos, std::string(xpose_last_error()).find('\n')) << "messages are one line";
     EXPECT_EQ(-1, first_difference(dst, std::vector<uint8_t>(buffer_bytes, poison)));
     EXPECT_EQ(-1, first_difference(src, src_before));
+
+    // Through a plan: the same answer, at its making or its execute; without a GPU a layout
+    // that is valid fails at its making for want of a device (tests/gpu cover the rest).
+    std::string no_gpu;
+    const bool gpu = gpu_available(&no_gpu);
+    const xpose_status_t planned = call_through_plan(r, src.data(), dst.data());
+    if (gpu || planned != XPOSE_ERROR_CUDA) {
+      EXPECT_EQ(bad.status, planned) << xpose_last_error();
+      EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(bad.message)) << xpose_last_error();
+    }
+    EXPECT_EQ(-1, first_difference(dst, std::vector<uint8_t>(buffer_bytes, poison)));
+    EXPECT_EQ(-1, first_difference(src, src_before));
+  }
+}
+
+// The plan handle's own edges, with or without a GPU: null handles, a failed making leaves
+// *plan null, an empty layout plans without a device and executes as nothing.
+TEST(PlanHandle, NullAndEmpty) {
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_plan_transpose(nullptr, nullptr, nullptr, nullptr, 2, 2, 4, 0, 0, 1, 0, 0));
+  EXPECT_STREQ("plan is a null pointer", xpose_last_error());
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_plan_execute(nullptr, nullptr, nullptr, nullptr));
+  EXPECT_STREQ("plan is a null pointer", xpose_last_error());
+  EXPECT_STREQ("", xpose_plan_explain(nullptr));
+  xpose_plan_destroy(nullptr);
+
+  xpose_plan_t plan = reinterpret_cast<xpose_plan_t>(uintptr_t(1));
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_plan_transpose(&plan, nullptr, nullptr, nullptr, 2, 2, 3, 0, 0, 1, 0, 0));
+  EXPECT_EQ(nullptr, plan);
+  const int64_t extents[] = {2, 3};
+  const int repeated[] = {0, 0};
+  plan = reinterpret_cast<xpose_plan_t>(uintptr_t(1));
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
+            xpose_plan_permute(&plan, nullptr, nullptr, nullptr, 2, extents, repeated, 4, nullptr, nullptr));
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("repeats axis 0")) << xpose_last_error();
+  EXPECT_EQ(nullptr, plan);
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
+            xpose_plan_permute(&plan, "permute_nowhere", nullptr, nullptr, 2, extents, repeated, 4, nullptr, nullptr));
+  EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find("for permutations also permute_vec_regs"))
+      << xpose_last_error();
+
+  const int64_t empty[] = {4, 0, 3};
+  const int perm[] = {2, 0, 1};
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_plan_permute(&plan, nullptr, nullptr, nullptr, 3, empty, perm, 8, nullptr, nullptr))
+      << xpose_last_error();
+  EXPECT_STREQ("nothing to do: the permutation is empty", xpose_plan_explain(plan));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_plan_execute(plan, nullptr, nullptr, nullptr));
+  xpose_plan_destroy(plan);
+
+  Plan empty_transpose = Plan::transpose(2, Shape{0, 7});
+  EXPECT_EQ("nothing to do: the problem is empty", empty_transpose.explain());
+  empty_transpose.execute(nullptr, nullptr);
+  Plan moved = std::move(empty_transpose);
+  EXPECT_EQ(nullptr, empty_transpose.get());
+  EXPECT_NE(nullptr, moved.get());
+  try {
+    empty_transpose.execute(nullptr, nullptr);
+    ADD_FAILURE() << "a moved-from plan executed";
+  } catch (const Error& e) {
+    EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status());
   }
 }
 

@@ -97,4 +97,18 @@ inline xpose_status_t call(const Request& r, const uint8_t* src, uint8_t* dst) {
                                     a.stride_dst, nullptr);
 }
 
+// The same request through a plan: made with the request's layout, kernel and bases, then
+// executed on those bases (the first failing status, or success).
+inline xpose_status_t call_through_plan(const Request& r, const uint8_t* src, uint8_t* dst) {
+  const void* s = r.null_src ? nullptr : src + r.src_byte_offset;
+  void* d = r.null_dst ? nullptr : (r.dst_is_src ? const_cast<uint8_t*>(src) : dst) + r.dst_byte_offset;
+  const detail::Args& a = r.args;
+  xpose_plan_t plan = nullptr;
+  xpose_status_t status = xpose_plan_transpose(&plan, r.kernel, s, d, a.rows, a.cols, a.elem_bytes, a.ld_src,
+                                               a.ld_dst, a.batch, a.stride_src, a.stride_dst);
+  if (status == XPOSE_SUCCESS) status = xpose_plan_execute(plan, s, d, nullptr);
+  xpose_plan_destroy(plan);
+  return status;
+}
+
 }  // namespace xpose::testing

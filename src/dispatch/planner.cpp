@@ -1,0 +1,237 @@
+#include "dispatch/planner.hpp"
+
+#include <string>
+
+#include "cpu/reference.hpp"
+#include "dispatch/registry.hpp"
+#include "layout/permute.hpp"
+#include "layout/permute_nd.hpp"
+
+namespace xpose::detail {
+namespace {
+
+std::string nd_names() {
+  std::string text;
+  for (const char* n : nd_kernel_names) text += std::string(text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+// The transpose engine a name calls for: nullptr (the automatic choice) for a null name.
+Error named_engine(const char* name, const Engine** out) {
+  *out = nullptr;
+  if (!name) return ok();
+  *out = find_engine(name);
+  if (!*out)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel " + quoted(name) + "; known: " + engine_names());
+  return ok();
+}
+
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// The widest element both bases are aligned to (at most 16 bytes).
+int64_t widest_aligned(const void* src, const void* dst) {
+  const uintptr_t bases = address(src) | address(dst);
+  int64_t widest = 16;
+  while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
+  return widest;
+}
+
+// A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
+// both bases allow (layout/permute.hpp); 16-byte elements on an 8-byte boundary as 8-byte
+// pairs (kept whole only where 16 axes that do not fuse leave no room for the pair's axis).
+layout::PermuteShape normalized(const Permutation& p) {
+  const int64_t widest = widest_aligned(p.src, p.dst);
+  layout::PermuteShape s = layout::normalize(p.shape(), widest);
+  if (s.elem_bytes > widest && layout::split_elements(&s, widest)) s = layout::normalize(s, widest);
+  return s;
+}
+
+std::string axes_text(const layout::PermuteShape& s) {
+  std::string text = std::to_string(s.elem_bytes) + "-byte elements, axes (extent:src stride:dst stride)";
+  for (int i = 0; i < s.rank; ++i)
+    text += " " + std::to_string(s.axes[i].extent) + ":" + std::to_string(s.axes[i].src_stride) + ":" +
+            std::to_string(s.axes[i].dst_stride);
+  return text;
+}
+
+// 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128): the transpose
+// engines move 16-byte elements as aligned vectors, so such a transpose runs as the
+// permutation it is, which the planner takes in 8-byte pairs.
+bool on_pair_boundary(const Problem& p) {
+  return p.elem_bytes == 16 && (address(p.src) | address(p.dst)) % 16 != 0;
+}
+
+// A checked transpose as the permutation (0, 2, 1) of its (batch, rows, cols) axes.
+Permutation as_permutation(const Problem& p) {
+  Permutation q;
+  q.src = p.src;
+  q.dst = p.dst;
+  q.elem_bytes = p.elem_bytes;
+  q.rank = 3;
+  q.axes[0] = {p.batch, p.stride_src, p.stride_dst};
+  q.axes[1] = {p.rows, p.ld_src, 1};
+  q.axes[2] = {p.cols, 1, p.ld_dst};
+  for (PermAxis& a : q.axes)
+    if (a.extent == 1) a.src_stride = a.dst_stride = 0;  // as resolve_permute leaves them
+  q.perm[0] = 0, q.perm[1] = 2, q.perm[2] = 1;
+  return q;
+}
+
+// layout::as_transpose's form as the checked Problem it is.
+Problem transpose_problem(const layout::TransposeForm& t, const void* src, void* dst) {
+  Problem p;
+  p.src = src;
+  p.dst = dst;
+  p.rows = t.rows, p.cols = t.cols, p.elem_bytes = t.elem_bytes;
+  p.ld_src = t.ld_src, p.ld_dst = t.ld_dst;
+  p.batch = t.batch;
+  p.stride_src = t.batch == 1 ? t.rows * t.ld_src : t.stride_src;
+  p.stride_dst = t.batch == 1 ? t.cols * t.ld_dst : t.stride_dst;
+  return p;
+}
+
+// A permutation's normalized form as the transpose it is, where it is one.
+bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Problem* out) {
+  layout::TransposeForm t;
+  if (!layout::as_transpose(reduced, &t)) return false;
+  *out = transpose_problem(t, p.src, p.dst);
+  return true;
+}
+
+void classify(CallPlan* plan, const void* src, const void* dst) {
+  plan->src_class = address(src) % plan_alignment;
+  plan->dst_class = address(dst) % plan_alignment;
+}
+
+}  // namespace
+
+bool transpose_form(const Permutation& p, Problem* out) { return transpose_of(p, normalized(p), out); }
+
+Error check_kernel_name(const char* kernel, bool permutation) {
+  if (permutation && kernel && is_nd_kernel(kernel)) return ok();
+  const Engine* named = nullptr;
+  Error e = named_engine(kernel, &named);
+  if (e.failed() && permutation) e.message += "; for permutations also " + nd_names();
+  return e;
+}
+
+Error plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out) {
+  const bool nd_named = kernel && is_nd_kernel(kernel);
+  const Engine* named = nullptr;
+  if (!nd_named)
+    if (Error e = named_engine(kernel, &named); e.failed()) {
+      e.message += "; for permutations also " + nd_names();
+      return e;
+    }
+  CallPlan plan;
+  plan.permutation = true;
+  classify(&plan, p.src, p.dst);
+  if (p.empty()) {
+    *out = plan;
+    return ok();
+  }
+  plan.shape = normalized(p);
+  if (plan.shape.elem_bytes > widest_aligned(p.src, p.dst))
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "16-byte elements on an 8-byte boundary in 16 axes that do not fuse: "
+                                           "align src and dst to 16 bytes");
+  Problem problem;
+  if (!nd_named && transpose_of(p, plan.shape, &problem)) {
+    if (Error e = named ? choose_named(*named, problem, d, &plan.transpose) : choose(problem, d, &plan.transpose);
+        e.failed())
+      return e;
+    *out = plan;
+    return ok();
+  }
+  if (named)
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(kernel) + " transposes batched matrices; this permutation is "
+                                               "not one once normalized (" + axes_text(plan.shape) +
+                                               "): name one of " + nd_names() + ", or let xpose choose");
+  std::string why;
+  if (!plan_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, &plan.nd, &why))
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(plan.shape) + ") cannot be served: " + why);
+  *out = plan;
+  return ok();
+}
+
+Error plan_transpose(const char* kernel, const Problem& p, const Device& d, CallPlan* out) {
+  const Engine* named = nullptr;
+  if (Error e = named_engine(kernel, &named); e.failed()) return e;
+  if (!p.empty() && on_pair_boundary(p)) {
+    if (named)
+      return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(kernel) + " needs 16-byte elements on a 16-byte boundary; "
+                                             "these are on an 8-byte one, which only the automatic choice serves");
+    if (Error e = plan_permute(nullptr, as_permutation(p), d, out); e.failed()) return e;
+    out->as_pairs = true;
+    return ok();
+  }
+  CallPlan plan;
+  classify(&plan, p.src, p.dst);
+  if (!p.empty())
+    if (Error e = named ? choose_named(*named, p, d, &plan.transpose) : choose(p, d, &plan.transpose); e.failed())
+      return e;
+  *out = plan;
+  return ok();
+}
+
+bool same_class(const CallPlan& plan, const void* src, const void* dst) {
+  return address(src) % plan_alignment == plan.src_class && address(dst) % plan_alignment == plan.dst_class;
+}
+
+CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
+  CallPlan p = plan;
+  if (p.transpose.plan.engine) {
+    p.transpose.plan.problem.src = src;
+    p.transpose.plan.problem.dst = dst;
+  }
+  if (p.nd.kernel) {
+    p.nd.src = src;
+    p.nd.dst = dst;
+  }
+  return p;
+}
+
+Error launch(const CallPlan& plan, cudaStream_t stream) {
+  if (plan.nd.kernel) {
+    XPOSE_TRY_CUDA(launch_nd(plan.nd, stream));
+  } else if (const Engine* e = plan.transpose.plan.engine) {
+    XPOSE_TRY_CUDA(e->launch(plan.transpose.plan, stream));
+  }
+  return ok();
+}
+
+PlanText explain(const CallPlan& plan) {
+  PlanText t;
+  const std::string normalized = plan.permutation ? "normalized to " + axes_text(plan.shape) + ", " : "";
+  const std::string pairs = plan.as_pairs ? "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), "
+                                          : "";
+  if (plan.nd.kernel) {
+    t.kernel = plan.nd.kernel;
+    t.text = pairs + normalized + "an N-D permutation: " + describe(plan.nd);
+  } else if (const Engine* e = plan.transpose.plan.engine) {
+    const Choice& c = plan.transpose;
+    t.kernel = e->name;
+    t.rule = c.rule ? c.rule->id : "";
+    t.tuning = c.tuning ? c.tuning->name : "";
+    t.text = pairs + normalized + (plan.permutation ? "a batched 2-D transpose: " : "") + explain(c);
+  } else {
+    t.text = plan.permutation ? "nothing to do: the permutation is empty" : "nothing to do: the problem is empty";
+  }
+  return t;
+}
+
+void run_on_host(const Problem& p) {
+  if (!p.empty()) cpu::transpose(p);
+}
+
+void run_on_host(const Permutation& p) {
+  if (p.empty()) return;
+  Problem problem;
+  const layout::PermuteShape reduced = normalized(p);
+  if (transpose_of(p, reduced, &problem)) return cpu::transpose(problem);
+  layout::NdForm form;
+  const char* why = nullptr;
+  if (layout::nd_form(reduced, &form, &why)) return cpu::permute_form(form, p.src, p.dst);
+  cpu::permute(p);
+}
+
+}  // namespace xpose::detail

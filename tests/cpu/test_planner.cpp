@@ -1,0 +1,153 @@
+// The planner on pretend devices: bases of one class modulo plan_alignment take one plan (the
+// property a plan handle's execute rests on), and a permutation's 2-D form is the Problem
+// resolve() makes of the same arguments.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "api/validate.hpp"
+#include "dispatch/planner.hpp"
+#include "support/devices.hpp"
+#include "support/permutations.hpp"
+#include "support/testing.hpp"
+
+namespace xpose::detail {
+namespace {
+
+const Device* const devices[] = {&testing::h100, &testing::h200, &testing::a100, &testing::b200, &testing::turing};
+
+// Two plans launch the same thing: every launch field, and the same text.
+void expect_same_launch(const CallPlan& a, const CallPlan& b) {
+  EXPECT_EQ(explain(a).text, explain(b).text);
+  EXPECT_EQ(a.nd.kernel, b.nd.kernel);
+  EXPECT_EQ(a.transpose.plan.engine, b.transpose.plan.engine);
+  EXPECT_EQ(a.transpose.rule, b.transpose.rule);
+  if (a.nd.kernel && b.nd.kernel) {
+    EXPECT_EQ(a.nd.src, b.nd.src);
+    EXPECT_EQ(a.nd.dst, b.nd.dst);
+    EXPECT_EQ(layout::text(a.nd.form), layout::text(b.nd.form));
+    EXPECT_EQ(a.nd.stores.src_rows_aligned, b.nd.stores.src_rows_aligned);
+    EXPECT_TRUE(a.nd.grid.x == b.nd.grid.x && a.nd.grid.y == b.nd.grid.y && a.nd.grid.z == b.nd.grid.z);
+  }
+  if (a.transpose.plan.engine && b.transpose.plan.engine) {
+    const Plan &p = a.transpose.plan, &q = b.transpose.plan;
+    EXPECT_EQ(p.problem.src, q.problem.src);
+    EXPECT_EQ(p.problem.dst, q.problem.dst);
+    EXPECT_EQ(p.variant, q.variant);
+    EXPECT_EQ(p.smem_bytes, q.smem_bytes);
+    EXPECT_EQ(p.chunk_elems, q.chunk_elems);
+    EXPECT_EQ(p.tiles_by_column, q.tiles_by_column);
+    EXPECT_EQ(describe(p), describe(q));
+  }
+}
+
+// A base: a random 40-bit multiple of 256 plus `rest` (below 256).
+uintptr_t base(std::mt19937_64& rng, uintptr_t rest) { return ((rng() >> 24) << 8) + rest; }
+
+TEST(Planner, BasesOfOneClassTakeOnePlan) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int planned = 0;
+  for (int trial = 0; trial < testing::trials(4000) && !::testing::Test::HasFailure(); ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 22, rng() % 2);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    Permutation layout;
+    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
+                                r.src_or_null(), r.dst_or_null()},
+                               &layout)
+            .failed())
+      continue;
+    // a's bases anywhere on their element's alignment; b's alike modulo plan_alignment only.
+    const uintptr_t align = uintptr_t(r.elem_bytes < 8 ? r.elem_bytes : 8);
+    const auto rest = [&] { return align * (rng() % (256 / align)); };
+    const auto like = [&](uintptr_t r) { return r % plan_alignment + plan_alignment * (rng() % (256 / plan_alignment)); };
+    const uintptr_t src_rest = rest(), dst_rest = rest();
+    const Device& d = *devices[rng() % std::size(devices)];
+    Permutation a = layout, b = layout;
+    a.src = reinterpret_cast<const void*>(base(rng, src_rest));
+    a.dst = reinterpret_cast<void*>(base(rng, dst_rest));
+    b.src = reinterpret_cast<const void*>(base(rng, like(src_rest)));
+    b.dst = reinterpret_cast<void*>(base(rng, like(dst_rest)));
+    CallPlan pa, pb;
+    const Error ea = plan_permute(nullptr, a, d, &pa), eb = plan_permute(nullptr, b, d, &pb);
+    ASSERT_EQ(ea.status, eb.status) << ea.message << " / " << eb.message;
+    if (ea.failed()) {
+      EXPECT_EQ(ea.message, eb.message);
+      continue;
+    }
+    ++planned;
+    ASSERT_TRUE(same_class(pa, b.src, b.dst));
+    expect_same_launch(rebased(pa, b.src, b.dst), pb);
+
+    // The same for the batched 2-D transpose the permutation may be, planned as a transpose.
+    Problem t;
+    if (transpose_form(a, &t)) {
+      Problem u = t;
+      u.src = b.src, u.dst = b.dst;
+      CallPlan ta, tb;
+      const Error fa = plan_transpose(nullptr, t, d, &ta), fb = plan_transpose(nullptr, u, d, &tb);
+      ASSERT_EQ(fa.status, fb.status) << fa.message << " / " << fb.message;
+      if (!fa.failed()) expect_same_launch(rebased(ta, u.src, u.dst), tb);
+    }
+  }
+  EXPECT_GT(planned, testing::trials(4000) / 2);
+}
+
+// Bases of another class are told apart.
+TEST(Planner, BasesOfAnotherClassAreNotTheSame) {
+  Permutation p;
+  const int64_t extents[] = {64, 48};
+  const int perm[] = {1, 0};
+  ASSERT_FALSE(resolve_permute_layout({nullptr, nullptr, 2, extents, perm, 4, nullptr, nullptr}, &p).failed());
+  p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+  p.dst = reinterpret_cast<void*>(uintptr_t(1) << 30);
+  CallPlan plan;
+  ASSERT_FALSE(plan_permute(nullptr, p, testing::h100, &plan).failed());
+  EXPECT_TRUE(same_class(plan, reinterpret_cast<const void*>(uintptr_t(3) << 20), p.dst));
+  EXPECT_FALSE(same_class(plan, reinterpret_cast<const void*>((uintptr_t(1) << 20) + 4), p.dst));
+  EXPECT_FALSE(same_class(plan, p.src, reinterpret_cast<const void*>((uintptr_t(1) << 30) + 8)));
+}
+
+// transpose_problem gives what resolve() makes of the 2-D form's arguments, for every
+// permutation whose normalized form is a transpose: valid by construction.
+TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int forms = 0;
+  for (int trial = 0; trial < testing::trials(20000) && !::testing::Test::HasFailure(); ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 22, rng() % 2);
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    Permutation p;
+    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
+                                r.src_or_null(), r.dst_or_null()},
+                               &p)
+            .failed() ||
+        p.empty())
+      continue;
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 50);
+    Problem made;
+    if (!transpose_form(p, &made)) continue;
+    ++forms;
+    Problem resolved;
+    const Error e = resolve(Args{made.src, made.dst, made.rows, made.cols, made.elem_bytes, made.ld_src, made.ld_dst,
+                                 made.batch, made.stride_src, made.stride_dst},
+                            &resolved);
+    ASSERT_FALSE(e.failed()) << e.message;
+    EXPECT_EQ(resolved.rows, made.rows);
+    EXPECT_EQ(resolved.cols, made.cols);
+    EXPECT_EQ(resolved.elem_bytes, made.elem_bytes);
+    EXPECT_EQ(resolved.ld_src, made.ld_src);
+    EXPECT_EQ(resolved.ld_dst, made.ld_dst);
+    EXPECT_EQ(resolved.batch, made.batch);
+    EXPECT_EQ(resolved.stride_src, made.stride_src);
+    EXPECT_EQ(resolved.stride_dst, made.stride_dst);
+  }
+  EXPECT_GT(forms, testing::trials(20000) / 10);
+}
+
+}  // namespace
+}  // namespace xpose::detail

@@ -23,6 +23,10 @@ TEST(BadInputOnDevice, FailsWithStatusAndMessageAndLeavesDstAlone) {
     ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
     EXPECT_EQ(-1, first_difference(dst.read(), poisoned));
     EXPECT_EQ(-1, first_difference(src.read(), src_image));
+    EXPECT_EQ(bad.status, call_through_plan(r, src.data(), dst.data())) << "through a plan";
+    EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(bad.message)) << xpose_last_error();
+    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+    EXPECT_EQ(-1, first_difference(dst.read(), poisoned));
   }
 }
 

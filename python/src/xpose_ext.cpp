@@ -16,8 +16,10 @@
 #include <cstdint>
 #include <cctype>
 #include <cstring>
-#include <tuple>
+#include <memory>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #ifdef XPOSE_JAX_FFI
@@ -168,6 +170,68 @@ std::string user_terms(const std::string& message) {
   return out;
 }
 
+// Plans by layout (device, element size, extents, axes, strides, kernel, and the bases'
+// remainders modulo 16, which is all a plan depends on): a repeated call pays for the checks
+// of its bases and the launch only. Read and filled with the GIL held; a plan in use stays
+// alive through its shared_ptr when the cache is emptied (at kMaxPlans, all at once).
+struct Planned {
+  xpose_plan_t plan = nullptr;
+  ~Planned() { xpose_plan_destroy(plan); }
+};
+constexpr size_t kMaxPlans = 1024;
+
+std::string plan_key(const View& x, const View& out, int n, const std::vector<int>& axes, const int64_t* x_strides,
+                     const int64_t* out_strides, const std::string& kernel) {
+  int64_t fields[3 + 4 * kMaxRank];
+  int k = 0;
+  fields[k++] = x.device;
+  fields[k++] = x.itemsize | int64_t(reinterpret_cast<uintptr_t>(x.data) % 16) << 8 |
+                int64_t(reinterpret_cast<uintptr_t>(out.data) % 16) << 16 | int64_t(n) << 24;
+  for (int i = 0; i < n; ++i) {
+    fields[k++] = x.shape[i];
+    fields[k++] = axes[size_t(i)];
+    fields[k++] = x_strides[i];
+    fields[k++] = out_strides[i];
+  }
+  std::string key(reinterpret_cast<const char*>(fields), sizeof(int64_t) * size_t(k));
+  return key + kernel;
+}
+
+std::shared_ptr<Planned> cached_plan(const View& x, const View& out, int n, const std::vector<int>& axes,
+                                     const int64_t* x_strides, const int64_t* out_strides,
+                                     const std::string& kernel) {
+  static std::unordered_map<std::string, std::shared_ptr<Planned>> plans;
+  std::string key = plan_key(x, out, n, axes, x_strides, out_strides, kernel);
+  if (auto found = plans.find(key); found != plans.end()) return found->second;
+  auto made = std::make_shared<Planned>();
+  xpose_status_t status;
+  {
+    nb::gil_scoped_release released;
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) current = -1;
+    if (current != x.device) cudaSetDevice(x.device);
+    status = xpose_plan_permute(&made->plan, kernel == "auto" ? nullptr : kernel.c_str(), x.data, out.data, n,
+                                x.shape, axes.data(), x.itemsize, x_strides, out_strides);
+    if (current >= 0 && current != x.device) cudaSetDevice(current);
+  }
+  if (status != XPOSE_SUCCESS) return nullptr;  // the call itself says why
+  if (plans.size() >= kMaxPlans) plans.clear();
+  plans.emplace(std::move(key), made);
+  return made;
+}
+
+// The call on the device (current already): through its plan, else uncached (the C ABI's
+// message for a layout no plan can be made of).
+xpose_status_t execute(const std::shared_ptr<Planned>& plan, const View& x, const View& out, int n,
+                       const std::vector<int>& axes, const int64_t* x_strides, const int64_t* out_strides,
+                       const std::string& kernel, cudaStream_t s) {
+  if (plan) return xpose_plan_execute(plan->plan, x.data, out.data, s);
+  return kernel == "auto" ? xpose_permute(x.data, out.data, n, x.shape, axes.data(), x.itemsize, x_strides,
+                                          out_strides, s)
+                          : xpose_permute_with(kernel.c_str(), x.data, out.data, n, x.shape, axes.data(), x.itemsize,
+                                               x_strides, out_strides, s);
+}
+
 // x's axes permuted into out: the checks every array needs (the library makes the rest: overlap,
 // elements that share memory, alignment, int64 overflow), then the call, on x's device.
 void run(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes, uintptr_t stream,
@@ -205,6 +269,8 @@ void run(const std::string& fn, const View& x, const View& out, const std::vecto
       if (strides[k] < 0)
         raise(PyExc_ValueError, fn, std::string(v->name) + " has negative strides " + tuple_text(v->strides, n) +
                                         " (in elements); make a copy first");
+  std::shared_ptr<Planned> plan;
+  if (x.device >= 0) plan = cached_plan(x, out, n, axes, x_strides, out_strides, kernel);
   xpose_status_t status;
   std::string message;
   {
@@ -223,11 +289,7 @@ void run(const std::string& fn, const View& x, const View& out, const std::vecto
       int current = -1;
       if (cudaGetDevice(&current) != cudaSuccess) current = -1;
       if (current != x.device) cudaSetDevice(x.device);
-      const auto s = reinterpret_cast<cudaStream_t>(stream);
-      status = kernel == "auto" ? xpose_permute(x.data, out.data, n, x.shape, axes.data(), x.itemsize, x_strides,
-                                                out_strides, s)
-                                : xpose_permute_with(kernel.c_str(), x.data, out.data, n, x.shape, axes.data(),
-                                                     x.itemsize, x_strides, out_strides, s);
+      status = execute(plan, x, out, n, axes, x_strides, out_strides, kernel, reinterpret_cast<cudaStream_t>(stream));
       if (current >= 0 && current != x.device) cudaSetDevice(current);
       if (status != XPOSE_SUCCESS) message = xpose_last_error();
     }

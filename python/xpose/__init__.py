@@ -59,13 +59,13 @@ def _check_torch_out(x, out, fn):
                                    "torch.no_grad())", fn)
 
 
-def _torch_stream(device):
-    """PyTorch's current stream on `device` (a CUDA torch.device), as a pointer."""
+def _torch_stream(index):
+    """PyTorch's current stream on CUDA device `index`, as a pointer."""
     torch = sys.modules["torch"]
     try:
-        return torch._C._cuda_getCurrentRawStream(device.index)  # what Inductor's kernels launch on
+        return torch._C._cuda_getCurrentRawStream(index)  # what Inductor's kernels launch on
     except AttributeError:  # a PyTorch without it
-        return torch.cuda.current_stream(device).cuda_stream
+        return torch.cuda.current_stream(index).cuda_stream
 
 
 _DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types
@@ -208,9 +208,10 @@ def transpose(x, out=None, kernel="auto"):
 
 def _matrix_transpose(x, out, kernel, fn):
     np = sys.modules.get("numpy")
-    if np is not None and type(x) is np.ndarray and x.ndim >= 2:  # the common case first
+    if type(x) is _TENSOR or (np is not None and type(x) is np.ndarray):  # the common cases first
         nd = x.ndim
-        return _permute(x, list(range(nd - 2)) + [nd - 1, nd - 2], out, fn, kernel)
+        if nd >= 2:
+            return _permute(x, list(range(nd - 2)) + [nd - 1, nd - 2], out, fn, kernel)
     if _library(x) is None and _foreign(x) and not _is_jax(x):  # its axes are known once seen through DLPack
         return _via_dlpack(x, out, lambda v: _matrix_transpose(v, None, kernel, fn), fn)
     nd = getattr(x, "ndim", None)
@@ -281,9 +282,18 @@ def _check_dims(dims, nd, fn="permute"):
     return [d % nd for d in axes]
 
 
+_TENSOR = None  # torch.Tensor, once a tensor has been seen: plain tensors take the fewest steps
+_TORCH_OPS = None  # xpose._torch, once imported
+
+
 def _permute(x, axes, out, fn, kernel="auto"):
     """Every public function's body: x's library found, axes read, the result allocated in that
     library, and the native boundary called (it checks the rest, in the caller's terms)."""
+    if type(x) is _TENSOR and kernel == "auto":  # a plain PyTorch tensor: the common case first
+        dims = _check_dims(axes, x.dim(), fn)
+        if out is None:
+            return (_TORCH_OPS or _torch_ops()).permute(x, dims, fn)
+        return _permute_torch(x, dims, out, fn)
     np = sys.modules.get("numpy")
     if np is not None and type(x) is np.ndarray and (out is None or type(out) is np.ndarray) and \
             kernel == "auto" and not x.dtype.hasobject:
@@ -306,11 +316,10 @@ def _permute(x, axes, out, fn, kernel="auto"):
     if kernel != "auto":
         kernel = _check_kernel(kernel, fn)
     if lib == "torch":
+        _seen_torch()
         dims = _check_dims(axes, x.dim(), fn)
         if out is None:
-            from . import _torch
-
-            return _torch.permute(x, dims, fn, kernel)
+            return (_TORCH_OPS or _torch_ops()).permute(x, dims, fn, kernel)
         return _permute_torch(x, dims, out, fn, kernel)
     if x.ndim > 16:
         raise _error(ValueError, f"x has {x.ndim} axes; xpose permutes at most 16", fn)
@@ -318,6 +327,19 @@ def _permute(x, axes, out, fn, kernel="auto"):
     if lib == "numpy":
         return _permute_numpy(x, dims, out, fn, kernel)
     return _permute_cupy(x, dims, out, fn, kernel)
+
+
+def _seen_torch():
+    global _TENSOR
+    _TENSOR = sys.modules["torch"].Tensor
+
+
+def _torch_ops():
+    global _TORCH_OPS
+    from . import _torch
+
+    _TORCH_OPS = _torch
+    return _torch
 
 
 def _is_jax(x):
@@ -434,34 +456,35 @@ def _permute_cupy(x, dims, out, fn, kernel):
 
 
 def _check_torch_tensor(t, what, fn):
-    import torch
-
-    device = t.device
-    if device.type not in ("cuda", "cpu"):
-        raise _error(ValueError, f"{what} is on {device}; xpose serves CUDA devices and the CPU", fn)
-    if t.layout != torch.strided or t.is_quantized:
+    """t's CUDA device index, or -1 for the CPU; refuses other devices and tensors whose memory
+    does not hold their values as strided elements."""
+    if t.is_cuda:
+        index = t.get_device()
+    elif t.is_cpu:
+        index = -1
+    else:
+        raise _error(ValueError, f"{what} is on {t.device}; xpose serves CUDA devices and the CPU", fn)
+    if t.layout != sys.modules["torch"].strided or t.is_quantized:
         raise _error(TypeError, f"{what} is a {'quantized' if t.is_quantized else t.layout} tensor; xpose moves the "
                                 "elements of dense (strided) tensors", fn)
     if t.is_conj() or t.is_neg():
         lazy, fix = ("conjugated", "resolve_conj()") if t.is_conj() else ("negated", "resolve_neg()")
         raise _error(ValueError, f"{what} is a lazily {lazy} view whose memory holds the values before that; call "
                                  f"{what}.{fix} first", fn)
-    return device
+    return index
 
 
 def _permute_torch(x, dims, out, fn, kernel="auto"):
     """PyTorch tensors, as their fields (PyTorch reads them faster than it exports DLPack)."""
-    device = _check_torch_tensor(x, "x", fn)
+    index = _check_torch_tensor(x, "x", fn)
     if out is None:
         out = x.new_empty([x.shape[d] for d in dims])
     else:
         _check_out_of("torch", x, out, fn)
-        if out.device != device:
-            raise _error(ValueError, f"out is on {out.device}; x is on {device}", fn)
-        _check_torch_tensor(out, "out", fn)
+        if _check_torch_tensor(out, "out", fn) != index:
+            raise _error(ValueError, f"out is on {out.device}; x is on {x.device}", fn)
         _check_torch_out(x, out, fn)
-    index = device.index if device.type == "cuda" else -1
-    stream = _torch_stream(device) if index >= 0 else 0
+    stream = _torch_stream(index) if index >= 0 else 0
     _xpose.permute_fields(fn, x.data_ptr(), x.shape, x.stride(), out.data_ptr(), out.shape, out.stride(),
                           x.element_size(), index, dims, stream, kernel)
     return out

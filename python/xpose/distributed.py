@@ -53,11 +53,11 @@ class _Array:
             self.byte_strides, self.device, self.dtype = tuple(x.strides), None, x.dtype
             self.writable = bool(x.flags.writeable)
         elif kind == "torch":
-            device = _check_torch_tensor(x, what, fn)
+            _check_torch_tensor(x, what, fn)
             itemsize = x.element_size()
             self.ptr, self.shape, self.itemsize = x.data_ptr(), tuple(x.shape), itemsize
             self.byte_strides = tuple(s * itemsize for s in x.stride())
-            self.device = device if device.type == "cuda" else None
+            self.device = x.device if x.is_cuda else None
             self.dtype = x.dtype
         elif kind == "cupy":
             self.ptr, self.shape, self.itemsize = x.data.ptr, tuple(x.shape), x.itemsize

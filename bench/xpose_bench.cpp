@@ -311,6 +311,12 @@ class GpuBench {
                                    }}};
     for (Candidate& k : xpose_candidates(p, o_.kernels.empty() ? std::vector<std::string>{"auto"} : o_.kernels))
       all.push_back(std::move(k));
+    // The same through a plan made once (xpose_plan_execute: the bases' checks and the launch).
+    const auto plan = std::make_shared<xpose::Plan>(xpose::Plan::transpose(p.elem_bytes, p.shape(), nullptr, p.src, p.dst));
+    all.push_back({"plan execute (auto)", "xpose", [p, plan](cudaStream_t s) {
+                     const xpose_status_t st = xpose_plan_execute(plan->get(), p.src, p.dst, s);
+                     return st == XPOSE_SUCCESS ? std::string() : std::string(xpose_last_error());
+                   }});
     std::printf("\n== %s: host time per call (%d runs of 100 calls enqueued back to back, median)\n",
                 c.label.c_str(), o_.reps);
     if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());

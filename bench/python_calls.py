@@ -4,7 +4,8 @@ costs and the time of one call with that host cost in it, each against a copy of
 bytes measured the same way in the same run.
 
 Per case (extents, permutation, dtype): PyTorch's `x.permute(p).contiguous()`, xpose's
-`permute_dims(x, p)` with and without `out=`, CuPy's `ascontiguousarray(x.transpose(p))`,
+`permute_dims(x, p)` with and without `out=` and the C ABI's `xpose_permute` on the same
+tensors (the Python layer's reference), CuPy's `ascontiguousarray(x.transpose(p))`,
 JAX's jitted `jnp.transpose` and xpose.jax's jitted custom call; the ceiling is the library's
 own copy of the same bytes (`out.copy_(x)`, `cupy.copyto`, a jitted `x + 0` for JAX).
 
@@ -168,6 +169,11 @@ def main():
         row("xpose", "permute_dims(x, p)", lambda: xpose.permute_dims(x, perm), sync, torch_copy,
             check=lambda: torch.equal(bits(xpose.permute_dims(x, perm)), bits(want)))
         row("xpose", "permute_dims(x, p, out=y)", lambda: xpose.permute_dims(x, perm, out=y), sync, torch_copy)
+        # The C ABI itself (xpose_permute, every check and the choice on each call) on the same
+        # tensors, timed the same way: what the Python layer is measured against.
+        raw = (x.data_ptr(), y.data_ptr(), itemsize, list(extents), list(perm), list(x.stride()), list(y.stride()),
+               torch.cuda.current_stream().cuda_stream)
+        row("xpose", "C ABI xpose_permute(x, y)", lambda: xpose._xpose.permute_device(*raw), sync, torch_copy)
         if cp is not None and dtype != "bfloat16":
             c = cp.from_dlpack(x)
             c_out = cp.empty_like(c)

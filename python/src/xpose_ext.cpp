@@ -170,12 +170,30 @@ std::string user_terms(const std::string& message) {
   return out;
 }
 
+// The current device for a scope: `device`, then back to the caller's.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) : device_(device) {
+    if (cudaGetDevice(&current_) != cudaSuccess) current_ = -1;
+    if (current_ != device_) cudaSetDevice(device_);
+  }
+  ~OnDevice() {
+    if (current_ >= 0 && current_ != device_) cudaSetDevice(current_);
+  }
+
+ private:
+  int device_, current_ = -1;
+};
+
 // Plans by layout (device, element size, extents, axes, strides, kernel, and the bases'
 // remainders modulo 16, which is all a plan depends on): a repeated call pays for the checks
 // of its bases and the launch only. Read and filled with the GIL held; a plan in use stays
 // alive through its shared_ptr when the cache is emptied (at kMaxPlans, all at once).
 struct Planned {
   xpose_plan_t plan = nullptr;
+  Planned() = default;
+  Planned(const Planned&) = delete;
+  Planned& operator=(const Planned&) = delete;
   ~Planned() { xpose_plan_destroy(plan); }
 };
 constexpr size_t kMaxPlans = 1024;
@@ -207,12 +225,9 @@ std::shared_ptr<Planned> cached_plan(const View& x, const View& out, int n, cons
   xpose_status_t status;
   {
     nb::gil_scoped_release released;
-    int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess) current = -1;
-    if (current != x.device) cudaSetDevice(x.device);
+    const OnDevice on(x.device);
     status = xpose_plan_permute(&made->plan, kernel == "auto" ? nullptr : kernel.c_str(), x.data, out.data, n,
                                 x.shape, axes.data(), x.itemsize, x_strides, out_strides);
-    if (current >= 0 && current != x.device) cudaSetDevice(current);
   }
   if (status != XPOSE_SUCCESS) return nullptr;  // the call itself says why
   if (plans.size() >= kMaxPlans) plans.clear();
@@ -234,8 +249,11 @@ xpose_status_t execute(const std::shared_ptr<Planned>& plan, const View& x, cons
 
 // x's axes permuted into out: the checks every array needs (the library makes the rest: overlap,
 // elements that share memory, alignment, int64 overflow), then the call, on x's device.
-void run(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes, uintptr_t stream,
-         const std::string& kernel) {
+// The checks of x, out and axes every call and plan make (the library makes the rest: overlap,
+// elements that share memory, alignment, int64 overflow); their strides with those of axes of
+// one index at 0. False where the result is empty: nothing to move, nothing more to check.
+bool checked(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes,
+             const std::string& kernel, int64_t* x_strides, int64_t* out_strides) {
   const int n = x.ndim;
   if (n > kMaxRank) raise(PyExc_ValueError, fn, "x has " + std::to_string(n) + " axes; xpose permutes at most 16");
   if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
@@ -257,9 +275,8 @@ void run(const std::string& fn, const View& x, const View& out, const std::vecto
   if (x.device < 0 && kernel != "auto")
     raise(PyExc_ValueError, fn, "kernel '" + kernel + "' runs on a GPU; arrays on the host are permuted on the CPU "
                                 "(kernel='auto')");
-  for (int k = 0; k < n; ++k) if (shape[k] == 0) return;  // nothing to move, nothing to check
+  for (int k = 0; k < n; ++k) if (shape[k] == 0) return false;
   // Strides of an axis of one index address nothing: whatever they are, they become 0.
-  int64_t x_strides[kMaxRank], out_strides[kMaxRank];
   for (int k = 0; k < n; ++k) {
     x_strides[k] = x.shape[k] == 1 ? 0 : x.strides[k];
     out_strides[k] = out.shape[k] == 1 ? 0 : out.strides[k];
@@ -269,6 +286,19 @@ void run(const std::string& fn, const View& x, const View& out, const std::vecto
       if (strides[k] < 0)
         raise(PyExc_ValueError, fn, std::string(v->name) + " has negative strides " + tuple_text(v->strides, n) +
                                         " (in elements); make a copy first");
+  return true;
+}
+
+[[noreturn]] void raise_status(const std::string& fn, xpose_status_t status, const std::string& message) {
+  raise(status == XPOSE_ERROR_CUDA ? PyExc_RuntimeError : PyExc_ValueError, fn, user_terms(message));
+}
+
+// x's axes permuted into out: the checks, then the call, on x's device (through the plan cache).
+void run(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes, uintptr_t stream,
+         const std::string& kernel) {
+  const int n = x.ndim;
+  int64_t x_strides[kMaxRank], out_strides[kMaxRank];
+  if (!checked(fn, x, out, axes, kernel, x_strides, out_strides)) return;
   std::shared_ptr<Planned> plan;
   if (x.device >= 0) plan = cached_plan(x, out, n, axes, x_strides, out_strides, kernel);
   xpose_status_t status;
@@ -286,16 +316,12 @@ void run(const std::string& fn, const View& x, const View& out, const std::vecto
         message = e.what();
       }
     } else {
-      int current = -1;
-      if (cudaGetDevice(&current) != cudaSuccess) current = -1;
-      if (current != x.device) cudaSetDevice(x.device);
+      const OnDevice on(x.device);
       status = execute(plan, x, out, n, axes, x_strides, out_strides, kernel, reinterpret_cast<cudaStream_t>(stream));
-      if (current >= 0 && current != x.device) cudaSetDevice(current);
       if (status != XPOSE_SUCCESS) message = xpose_last_error();
     }
   }
-  if (status != XPOSE_SUCCESS)
-    raise(status == XPOSE_ERROR_CUDA ? PyExc_RuntimeError : PyExc_ValueError, fn, user_terms(message));
+  if (status != XPOSE_SUCCESS) raise_status(fn, status, message);
 }
 
 // A DLPack or buffer-protocol array's view, or false where nanobind cannot take it (as
@@ -334,25 +360,109 @@ bool permute_arrays(const std::string& fn, nb::handle x, nb::handle out, const s
   return true;
 }
 
-// PyTorch tensors as their fields (their dtype, device and PyTorch's own rules were checked
-// in Python): device -1 for the CPU.
+// An array as its fields (PyTorch's tensors: PyTorch reads them faster than it exports DLPack;
+// their dtype, device and PyTorch's own rules were checked in Python): device -1 for the CPU.
+View fields_view(const std::string& fn, const char* name, uintptr_t data, const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& strides, int64_t itemsize, int device) {
+  if (shape.size() > size_t(kMaxRank))
+    raise(PyExc_ValueError, fn, std::string(name) + " has " + std::to_string(shape.size()) +
+                                    " axes; xpose permutes at most 16");
+  if (strides.size() != shape.size())
+    raise(PyExc_ValueError, fn, std::string(name) + " has " + std::to_string(strides.size()) + " strides for " +
+                                    std::to_string(shape.size()) + " axes");
+  View v;
+  v.name = name;
+  v.data = reinterpret_cast<void*>(data);
+  v.ndim = int(shape.size());
+  v.itemsize = itemsize;
+  v.device = device;
+  std::copy(shape.begin(), shape.end(), v.shape);
+  std::copy(strides.begin(), strides.end(), v.strides);
+  return v;
+}
+
 void permute_fields(const std::string& fn, uintptr_t x_data, const std::vector<int64_t>& x_shape,
                     const std::vector<int64_t>& x_strides, uintptr_t out_data, const std::vector<int64_t>& out_shape,
                     const std::vector<int64_t>& out_strides, int64_t itemsize, int device,
                     const std::vector<int>& axes, uintptr_t stream, const std::string& kernel) {
-  View x, out;
-  out.name = "out";
-  for (auto [v, data, shape, strides] : {std::tuple{&x, x_data, &x_shape, &x_strides}, std::tuple{&out, out_data, &out_shape, &out_strides}}) {
-    if (shape->size() > size_t(kMaxRank)) raise(PyExc_ValueError, fn, std::string(v->name) + " has " + std::to_string(shape->size()) + " axes; xpose permutes at most 16");
-    v->data = reinterpret_cast<void*>(data);
-    v->ndim = int(shape->size());
-    v->itemsize = itemsize;
-    v->device = device;
-    std::copy(shape->begin(), shape->end(), v->shape);
-    std::copy(strides->begin(), strides->end(), v->strides);
-  }
-  run(fn, x, out, axes, stream, kernel);
+  run(fn, fields_view(fn, "x", x_data, x_shape, x_strides, itemsize, device),
+      fields_view(fn, "out", out_data, out_shape, out_strides, itemsize, device), axes, stream, kernel);
 }
+
+// xpose.Plan's native half: a permutation of one layout of x and out (as fields), checked and
+// planned once on their device; execute takes arrays of that layout and re-checks their bases.
+class ArrayPlan {
+ public:
+  ArrayPlan(const std::string& fn, uintptr_t x_data, const std::vector<int64_t>& x_shape,
+            const std::vector<int64_t>& x_strides, uintptr_t out_data, const std::vector<int64_t>& out_shape,
+            const std::vector<int64_t>& out_strides, int64_t itemsize, int device, const std::vector<int>& axes,
+            const std::string& kernel)
+      : fn_(fn), axes_(axes), kernel_(kernel) {
+    x_ = fields_view(fn, "x", x_data, x_shape, x_strides, itemsize, device);
+    out_ = fields_view(fn, "out", out_data, out_shape, out_strides, itemsize, device);
+    if (device < 0) raise(PyExc_TypeError, fn, "plans run on a GPU; x is on the host (call xpose.permute_dims)");
+    int64_t xs[kMaxRank] = {}, os[kMaxRank] = {};
+    empty_ = !checked(fn, x_, out_, axes_, kernel_, xs, os);
+    if (!empty_) {  // compared at execute as the library reads them
+      std::copy(xs, xs + x_.ndim, x_.strides);
+      std::copy(os, os + out_.ndim, out_.strides);
+    }
+    xpose_status_t status;
+    std::string message;
+    {
+      nb::gil_scoped_release released;
+      const OnDevice on(device);
+      status = xpose_plan_permute(&plan_.plan, kernel_ == "auto" ? nullptr : kernel_.c_str(), x_.data, out_.data,
+                                  x_.ndim, x_.shape, axes_.data(), itemsize, x_.strides, out_.strides);
+      if (status != XPOSE_SUCCESS) message = xpose_last_error();
+    }
+    if (status != XPOSE_SUCCESS) raise_status(fn, status, message);
+  }
+
+  void execute(uintptr_t x_data, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& x_strides,
+               uintptr_t out_data, const std::vector<int64_t>& out_shape, const std::vector<int64_t>& out_strides,
+               int64_t itemsize, int device, uintptr_t stream) const {
+    const View x = fields_view(fn_, "x", x_data, x_shape, x_strides, itemsize, device);
+    const View out = fields_view(fn_, "out", out_data, out_shape, out_strides, itemsize, device);
+    same_layout(x, x_);
+    same_layout(out, out_);
+    if (empty_) return;
+    xpose_status_t status;
+    std::string message;
+    {
+      nb::gil_scoped_release released;
+      const OnDevice on(device);
+      status = xpose_plan_execute(plan_.plan, x.data, out.data, reinterpret_cast<cudaStream_t>(stream));
+      if (status != XPOSE_SUCCESS) message = xpose_last_error();
+    }
+    if (status != XPOSE_SUCCESS) raise_status(fn_, status, message);
+  }
+
+  std::string explain() const { return xpose_plan_explain(plan_.plan); }
+
+ private:
+  // `v` is laid out as `planned` (strides of axes of one index aside), else ValueError.
+  void same_layout(const View& v, const View& planned) const {
+    bool same = v.ndim == planned.ndim && v.itemsize == planned.itemsize && v.device == planned.device;
+    for (int k = 0; same && k < v.ndim; ++k)
+      same = v.shape[k] == planned.shape[k] && (empty_ || v.shape[k] == 1 || v.strides[k] == planned.strides[k]);
+    if (same) return;
+    const auto where = [](int d) { return d < 0 ? std::string("the host") : "cuda:" + std::to_string(d); };
+    raise(PyExc_ValueError, fn_, std::string(v.name) + " has shape " + tuple_text(v.shape, v.ndim) + ", strides " +
+                                     tuple_text(v.strides, v.ndim) + ", " + std::to_string(v.itemsize) +
+                                     "-byte elements on " + where(v.device) + "; the plan is for shape " +
+                                     tuple_text(planned.shape, planned.ndim) + ", strides " +
+                                     tuple_text(planned.strides, planned.ndim) + ", " +
+                                     std::to_string(planned.itemsize) + "-byte elements on " + where(planned.device));
+  }
+
+  std::string fn_;
+  View x_, out_;
+  std::vector<int> axes_;
+  std::string kernel_;
+  Planned plan_;
+  bool empty_ = false;
+};
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
@@ -394,6 +504,15 @@ NB_MODULE(_xpose, m) {
   m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
   m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
         "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);
+  nb::class_<ArrayPlan>(m, "ArrayPlan")
+      .def(nb::init<const std::string&, uintptr_t, const std::vector<int64_t>&, const std::vector<int64_t>&, uintptr_t,
+                    const std::vector<int64_t>&, const std::vector<int64_t>&, int64_t, int, const std::vector<int>&,
+                    const std::string&>(),
+           "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a, "out_shape"_a, "out_strides"_a,
+           "itemsize"_a, "device"_a, "axes"_a, "kernel"_a)
+      .def("execute", &ArrayPlan::execute, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a, "out_shape"_a,
+           "out_strides"_a, "itemsize"_a, "device"_a, "stream"_a)
+      .def("explain", &ArrayPlan::explain);
   const auto released = nb::call_guard<nb::gil_scoped_release>();
   nb::class_<DistPlan>(m, "DistPlan")
       .def(nb::init<const std::vector<int64_t>&, const std::vector<int64_t>&, int64_t, int64_t, int64_t, int64_t, int>(),

@@ -24,7 +24,7 @@ import sys
 from . import _xpose
 __version__ = _xpose.version()
 
-__all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels"]
+__all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels", "Plan"]
 
 
 def _error(kind, message, fn="transpose"):
@@ -204,6 +204,92 @@ def transpose(x, out=None, kernel="auto"):
     axes), under the same rules. `kernel` names one of `xpose.kernels()` instead of the
     automatic choice (GPU arrays only)."""
     return _matrix_transpose(x, out, kernel, "transpose")
+
+
+class Plan:
+    """`permute_dims(x, axes, out)` for one layout, checked and planned once.
+
+        plan = xpose.Plan(x, (0, 2, 3, 1))   # x: an array like those the plan will take
+        y = plan(x)                          # any x of that layout; or plan(x, out=y)
+
+    `x` (and `out`, where given) are PyTorch tensors or CuPy arrays on a CUDA device; the plan is
+    for arrays of their shape, strides, dtype and device (out=None: a new dense result), at
+    addresses like theirs. A call checks that its arrays have that layout (ValueError if not),
+    re-checks only their addresses, and enqueues the kernel on the library's current stream; it
+    never synchronizes. `explain()`: what it launches, and why. Calls to `permute_dims` cache
+    plans by layout already: a Plan saves the remaining checks and states the layout once."""
+
+    __slots__ = ("_native", "_lib", "_dtype", "_shape")
+
+    def __init__(self, x, axes, out=None, kernel="auto"):
+        fn = "Plan"
+        lib = _library(x)
+        if lib not in ("torch", "cupy"):
+            raise _error(TypeError, "x must be a PyTorch tensor or a CuPy array on a CUDA device, not "
+                                    f"{type(x).__module__}.{type(x).__name__} (xpose.permute_dims serves the rest)",
+                         fn)
+        if kernel != "auto":
+            kernel = _check_kernel(kernel, fn)
+        dims = _check_dims(axes, x.ndim, fn)
+        self._lib, self._dtype = lib, x.dtype
+        self._shape = tuple(x.shape[d] for d in dims)
+        fx = _fields(x, lib, "x", fn)
+        if out is None:  # a new dense result, at an aligned address
+            dense, step = [], 1
+            for n in reversed(self._shape):
+                dense.append(step)
+                step *= n
+            fo = (0, self._shape, tuple(reversed(dense)), fx[3], fx[4])
+        else:
+            self._check_out(x, out, fn)
+            fo = _fields(out, lib, "out", fn)
+        self._native = _xpose.ArrayPlan(fn, *fx[:3], *fo[:3], fx[3], fx[4], dims, kernel)
+
+    def _check_out(self, x, out, fn):
+        _check_out_of(self._lib, x, out, fn)
+        if self._lib == "torch":
+            _check_torch_out(x, out, fn)
+
+    def __call__(self, x, out=None):
+        fn = "Plan"
+        if _library(x) != self._lib or x.dtype != self._dtype:
+            raise _error(TypeError, f"x is {type(x).__module__}.{type(x).__name__} of {getattr(x, 'dtype', None)}; "
+                                    f"the plan is for {_TITLES[self._lib]} arrays of {self._dtype}", fn)
+        fx = _fields(x, self._lib, "x", fn)
+        if out is None:
+            if self._lib == "torch":
+                out = x.new_empty(self._shape)
+            else:
+                with x.device:
+                    out = sys.modules["cupy"].empty(self._shape, x.dtype)
+        else:
+            self._check_out(x, out, fn)
+        fo = _fields(out, self._lib, "out", fn)
+        index = fx[4]
+        stream = _torch_stream(index) if self._lib == "torch" else \
+            sys.modules["cupy"].cuda.get_current_stream(index).ptr
+        self._native.execute(*fx[:3], *fo[:3], fx[3], index, stream)
+        return out
+
+    def explain(self):
+        """One line: what a call launches on arrays at addresses like the plan's, and why."""
+        return self._native.explain()
+
+
+def _fields(a, lib, what, fn):
+    """(address, shape, strides in elements, element size, CUDA device) of a PyTorch tensor or
+    CuPy array on a CUDA device."""
+    if lib == "torch":
+        index = _check_torch_tensor(a, what, fn)
+        if index < 0:
+            raise _error(TypeError, f"{what} is on the CPU; plans run on a GPU (xpose.permute_dims serves the CPU)",
+                         fn)
+        return a.data_ptr(), a.shape, a.stride(), a.element_size(), index
+    size = a.itemsize
+    if any(st % size for st in a.strides):
+        raise _error(ValueError, f"{what} has strides {a.strides} (bytes) that are not whole elements of {size} "
+                                 "bytes", fn)
+    return a.data.ptr, a.shape, tuple(st // size for st in a.strides), size, a.device.id
 
 
 def _matrix_transpose(x, out, kernel, fn):

@@ -52,6 +52,10 @@ try:
                     ("xpose.permute_dims(x, (3, 0, 1, 2))", lambda: xpose.permute_dims(x4, (3, 0, 1, 2))),
                     ("xpose.permute_dims(x, (3, 0, 1, 2), out=out)",
                      lambda: xpose.permute_dims(x4, (3, 0, 1, 2), out=y4))], sync)
+    plan2, plan4 = xpose.Plan(x, (1, 0), out=y), xpose.Plan(x4, (3, 0, 1, 2), out=y4)
+    table("torch", [("xpose.Plan(x, (1, 0))(x, out=out)", lambda: plan2(x, out=y)),
+                    ("xpose.Plan(x, (3, 0, 1, 2))(x, out=out)", lambda: plan4(x4, out=y4)),
+                    ("xpose.Plan(x, (3, 0, 1, 2))(x)", lambda: plan4(x4))], sync)
     g = torch.randn(64, 64, device="cuda", requires_grad=True)
     table("torch", [("xpose.transpose(x requiring grad) (the custom op)", lambda: xpose.transpose(g))], sync)
 except ImportError:

@@ -317,6 +317,13 @@ class GpuBench {
                      const xpose_status_t st = xpose_plan_execute(plan->get(), p.src, p.dst, s);
                      return st == XPOSE_SUCCESS ? std::string() : std::string(xpose_last_error());
                    }});
+    // What an execute's residency check costs: the driver's answer for both bases.
+    all.push_back({"2x pointer attributes", "probe", [p](cudaStream_t) {
+                     cudaPointerAttributes a{};
+                     cudaError_t e = cudaPointerGetAttributes(&a, p.src);
+                     if (e == cudaSuccess) e = cudaPointerGetAttributes(&a, p.dst);
+                     return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+                   }});
     std::printf("\n== %s: host time per call (%d runs of 100 calls enqueued back to back, median)\n",
                 c.label.c_str(), o_.reps);
     if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());

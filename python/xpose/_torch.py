@@ -15,17 +15,21 @@ import torch
 from . import _permute_torch
 
 
+try:  # bound once: this check runs on every eager call
+    _checks = (torch.compiler.is_compiling, torch._C._is_tracing, torch._C._len_torch_function_stack,
+               torch._C._len_torch_dispatch_stack, torch._C._are_functorch_transforms_active)
+except AttributeError:  # a PyTorch without these queries: always the op
+    _checks = None
+_grad_enabled, _Tensor = torch.is_grad_enabled, torch.Tensor
+
+
 def _plain_eager(x):
     """Whether the op's eager implementation, called directly, is exactly what the op would do."""
-    if type(x) is not torch.Tensor or (x.requires_grad and torch.is_grad_enabled()) or \
-            x.device.type not in ("cuda", "cpu"):
+    if type(x) is not _Tensor or not (x.is_cuda or x.is_cpu) or (x.requires_grad and _grad_enabled()) or \
+            _checks is None:
         return False
-    try:
-        return not (torch.compiler.is_compiling() or torch.jit.is_tracing() or
-                    torch._C._len_torch_function_stack() or torch._C._len_torch_dispatch_stack() or
-                    torch._C._are_functorch_transforms_active())
-    except AttributeError:  # a PyTorch without these queries: always the op
-        return False
+    compiling, tracing, function_modes, dispatch_modes, functorch = _checks
+    return not (compiling() or tracing() or function_modes() or dispatch_modes() or functorch())
 
 
 def permute(x, dims, fn="permute", kernel="auto"):

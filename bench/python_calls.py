@@ -16,7 +16,7 @@ own copy of the same bytes (`out.copy_(x)`, `cupy.copyto`, a jitted `x + 0` for 
 
 The cases: the named list below (the layouts users meet: attention heads, images, matrices),
 then --random draws (seeded; the seed is printed) of rank 2-6, 4-byte or smaller elements,
-8-256 MiB.
+8-512 MiB (a target of 8-256 MiB, reached within a factor of two).
   python3 bench/python_calls.py --json calls.jsonl [--random 20 --seed S] [--reps 15]"""
 import datetime
 import json
@@ -49,13 +49,18 @@ def random_cases(n, seed):
         rank = rng.randint(2, 6)
         target = rng.uniform(8, 256) * 2**20 / itemsize
         extents = [rng.randint(2, 64) for _ in range(rank)]
-        while True:  # grow random axes until the tensor holds about `target` elements
+        while True:  # halve the largest axes while twice `target` or more, then grow random ones to it
             total = 1
             for e in extents:
                 total *= e
-            if total >= target:
+            if total < 2 * target:
                 break
-            extents[rng.randrange(rank)] *= 2
+            largest = extents.index(max(extents))
+            extents[largest] = max(2, extents[largest] // 2)
+        while total < target:
+            axis = rng.randrange(rank)
+            total = total // extents[axis] * extents[axis] * 2
+            extents[axis] *= 2
         perm = list(range(rank))
         while perm == sorted(perm):
             rng.shuffle(perm)

@@ -17,8 +17,7 @@ std::string why(const Support& s, const Device& d) {
     case Refusal::none: return {};
     case Refusal::old_device:
       return "this build has GPU code for compute capability 8.0 and newer; the device is " + cc_text(d);
-    case Refusal::not_hopper:
-      return "the TMA kernels are built for compute capability 9.0 (sm_90a); the device is " + cc_text(d);
+    case Refusal::no_tma_code: return who + "; the device is " + cc_text(d);
     case Refusal::base_16: return who + " needs src and dst aligned to 16 bytes";
     case Refusal::pitch_16: return who + " needs ld_src and ld_dst to be multiples of 16 bytes";
     case Refusal::batch_pitch_16: return who + " needs stride_src and stride_dst to be multiples of 16 bytes";
@@ -27,8 +26,8 @@ std::string why(const Support& s, const Device& d) {
   return who;
 }
 
-// This build carries sm_80 and sm_90a code and compute_80 PTX, so any GPU of compute
-// capability 8.0 or newer runs every engine that does not need Hopper.
+// This build carries sm_80 code and compute_80 PTX (and sm_90a), so any GPU of compute
+// capability 8.0 or newer runs every engine but the TMA ones (tma/tensor_map.cpp says which).
 Support needs_built_device(const Device& d) { return d.cc >= 80 ? served() : refused(Refusal::old_device); }
 
 Support needs_16_byte_rows(const Problem& p, const char* who) {

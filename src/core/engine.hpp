@@ -22,7 +22,7 @@ namespace xpose::detail {
 enum class Refusal : uint8_t {
   none,
   old_device,       // no code in this build for the device's compute capability
-  not_hopper,       // the copy-engine kernels: sm_90a code only
+  no_tma_code,      // the copy-engine kernels: no machine code for this device (`text` says for which)
   base_16,          // src and dst must be 16-byte aligned
   pitch_16,         // ld_src and ld_dst must be multiples of 16 bytes
   batch_pitch_16,   // stride_src and stride_dst must be multiples of 16 bytes

@@ -144,11 +144,18 @@ TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
     EXPECT_EQ(std::string(name), c.plan.engine->name);
     detail::Error e = detail::choose_named(*k, problem(4096, 4096, 2), a100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
-    EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (sm_90a); the device is 8.0", e.message);
+    EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (XPOSE_TMA_ARCHITECTURES); the device is 8.0", e.message);
     e = detail::choose_named(*k, problem(31, 33, 4), h100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
     EXPECT_EQ("TMA needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
+    // A newer GPU runs no sm_90a code: refused until XPOSE_TMA_ARCHITECTURES lists it.
+    e = detail::choose_named(*k, problem(4096, 4096, 2), testing::b200, &c);
+    EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (XPOSE_TMA_ARCHITECTURES); the device is 10.0",
+              e.message);
   }
+  // The automatic choice there takes the kernels built for every GPU.
+  ASSERT_FALSE(detail::choose(problem(4096, 4096, 2), testing::b200, &c).failed());
+  EXPECT_EQ(std::string::npos, std::string(c.plan.engine->name).find("tma")) << c.plan.engine->name;
 }
 
 }  // namespace

@@ -3,7 +3,10 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <iterator>
 #include <mutex>
+#include <string>
 
 namespace xpose::engines::tma {
 
@@ -81,8 +84,27 @@ Support addressable(const Problem& p) {
   return served();
 }
 
+// The compute capabilities the TMA engines carry machine code for (CMake's
+// XPOSE_TMA_ARCHITECTURES): architecture-specific code runs on its own capability only.
+#ifndef XPOSE_TMA_CCS
+#define XPOSE_TMA_CCS 90
+#endif
+constexpr int tma_ccs[] = {XPOSE_TMA_CCS};
+
+// "the TMA kernels are built for compute capability 9.0 (...)": who a refusal names.
+const char* built_for() {
+  static const std::string text = [] {
+    std::string ccs;
+    for (const int cc : tma_ccs)
+      ccs += (ccs.empty() ? "" : ", ") + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+    return "the TMA kernels are built for compute capability " + ccs + " (XPOSE_TMA_ARCHITECTURES)";
+  }();
+  return text.c_str();
+}
+
 Support supports(const Problem& p, const Device& d) {
-  if (d.cc != 90) return refused(Refusal::not_hopper);
+  if (std::find(std::begin(tma_ccs), std::end(tma_ccs), d.cc) == std::end(tma_ccs))
+    return refused(Refusal::no_tma_code, built_for());
   return addressable(p);
 }
 

@@ -23,8 +23,8 @@ layout::MapShape dst_map(const detail::Problem& p, int edge, bool swizzle128, in
 // bytes, and the coordinates (int32) must reach every element.
 detail::Support addressable(const detail::Problem& p);
 
-// What every TMA engine needs: compute capability 9.0, which this build carries the TMA
-// kernels for as sm_90a code, and a problem the copy engine can address.
+// What every TMA engine needs: a device this build carries the TMA kernels' machine code for
+// (XPOSE_TMA_ARCHITECTURES: sm_90a by default), and a problem the copy engine can address.
 detail::Support supports(const detail::Problem& p, const detail::Device& d);
 
 // Encodes `shape` over `base`; returns the CUDA error (cudaErrorNotSupported where the

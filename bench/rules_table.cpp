@@ -27,6 +27,10 @@ std::string rules_markdown() {
     out += "| " + r.id + " | " + r.condition + " | `" + r.kernel + "` | " + r.launch + " | " + r.reason + " |\n";
     if (!r.built) skipped += (skipped.empty() ? "" : ", ") + r.id;
   }
+  out += "\n| N-D rule | permutation (no batched transpose once reduced) | kernel | technique | why |\n"
+         "|---|---|---|---|---|\n";
+  for (const RuleInfo& r : permute_rules())
+    out += "| " + r.id + " | " + r.condition + " | `" + r.kernel + "` | " + r.launch + " | " + r.reason + " |\n";
   const std::vector<TuningRecord> records = tuning_records();
   out += "\n| tuning parameter | meaning |";
   for (const TuningRecord& t : records) out += " " + t.name + " |";

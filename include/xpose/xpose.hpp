@@ -84,6 +84,8 @@ struct RuleInfo {
   bool built = true;      // false where this build lacks the kernel (the rule is skipped)
 };
 XPOSE_API std::vector<RuleInfo> rules();
+// The same for permutations that are no batched transpose once reduced: the N-D kernels' rules.
+XPOSE_API std::vector<RuleInfo> permute_rules();
 
 struct TuningParameter {
   std::string name, meaning;

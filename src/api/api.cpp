@@ -325,6 +325,15 @@ std::vector<RuleInfo> rules() {
   return list;
 }
 
+std::vector<RuleInfo> permute_rules() {
+  std::vector<RuleInfo> list;
+  for (const detail::NdRule& r : detail::nd_rules()) {
+    const int k = int(r.kernel);
+    list.push_back({r.id, detail::nd_kernel_names[k], r.condition, r.reason, detail::nd_kernel_summaries[k], true});
+  }
+  return list;
+}
+
 std::vector<TuningParameter> tuning_parameters() {
   std::vector<TuningParameter> list;
   for (const detail::TuningField& f : detail::tuning_fields()) list.push_back({f.name, f.meaning, f.bytes});

@@ -147,7 +147,7 @@ Error plan_permute(const char* kernel, const Permutation& p, const Device& d, Ca
                                                "not one once normalized (" + axes_text(plan.shape) +
                                                "): name one of " + nd_names() + ", or let xpose choose");
   std::string why;
-  if (!plan_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, &plan.nd, &why))
+  if (!choose_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, d, &plan.nd, &why))
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(plan.shape) + ") cannot be served: " + why);
   *out = plan;
   return ok();
@@ -183,16 +183,16 @@ CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
     p.transpose.plan.problem.src = src;
     p.transpose.plan.problem.dst = dst;
   }
-  if (p.nd.kernel) {
-    p.nd.src = src;
-    p.nd.dst = dst;
+  if (p.nd.plan.kernel) {
+    p.nd.plan.src = src;
+    p.nd.plan.dst = dst;
   }
   return p;
 }
 
 Error launch(const CallPlan& plan, cudaStream_t stream) {
-  if (plan.nd.kernel) {
-    XPOSE_TRY_CUDA(launch_nd(plan.nd, stream));
+  if (plan.nd.plan.kernel) {
+    XPOSE_TRY_CUDA(launch_nd(plan.nd.plan, stream));
   } else if (const Engine* e = plan.transpose.plan.engine) {
     XPOSE_TRY_CUDA(e->launch(plan.transpose.plan, stream));
   }
@@ -204,9 +204,12 @@ PlanText explain(const CallPlan& plan) {
   const std::string normalized = plan.permutation ? "normalized to " + axes_text(plan.shape) + ", " : "";
   const std::string pairs = plan.as_pairs ? "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), "
                                           : "";
-  if (plan.nd.kernel) {
-    t.kernel = plan.nd.kernel;
-    t.text = pairs + normalized + "an N-D permutation: " + describe(plan.nd);
+  if (plan.nd.plan.kernel) {
+    const NdChoice& c = plan.nd;
+    t.kernel = c.plan.kernel;
+    t.rule = c.rule ? c.rule->id : "";
+    t.tuning = c.tuning ? c.tuning->name : "";
+    t.text = pairs + normalized + "an N-D permutation: " + explain(c);
   } else if (const Engine* e = plan.transpose.plan.engine) {
     const Choice& c = plan.transpose;
     t.kernel = e->name;

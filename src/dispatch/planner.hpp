@@ -14,7 +14,7 @@
 #include "core/problem.hpp"
 #include "core/status.hpp"
 #include "dispatch/rules.hpp"
-#include "engines/permute_nd.hpp"
+#include "dispatch/nd_rules.hpp"
 
 namespace xpose::detail {
 
@@ -25,13 +25,13 @@ constexpr uintptr_t plan_alignment = 16;
 
 struct CallPlan {
   Choice transpose;  // a transpose engine's plan (transpose.plan.engine set) ...
-  NdPlan nd;         // ... or an N-D kernel's (nd.kernel set); neither: nothing to launch
+  NdChoice nd;       // ... or an N-D kernel's (nd.plan.kernel set); neither: nothing to launch
   bool permutation = false;    // planned from a permutation: the text gives its normalized form
   bool as_pairs = false;       // a transpose of 16-byte elements on an 8-byte boundary run as a permutation
   layout::PermuteShape shape;  // a permutation's normalized form
   uintptr_t src_class = 0, dst_class = 0;  // the bases' remainders modulo plan_alignment
 
-  bool empty() const { return !transpose.plan.engine && !nd.kernel; }
+  bool empty() const { return !transpose.plan.engine && !nd.plan.kernel; }
 };
 
 // A kernel name a transpose (or a permutation) can take: null, an engine's or an N-D

@@ -31,6 +31,15 @@ constexpr Tuning h100 = [] {
   t.unaligned_side_8 = 24 * MiB;
   t.unaligned_bytes_side = 16 * MiB;
   t.row_tiles_max_elem = 16;
+  // N-D (docs/performance.md, "N-D permutations"; tools/experiments/nd_tiles.cu): register
+  // blocks win for runs up to 128 bytes (16-byte elements: 256), bytes only from src runs of
+  // 128; aligned_stores' blocks win past 64 bytes of rows (fp16 b = 66 bytes on; behind at 32,
+  // 33 and 64) with at least half of their 64 columns.
+  t.nd_regs_max_run = 128;
+  t.nd_regs_max_run_16 = 256;
+  t.nd_regs_min_byte_run = 128;
+  t.nd_stores_min_cols = 32;
+  t.nd_stores_min_rows_bytes = 64;
   return t;
 }();
 

@@ -185,20 +185,14 @@ __global__ void __launch_bounds__(layout::nd_rows_threads)
 const char* const rows_not_tiles =
     "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves that)";
 
-// Whether `kernel` serves the plan's form (`named`: asked for by name; else for the automatic
-// choice, which may pass a kernel over); fills the plan's launch where it does.
-bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
+// Whether `kernel` serves the plan's form; fills the plan's launch where it does.
+bool fit(NdKernel kernel, NdPlan* p, const char** why) {
   NdForm& f = p->form;
   const int64_t outer = f.outer_count;
   if (kernel == NdKernel::vec_regs) {
     if (!layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->regs,
                              why))
       return false;
-    if (!named && !layout::nd_regs_preferred(f)) {
-      *why = "the automatic choice takes permute_vec_regs only where both fastest runs are short "
-             "(layout::nd_regs_preferred)";
-      return false;
-    }
     p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
     p->grid = {uint32_t(p->regs.blocks()), 1, 1};
     return true;
@@ -215,16 +209,7 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
     return true;
   }
   if (kernel == NdKernel::aligned_stores) {
-    NdForm g = f;
-    layout::NdAlignedStores t;
-    if (!layout::nd_aligned_stores(&g, reinterpret_cast<uintptr_t>(p->src), &t, why)) return false;
-    if (!named && !layout::nd_aligned_stores_preferred(g, t)) {
-      *why = "the automatic choice takes permute_aligned_stores only where both fastest axes (with what joins them) "
-             "are long enough to fill its tiles (layout::nd_aligned_stores_preferred)";
-      return false;
-    }
-    f = g;
-    p->stores = t;
+    if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(p->src), &p->stores, why)) return false;
     const int threads = layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::threads; });
     p->block = {uint32_t(threads), 1, 1};
     p->grid = {p->stores.blocks(), p->stores.outer_y, p->stores.outer_z};
@@ -245,36 +230,30 @@ bool fit(NdKernel kernel, bool named, NdPlan* p, const char** why) {
 
 }  // namespace
 
-bool is_nd_kernel(const char* name) {
-  for (const char* n : nd_kernel_names)
-    if (std::strcmp(n, name) == 0) return true;
+bool nd_kernel_of(const char* name, NdKernel* out) {
+  for (size_t i = 0; i < std::size(nd_kernel_names); ++i)
+    if (std::strcmp(nd_kernel_names[i], name) == 0) {
+      *out = NdKernel(i);
+      return true;
+    }
   return false;
 }
 
-bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, NdPlan* out,
-             std::string* why) {
+bool is_nd_kernel(const char* name) {
+  NdKernel unused;
+  return nd_kernel_of(name, &unused);
+}
+
+bool plan_nd(NdKernel kernel, const layout::NdForm& form, const void* src, void* dst, NdPlan* out, const char** why) {
   NdPlan p;
-  const char* reason = nullptr;
-  if (!layout::nd_form(reduced, &p.form, &reason)) {
-    *why = reason;
-    return false;
-  }
+  p.form = form;
   p.src = src;
   p.dst = dst;
-  for (int i = 0; i < int(std::size(nd_kernel_names)); ++i) {
-    const NdKernel k = NdKernel(i);
-    const char* name = nd_kernel_names[i];
-    if (kernel && std::strcmp(kernel, name) != 0) continue;
-    if (fit(k, kernel != nullptr, &p, &reason)) {
-      p.kind = k;
-      p.kernel = name;
-      *out = p;
-      return true;
-    }
-    if (kernel) break;
-  }
-  *why = reason;
-  return false;
+  if (!fit(kernel, &p, why)) return false;
+  p.kind = kernel;
+  p.kernel = nd_kernel_names[int(kernel)];
+  *out = p;
+  return true;
 }
 
 cudaError_t launch_nd(const NdPlan& p, cudaStream_t stream) {

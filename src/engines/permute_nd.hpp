@@ -21,8 +21,8 @@
 
 namespace xpose::detail {
 
-// The N-D kernels, in the order the automatic choice tries them: nd_kernel_names[int(k)]
-// names kernel k.
+// The N-D kernels: nd_kernel_names[int(k)] names kernel k (the N-D rule table's order is
+// dispatch/nd_rules.cpp's).
 enum class NdKernel { vec_regs, vec_tiled, aligned_stores, tiled, rows };
 inline constexpr const char* nd_kernel_names[] = {"permute_vec_regs", "permute_vec_tiled", "permute_aligned_stores",
                                                   "permute_tiled", "permute_rows"};
@@ -48,10 +48,13 @@ struct NdPlan {
   layout::Dims grid, block;  // the tiled kernels' launch; permute_rows sizes each chunk's own
 };
 
-// The plan for a normalized permutation, by `kernel` (null: the first that serves it); false
-// with *why where that kernel cannot serve it.
-bool plan_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, NdPlan* out,
-             std::string* why);
+// The kernel of that name, or false.
+bool nd_kernel_of(const char* name, NdKernel* out);
+
+// `kernel`'s plan for a permutation's N-D form (layout::nd_form) with bases src and dst, or
+// false with *why where that kernel cannot serve it. Which kernel the automatic choice takes
+// is the N-D rule table's (dispatch/nd_rules.hpp).
+bool plan_nd(NdKernel kernel, const layout::NdForm& form, const void* src, void* dst, NdPlan* out, const char** why);
 cudaError_t launch_nd(const NdPlan& plan, cudaStream_t stream);
 std::string describe(const NdPlan& plan);
 

@@ -330,16 +330,6 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
   return true;
 }
 
-// Where the automatic choice takes permute_vec_regs over permute_vec_tiled: where both
-// fastest runs are short, so that a tile's rows and columns would be short pieces. Measured
-// on the H100 (tools/experiments/nd_tiles.cu; docs/performance.md, "N-D permutations", where the
-// register blocks win): runs of at most 128 bytes on both sides win, and for 16-byte elements
-// runs up to 256; longer runs lose, as do bytes whose src runs are under 128 bytes.
-inline bool nd_regs_preferred(const NdForm& f) {
-  const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
-  const int64_t most = f.elem_bytes == 16 ? 256 : 128;
-  return run_a <= most && run_b <= most && (f.elem_bytes != 1 || run_a >= 128);
-}
 
 // ---------------------------------------------------------------------------------
 // permute_aligned_stores: aligned_stores' blocks (layout/aligned_dst.hpp) for tiled forms
@@ -468,13 +458,6 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
   return true;
 }
 
-// Where the automatic choice takes permute_aligned_stores over permute_tiled: a at least half
-// its 64 columns, b more than 64 bytes (H100, docs/performance.md, "N-D permutations", without
-// fused axes: ahead from fp16 b = 66 bytes on; behind at b = 32, 33 and 64 bytes), counting
-// the axes fused into them.
-inline bool nd_aligned_stores_preferred(const NdForm& f, const NdAlignedStores& t) {
-  return t.cols >= 32 && t.rows * f.elem_bytes > 64;
-}
 
 
 // ---------------------------------------------------------------------------------

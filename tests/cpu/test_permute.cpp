@@ -16,10 +16,12 @@
 #include "api/validate.hpp"
 #include "core/distinct.hpp"
 #include "cpu/reference.hpp"
+#include "dispatch/nd_rules.hpp"
 #include "engines/permute_nd.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
+#include "support/devices.hpp"
 #include "support/permutations.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
@@ -511,12 +513,13 @@ TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
     const layout::PermuteShape n = layout::normalize(shape_of(r.extents, r.perm, r.e), 16);
     SCOPED_TRACE(std::string(r.chosen) + ", " + std::to_string(r.e) + "-byte elements, extent " +
                  std::to_string(r.extents.back()));
-    detail::NdPlan plan;
+    detail::NdChoice choice;
     std::string why;
-    ASSERT_TRUE(detail::plan_nd(n, src, dst, nullptr, &plan, &why)) << why;
-    EXPECT_STREQ(r.chosen, plan.kernel);
+    ASSERT_TRUE(detail::choose_nd(n, src, dst, nullptr, testing::h100, &choice, &why)) << why;
+    EXPECT_STREQ(r.chosen, choice.plan.kernel);
+    EXPECT_STREQ(std::string(r.chosen) == "permute_vec_regs" ? "short_runs" : "whole_vectors", choice.rule->id);
     for (const char* named : {"permute_vec_regs", "permute_vec_tiled"})
-      EXPECT_TRUE(detail::plan_nd(n, src, dst, named, &plan, &why)) << named << ": " << why;
+      EXPECT_TRUE(detail::choose_nd(n, src, dst, named, testing::h100, &choice, &why)) << named << ": " << why;
   }
   // The register blocks' unit indices are 32-bit up to the end of the last block: fp32, 8
   // vectors along a, one along b, so 8 units an outer index; served just below the bound.
@@ -640,13 +643,14 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
   for (int k = 0; k <= nd_kernels; ++k) {
     const char* name = k < nd_kernels ? detail::nd_kernel_names[k] : nullptr;
     SCOPED_TRACE(name ? name : "auto");
-    detail::NdPlan plan;
+    detail::NdChoice choice;
     std::string why;
-    if (!detail::plan_nd(n, src, dst, name, &plan, &why)) {
+    if (!detail::choose_nd(n, src, dst, name, testing::h100, &choice, &why)) {
       ASSERT_FALSE(why.empty());
       ASSERT_EQ(std::string::npos, why.find('\n'));
       continue;
     }
+    const detail::NdPlan& plan = choice.plan;
     ++(*planned)[k];
     const layout::NdForm& f = plan.form;
     ASSERT_GE(plan.block.x * plan.block.y * plan.block.z, 32u);

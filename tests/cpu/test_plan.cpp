@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/validate.hpp"
+#include "dispatch/nd_rules.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/rules.hpp"
 #include "support/devices.hpp"
@@ -461,6 +462,8 @@ TEST(Tuning, EveryParameterIsNamedInARuleCondition) {
   for (const TuningField& f : tuning_fields()) {
     bool named = false;
     for (const Rule& r : rules()) named |= std::string(r.condition).find(std::string("`") + f.name + "`") != std::string::npos;
+    for (const NdRule& r : nd_rules())
+      named |= std::string(r.condition).find(std::string("`") + f.name + "`") != std::string::npos;
     EXPECT_TRUE(named) << f.name;
   }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 #include <string>
 
 #include "api/validate.hpp"
@@ -20,15 +21,15 @@ const Device* const devices[] = {&testing::h100, &testing::h200, &testing::a100,
 // Two plans launch the same thing: every launch field, and the same text.
 void expect_same_launch(const CallPlan& a, const CallPlan& b) {
   EXPECT_EQ(explain(a).text, explain(b).text);
-  EXPECT_EQ(a.nd.kernel, b.nd.kernel);
+  EXPECT_EQ(a.nd.plan.kernel, b.nd.plan.kernel);
   EXPECT_EQ(a.transpose.plan.engine, b.transpose.plan.engine);
   EXPECT_EQ(a.transpose.rule, b.transpose.rule);
-  if (a.nd.kernel && b.nd.kernel) {
-    EXPECT_EQ(a.nd.src, b.nd.src);
-    EXPECT_EQ(a.nd.dst, b.nd.dst);
-    EXPECT_EQ(layout::text(a.nd.form), layout::text(b.nd.form));
-    EXPECT_EQ(a.nd.stores.src_rows_aligned, b.nd.stores.src_rows_aligned);
-    EXPECT_TRUE(a.nd.grid.x == b.nd.grid.x && a.nd.grid.y == b.nd.grid.y && a.nd.grid.z == b.nd.grid.z);
+  if (a.nd.plan.kernel && b.nd.plan.kernel) {
+    EXPECT_EQ(a.nd.plan.src, b.nd.plan.src);
+    EXPECT_EQ(a.nd.plan.dst, b.nd.plan.dst);
+    EXPECT_EQ(layout::text(a.nd.plan.form), layout::text(b.nd.plan.form));
+    EXPECT_EQ(a.nd.plan.stores.src_rows_aligned, b.nd.plan.stores.src_rows_aligned);
+    EXPECT_TRUE(a.nd.plan.grid.x == b.nd.plan.grid.x && a.nd.plan.grid.y == b.nd.plan.grid.y && a.nd.plan.grid.z == b.nd.plan.grid.z);
   }
   if (a.transpose.plan.engine && b.transpose.plan.engine) {
     const Plan &p = a.transpose.plan, &q = b.transpose.plan;
@@ -147,6 +148,64 @@ TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
     EXPECT_EQ(resolved.stride_dst, made.stride_dst);
   }
   EXPECT_GT(forms, testing::trials(20000) / 10);
+}
+
+}  // namespace
+}  // namespace xpose::detail
+
+namespace xpose::detail {
+namespace {
+
+// Every N-D rule decides an example on the H100's record, and random draws reach every rule.
+TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
+  struct Example {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    int64_t elem_bytes;
+    const char* rule;
+  };
+  const Example examples[] = {
+      {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
+      {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
+      {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
+      {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "tiles"},                 // 36 bytes of rows, none to join them
+      {{4, 5, 3, 7}, {1, 0, 2, 3}, 4, "rows"},                   // the fastest axis stays fastest
+  };
+  std::set<std::string> seen;
+  for (const Example& e : examples) {
+    SCOPED_TRACE(e.rule);
+    testing::RandomPermutation r;
+    r.extents = e.extents, r.perm = e.perm, r.elem_bytes = e.elem_bytes;
+    Permutation p;
+    ASSERT_FALSE(resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
+                                         nullptr, nullptr},
+                                        &p)
+                     .failed());
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    ASSERT_FALSE(plan_permute(nullptr, p, testing::h100, &plan).failed());
+    ASSERT_NE(nullptr, plan.nd.rule) << explain(plan).text;
+    EXPECT_STREQ(e.rule, plan.nd.rule->id) << explain(plan).text;
+    EXPECT_NE(std::string::npos, explain(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
+  }
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 20000 && seen.size() < nd_rules().size(); ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 16, rng() % 2);
+    Permutation p;
+    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
+                                r.src_or_null(), r.dst_or_null()},
+                               &p)
+            .failed())
+      continue;
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    if (!plan_permute(nullptr, p, testing::h100, &plan).failed() && plan.nd.rule) seen.insert(plan.nd.rule->id);
+  }
+  for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen";
 }
 
 }  // namespace

@@ -268,8 +268,7 @@ std::vector<KernelInfo> kernel_list() {
 
 std::vector<KernelInfo> permute_kernel_list() {
   std::vector<KernelInfo> list;
-  for (size_t i = 0; i < std::size(detail::nd_kernel_names); ++i)
-    list.push_back({detail::nd_kernel_names[i], detail::nd_kernel_summaries[i]});
+  for (const detail::NdEngine* e : detail::nd_engines()) list.push_back({e->name, e->summary});
   return list;
 }
 
@@ -328,8 +327,7 @@ std::vector<RuleInfo> rules() {
 std::vector<RuleInfo> permute_rules() {
   std::vector<RuleInfo> list;
   for (const detail::NdRule& r : detail::nd_rules()) {
-    const int k = int(r.kernel);
-    list.push_back({r.id, detail::nd_kernel_names[k], r.condition, r.reason, detail::nd_kernel_summaries[k], true});
+    list.push_back({r.id, r.engine->name, r.condition, r.reason, r.engine->summary, true});
   }
   return list;
 }

@@ -2,13 +2,15 @@
 
 #include <cstring>
 
+#include "dispatch/registry.hpp"
+#include "engines/engines.hpp"
 #include "layout/permute_nd.hpp"
 
 namespace xpose::detail {
 
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
-      {"short_runs", NdKernel::vec_regs,
+      {"short_runs", &engines::permute_vec_regs,
        [](const NdPlan& p, const Tuning& t) {
          const layout::NdForm& f = p.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
@@ -18,9 +20,9 @@ const std::vector<NdRule>& nd_rules() {
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, both runs at most `nd_regs_max_run` "
        "bytes (16-byte elements: `nd_regs_max_run_16`; 1-byte elements: src's at least `nd_regs_min_byte_run`)",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
-      {"whole_vectors", NdKernel::vec_tiled, [](const NdPlan&, const Tuning&) { return true; },
+      {"whole_vectors", &engines::permute_vec_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "... longer runs", "long runs of whole vectors: full 16-byte traffic on both sides"},
-      {"contiguous_sides", NdKernel::aligned_stores,
+      {"contiguous_sides", &engines::permute_aligned_stores,
        [](const NdPlan& p, const Tuning& t) {
          return p.stores.cols >= t.nd_stores_min_cols && p.stores.rows * p.form.elem_bytes > t.nd_stores_min_rows_bytes;
        },
@@ -28,9 +30,9 @@ const std::vector<NdRule>& nd_rules() {
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "
        "rows (dst's)",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
-      {"tiles", NdKernel::tiled, [](const NdPlan&, const Tuning&) { return true; },
+      {"tiles", &engines::permute_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},
-      {"rows", NdKernel::rows, [](const NdPlan&, const Tuning&) { return true; },
+      {"rows", &engines::permute_rows, [](const NdPlan&, const Tuning&) { return true; },
        "one axis is fastest on both sides", "nothing to turn"},
   };
   return table;
@@ -46,12 +48,12 @@ bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, 
   }
   NdChoice c;
   if (kernel) {
-    NdKernel k;
-    if (!nd_kernel_of(kernel, &k)) {
+    const NdEngine* e = find_nd_engine(kernel);
+    if (!e) {
       *why = std::string("no N-D kernel is named ") + kernel;
       return false;
     }
-    if (!plan_nd(k, form, src, dst, &c.plan, &reason)) {
+    if (!plan_nd(*e, form, src, dst, &c.plan, &reason)) {
       *why = reason;
       return false;
     }
@@ -60,7 +62,7 @@ bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, 
   }
   c.tuning = &tuning_for(d);
   for (const NdRule& r : nd_rules()) {
-    if (!plan_nd(r.kernel, form, src, dst, &c.plan, &reason)) continue;
+    if (!plan_nd(*r.engine, form, src, dst, &c.plan, &reason)) continue;
     if (!r.applies(c.plan, *c.tuning)) {
       reason = "no rule took it";
       continue;

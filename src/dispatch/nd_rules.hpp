@@ -9,14 +9,14 @@
 
 #include "core/device.hpp"
 #include "dispatch/tuning.hpp"
-#include "engines/permute_nd.hpp"
+#include "core/nd_engine.hpp"
 #include "layout/permute.hpp"
 
 namespace xpose::detail {
 
 struct NdRule {
   const char* id;         // what it tests ("short_runs", ...): docs/performance.md keys its measurements by it
-  NdKernel kernel;
+  const NdEngine* engine;
   bool (*applies)(const NdPlan& plan, const Tuning& t);  // on the kernel's plan, where it serves
   const char* condition;  // in words; `name` stands for the tuning record's field of that name
   const char* reason;     // one line: why this kernel there
@@ -34,8 +34,8 @@ struct NdChoice {
 };
 
 // The plan for a normalized permutation with bases src and dst on device `d`: by the rule
-// table where `kernel` is null, else that N-D kernel's; false with *why where none (or that
-// kernel) serves it.
+// table where `kernel` is null, else that N-D engine's (a name of nd_engines()); false with
+// *why where none (or that one) serves it.
 bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, const Device& d,
                NdChoice* out, std::string* why);
 

@@ -10,11 +10,7 @@
 namespace xpose::detail {
 namespace {
 
-std::string nd_names() {
-  std::string text;
-  for (const char* n : nd_kernel_names) text += std::string(text.empty() ? "" : ", ") + n;
-  return text;
-}
+std::string nd_names() { return nd_engine_names(); }
 
 // The transpose engine a name calls for: nullptr (the automatic choice) for a null name.
 Error named_engine(const char* name, const Engine** out) {
@@ -108,7 +104,7 @@ void classify(CallPlan* plan, const void* src, const void* dst) {
 bool transpose_form(const Permutation& p, Problem* out) { return transpose_of(p, normalized(p), out); }
 
 Error check_kernel_name(const char* kernel, bool permutation) {
-  if (permutation && kernel && is_nd_kernel(kernel)) return ok();
+  if (permutation && kernel && find_nd_engine(kernel)) return ok();
   const Engine* named = nullptr;
   Error e = named_engine(kernel, &named);
   if (e.failed() && permutation) e.message += "; for permutations also " + nd_names();
@@ -116,7 +112,7 @@ Error check_kernel_name(const char* kernel, bool permutation) {
 }
 
 Error plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out) {
-  const bool nd_named = kernel && is_nd_kernel(kernel);
+  const bool nd_named = kernel && find_nd_engine(kernel);
   const Engine* named = nullptr;
   if (!nd_named)
     if (Error e = named_engine(kernel, &named); e.failed()) {
@@ -183,7 +179,7 @@ CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
     p.transpose.plan.problem.src = src;
     p.transpose.plan.problem.dst = dst;
   }
-  if (p.nd.plan.kernel) {
+  if (p.nd.plan.engine) {
     p.nd.plan.src = src;
     p.nd.plan.dst = dst;
   }
@@ -191,8 +187,8 @@ CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
 }
 
 Error launch(const CallPlan& plan, cudaStream_t stream) {
-  if (plan.nd.plan.kernel) {
-    XPOSE_TRY_CUDA(launch_nd(plan.nd.plan, stream));
+  if (const NdEngine* e = plan.nd.plan.engine) {
+    XPOSE_TRY_CUDA(e->launch(plan.nd.plan, stream));
   } else if (const Engine* e = plan.transpose.plan.engine) {
     XPOSE_TRY_CUDA(e->launch(plan.transpose.plan, stream));
   }
@@ -204,9 +200,9 @@ PlanText explain(const CallPlan& plan) {
   const std::string normalized = plan.permutation ? "normalized to " + axes_text(plan.shape) + ", " : "";
   const std::string pairs = plan.as_pairs ? "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), "
                                           : "";
-  if (plan.nd.plan.kernel) {
+  if (plan.nd.plan.engine) {
     const NdChoice& c = plan.nd;
-    t.kernel = c.plan.kernel;
+    t.kernel = c.plan.engine->name;
     t.rule = c.rule ? c.rule->id : "";
     t.tuning = c.tuning ? c.tuning->name : "";
     t.text = pairs + normalized + "an N-D permutation: " + explain(c);

@@ -29,4 +29,23 @@ std::string engine_names() {
   return names;
 }
 
+const std::vector<const NdEngine*>& nd_engines() {
+  using namespace xpose::engines;
+  static const std::vector<const NdEngine*> all = {&permute_vec_regs, &permute_vec_tiled, &permute_aligned_stores,
+                                                   &permute_tiled, &permute_rows};
+  return all;
+}
+
+const NdEngine* find_nd_engine(std::string_view name) {
+  for (const NdEngine* e : nd_engines())
+    if (name == e->name) return e;
+  return nullptr;
+}
+
+std::string nd_engine_names() {
+  std::string names;
+  for (const NdEngine* e : nd_engines()) names += (names.empty() ? "" : ", ") + std::string(e->name);
+  return names;
+}
+
 }  // namespace xpose::detail

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/nd_engine.hpp"
 
 namespace xpose::detail {
 
@@ -16,5 +17,10 @@ const Engine* find_engine(std::string_view name);  // nullptr when unknown
 
 // Every name, comma-separated, for error messages.
 std::string engine_names();
+
+// The N-D engines, the vector ones first (the N-D rule table's order is its own).
+const std::vector<const NdEngine*>& nd_engines();
+const NdEngine* find_nd_engine(std::string_view name);  // nullptr when unknown
+std::string nd_engine_names();
 
 }  // namespace xpose::detail

@@ -6,8 +6,10 @@
 // its bytes shifted out in registers. Each dst row's piece goes out as 16-byte vectors
 // shifted to start on a 32-byte sector (layout::AlignedDstTile), so the L2 sees whole
 // sectors. Vectors that reach past the matrix load or store their elements one by one.
+#include <string>
 #include <type_traits>
 
+#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -268,19 +270,28 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
   });
 }
 
-}  // namespace
+// permute_aligned_stores: the same blocks for each outer index of a permutation whose src
+// fastest axis is contiguous in src and dst's in dst (layout::NdAlignedStores).
+bool plan_nd(detail::NdPlan* p, const char** why) {
+  if (!layout::nd_aligned_stores(&p->form, reinterpret_cast<uintptr_t>(p->src), &p->stores, why)) return false;
+  const int threads = layout::with_aligned_dst_tile(p->form.elem_bytes, [](auto a) { return decltype(a)::threads; });
+  p->block = {uint32_t(threads), 1, 1};
+  p->grid = {p->stores.blocks(), p->stores.outer_y, p->stores.outer_z};
+  return true;
+}
 
-cudaError_t launch_permute_aligned_stores(const void* src, void* dst, const layout::NdForm& f,
-                                          const layout::NdAlignedStores& t, cudaStream_t s) {
+cudaError_t launch_nd(const detail::NdPlan& plan, cudaStream_t s) {
+  const layout::NdForm& f = plan.form;
+  const layout::NdAlignedStores& t = plan.stores;
   Problem p;
-  p.src = src;
-  p.dst = dst;
+  p.src = plan.src;
+  p.dst = plan.dst;
   p.rows = t.rows, p.cols = t.cols, p.elem_bytes = f.elem_bytes;
   p.ld_src = f.src_b, p.ld_dst = f.dst_a;
   p.batch = 1;
   return with_elem_bytes_up_to_8(f.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    const dim3 grid(t.blocks(), t.outer_y, t.outer_z), block(layout::AlignedDstTile<E>::threads);
+    const dim3 grid = to_dim3(plan.grid), block = to_dim3(plan.block);
     const auto run = [&](auto rows, auto cols) {
       if (t.src_rows_aligned)
         permute_aligned_stores<E, vectors><<<grid, block, 0, s>>>(p, f, t, rows, cols);
@@ -295,6 +306,26 @@ cudaError_t launch_permute_aligned_stores(const void* src, void* dst, const layo
     return cudaGetLastError();
   });
 }
+
+std::string blocks_nd(const detail::NdPlan& p) {
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  const layout::NdForm& f = p.form;
+  return s(layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::piece; })) +
+         "x64 blocks of dst's fastest axis (" + s(f.extent_b) +
+         (p.stores.row_fused > 1 ? " x " + s(p.stores.row_fused) + " of the axis dst continues it with" : "") +
+         ") by src's (" + s(f.extent_a) +
+         (p.stores.col_fused > 1 ? " x " + s(p.stores.col_fused) + " of the axis src continues it with" : "") +
+         "), 16-byte " + (p.stores.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
+         ", 16-byte stores on 32-byte sectors";
+}
+
+}  // namespace
+
+const detail::NdEngine permute_aligned_stores = {
+    "permute_aligned_stores",
+    "aligned_stores' tiles of src's and dst's fastest axes, each contiguous on its side, at any alignment: 16-byte "
+    "loads (shifted where rows are not aligned) and 16-byte stores on 32-byte sectors",
+    plan_nd, launch_nd, blocks_nd};
 
 const Engine aligned_stores = {
     "aligned_stores",

@@ -1,7 +1,8 @@
-// The engines each file under src/engines/ defines; the dispatch layer lists them.
+// The engines each file under src/engines/ defines, 2-D and N-D; the dispatch layer lists them.
 #pragma once
 
 #include "core/engine.hpp"
+#include "core/nd_engine.hpp"
 
 namespace xpose::engines {
 using detail::Engine;
@@ -18,4 +19,11 @@ extern const Engine cute_naive_read, cute_naive_write, cute_smem_conflict_read, 
     cute_smem_conflict_write, cute_padded, cute_swizzled, cute_vectorized, cute_vectorized_swizzled;
 extern const Engine cute_tma;  // cute/cute_tma.cu
 #endif
+
+// The N-D engines (core/nd_engine.hpp).
+extern const detail::NdEngine permute_vec_regs;        // permute/vec_regs.cu
+extern const detail::NdEngine permute_vec_tiled;       // permute/vec_tiled.cu
+extern const detail::NdEngine permute_aligned_stores;  // aligned_stores.cu, beside the 2-D kernel whose blocks it runs
+extern const detail::NdEngine permute_tiled;           // permute/tiled.cu
+extern const detail::NdEngine permute_rows;            // permute/rows.cu
 }  // namespace xpose::engines

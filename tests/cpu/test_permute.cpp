@@ -17,7 +17,7 @@
 #include "core/distinct.hpp"
 #include "cpu/reference.hpp"
 #include "dispatch/nd_rules.hpp"
-#include "engines/permute_nd.hpp"
+#include "dispatch/registry.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
@@ -516,7 +516,7 @@ TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
     detail::NdChoice choice;
     std::string why;
     ASSERT_TRUE(detail::choose_nd(n, src, dst, nullptr, testing::h100, &choice, &why)) << why;
-    EXPECT_STREQ(r.chosen, choice.plan.kernel);
+    EXPECT_STREQ(r.chosen, choice.plan.engine->name);
     EXPECT_STREQ(std::string(r.chosen) == "permute_vec_regs" ? "short_runs" : "whole_vectors", choice.rule->id);
     for (const char* named : {"permute_vec_regs", "permute_vec_tiled"})
       EXPECT_TRUE(detail::choose_nd(n, src, dst, named, testing::h100, &choice, &why)) << named << ": " << why;
@@ -634,14 +634,15 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
 // What the N-D planner makes of an accepted request (its bases moved to 16 bytes, so that the
 // vector tiles are in play): each kernel, named or chosen, either refuses with a reason or
 // plans a launch inside CUDA's limits whose walk covers every outer index and row once.
-constexpr int nd_kernels = int(std::size(detail::nd_kernel_names));
+const int nd_kernels = int(detail::nd_engines().size());
+constexpr int max_nd_kernels = 16;
 
-void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
+void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
   const layout::PermuteShape n = layout::normalize(p.shape(), 16);
   const void* src = at(reinterpret_cast<uintptr_t>(p.src) & ~uintptr_t(15));
   void* dst = at_mut(reinterpret_cast<uintptr_t>(p.dst) & ~uintptr_t(15));
   for (int k = 0; k <= nd_kernels; ++k) {
-    const char* name = k < nd_kernels ? detail::nd_kernel_names[k] : nullptr;
+    const char* name = k < nd_kernels ? detail::nd_engines()[size_t(k)]->name : nullptr;
     SCOPED_TRACE(name ? name : "auto");
     detail::NdChoice choice;
     std::string why;
@@ -655,7 +656,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[nd_kernels + 1]) {
     const layout::NdForm& f = plan.form;
     ASSERT_GE(plan.block.x * plan.block.y * plan.block.z, 32u);
     ASSERT_LE(plan.block.x * plan.block.y * plan.block.z, 1024u);
-    const std::string kernel = plan.kernel;
+    const std::string kernel = plan.engine->name;
     if (kernel == "permute_rows") {
       uint64_t covered = 0, chunks = 0;
       if (f.extent_a / layout::nd_rows_max_count + f.outer_count / 64 > 100000) continue;  // too many to list
@@ -748,7 +749,8 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   const auto value = [&](bool small) {
     return small || rng() % 3 ? int64_t(rng() % 9) : extremes[rng() % (sizeof(extremes) / sizeof(extremes[0]))];
   };
-  int accepted = 0, mapped = 0, nd_planned[nd_kernels + 1] = {};
+  ASSERT_LE(nd_kernels, max_nd_kernels);
+  int accepted = 0, mapped = 0, nd_planned[max_nd_kernels + 1] = {};
   for (int trial = 0; trial < 200000; ++trial) {
     const int rank = int(rng() % 7);
     std::vector<int64_t> extents(rank), src_strides(rank), dst_strides(rank);
@@ -811,7 +813,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
   for (int k = 0; k <= nd_kernels; ++k)
-    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < nd_kernels ? detail::nd_kernel_names[k] : "auto");
+    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < nd_kernels ? detail::nd_engines()[size_t(k)]->name : "auto");
 }
 
 // Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,

@@ -21,10 +21,10 @@ const Device* const devices[] = {&testing::h100, &testing::h200, &testing::a100,
 // Two plans launch the same thing: every launch field, and the same text.
 void expect_same_launch(const CallPlan& a, const CallPlan& b) {
   EXPECT_EQ(explain(a).text, explain(b).text);
-  EXPECT_EQ(a.nd.plan.kernel, b.nd.plan.kernel);
+  EXPECT_EQ(a.nd.plan.engine, b.nd.plan.engine);
   EXPECT_EQ(a.transpose.plan.engine, b.transpose.plan.engine);
   EXPECT_EQ(a.transpose.rule, b.transpose.rule);
-  if (a.nd.plan.kernel && b.nd.plan.kernel) {
+  if (a.nd.plan.engine && b.nd.plan.engine) {
     EXPECT_EQ(a.nd.plan.src, b.nd.plan.src);
     EXPECT_EQ(a.nd.plan.dst, b.nd.plan.dst);
     EXPECT_EQ(layout::text(a.nd.plan.form), layout::text(b.nd.plan.form));

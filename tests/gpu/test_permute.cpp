@@ -7,10 +7,11 @@
 
 #include <iterator>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "engines/permute_nd.hpp"
+#include "dispatch/registry.hpp"
 #include "support/permutations.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.h"
@@ -66,34 +67,32 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
     int64_t diff = first_difference(d_dst.read(), want);
     EXPECT_EQ(-1, diff) << "automatic choice: first wrong byte " << diff;
 
-    using detail::NdKernel;
-    constexpr int kernels = int(std::size(detail::nd_kernel_names));
-    bool by[kernels] = {};
-    for (int k = 0; k < kernels; ++k) {
-      const char* name = detail::nd_kernel_names[k];
+    std::set<std::string> by;  // the N-D engines that served it, named
+    for (const detail::NdEngine* e : detail::nd_engines()) {
+      const char* name = e->name;
       const xpose_status_t named = call(name);
       if (named == XPOSE_ERROR_NOT_SUPPORTED) {
         EXPECT_EQ(-1, first_difference(d_dst.read(), poisoned)) << name << " refused but wrote to dst";
         continue;
       }
       EXPECT_EQ(XPOSE_SUCCESS, named) << name << ": " << xpose_last_error();
-      by[k] = true;
+      by.insert(name);
       diff = first_difference(d_dst.read(), want);
       EXPECT_EQ(-1, diff) << name << ": first wrong byte " << diff;
     }
-    const auto served_by = [&](NdKernel k) { return by[int(k)]; };
-    EXPECT_NE(served_by(NdKernel::tiled), served_by(NdKernel::rows))
+    const auto served_by = [&](const char* name) { return by.count(name) == 1; };
+    EXPECT_NE(served_by("permute_tiled"), served_by("permute_rows"))
         << "exactly one of permute_tiled and permute_rows serves each permutation";
-    EXPECT_TRUE(!served_by(NdKernel::vec_tiled) || served_by(NdKernel::tiled))
+    EXPECT_TRUE(!served_by("permute_vec_tiled") || served_by("permute_tiled"))
         << "permute_vec_tiled served a form permute_tiled does not";
-    EXPECT_EQ(served_by(NdKernel::vec_tiled), served_by(NdKernel::vec_regs))
+    EXPECT_EQ(served_by("permute_vec_tiled"), served_by("permute_vec_regs"))
         << "the two vector kernels serve the same forms";
-    EXPECT_TRUE(!served_by(NdKernel::aligned_stores) || served_by(NdKernel::tiled))
+    EXPECT_TRUE(!served_by("permute_aligned_stores") || served_by("permute_tiled"))
         << "permute_aligned_stores served a form permute_tiled does not";
-    served.vec_tiled += served_by(NdKernel::vec_tiled);
-    served.aligned_stores += served_by(NdKernel::aligned_stores);
-    served.tiled += served_by(NdKernel::tiled);
-    served.rows += served_by(NdKernel::rows);
+    served.vec_tiled += served_by("permute_vec_tiled");
+    served.aligned_stores += served_by("permute_aligned_stores");
+    served.tiled += served_by("permute_tiled");
+    served.rows += served_by("permute_rows");
   }
   return served;
 }

@@ -3,12 +3,19 @@
 // budget aims for; permute_vec_regs' lanes along a, vectors a thread and block size. On
 // N-D cases (xpose-permute-bench's and shorter ones), each a % of cudaMemcpyAsync of the same
 // bytes, median of 30, L2 flushed before each call; every result checked byte for byte
-// against permute_tiled's (random src). Each build is one setting (the library's defaults:
-// 4 vectors, 128-byte rows, 1024 threads an SM, blocks of at most 256 threads; register
-// blocks: 8 lanes, 8 vectors, 128 threads):
-//   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude -DXPOSE_ND_VECTORS_PER_THREAD=8 \
-//        -DXPOSE_ND_MIN_ROW_BYTES=256 -DXPOSE_ND_REGS_LANES_A=4 tools/experiments/nd_tiles.cu -o nd_tiles && ./nd_tiles
-#include "engines/permute_nd.cu"  // the kernels and plan_nd, built with this TU's settings
+// against permute_tiled's (random src). It links the library's static build (an internal
+// user: src/ on its include path); each library build is one setting, made with the knobs of
+// layout/permute_nd.hpp (defaults: 4 vectors, 128-byte rows, 1024 threads an SM, blocks of
+// at most 256 threads; register blocks: 8 lanes, 8 vectors, 128 threads):
+//   cmake -S . -B build-nd -DCMAKE_CUDA_FLAGS="-DXPOSE_ND_VECTORS_PER_THREAD=8 -DXPOSE_ND_REGS_LANES_A=4" \
+//         -DXPOSE_CUDA_ARCHITECTURES=90a-real && cmake --build build-nd --target xpose_static
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude tools/experiments/nd_tiles.cu build-nd/libxpose.a -o nd_tiles
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "core/nd_engine.hpp"
+#include "dispatch/registry.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,14 +31,16 @@ bool plan_named(const xpose::layout::PermuteShape& shape, const void* src, void*
   using namespace xpose;
   layout::NdForm form;
   const char* reason = "unknown kernel";
-  detail::NdKernel kernel;
-  if (!layout::nd_form(layout::normalize(shape), &form, &reason) || !detail::nd_kernel_of(name, &kernel) ||
-      !detail::plan_nd(kernel, form, src, dst, out, &reason)) {
+  const detail::NdEngine* engine = detail::find_nd_engine(name);
+  if (!layout::nd_form(layout::normalize(shape), &form, &reason) || !engine ||
+      !detail::plan_nd(*engine, form, src, dst, out, &reason)) {
     *why = reason;
     return false;
   }
   return true;
 }
+
+cudaError_t launch(const xpose::detail::NdPlan& plan, cudaStream_t s) { return plan.engine->launch(plan, s); }
 
 void ok(cudaError_t e) {
   if (e != cudaSuccess) {
@@ -133,7 +142,7 @@ int main() {
       continue;
     }
     const float copy = median_ms([&] { ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); }, s);
-    const float nd = median_ms([&] { ok(detail::launch_nd(plan, s)); }, s);
+    const float nd = median_ms([&] { ok(launch(plan, s)); }, s);
     // The same tiles, visited in another order: the outer axes after the first (the one a
     // tile's outer indices run along) by src stride, so that neighbouring blocks read
     // neighbouring src rows instead of writing neighbouring dst columns.
@@ -146,13 +155,13 @@ int main() {
           std::swap(f.outer_src[i], f.outer_src[j]);
           std::swap(f.outer_dst[i], f.outer_dst[j]);
         }
-    const float nd_src = median_ms([&] { ok(detail::launch_nd(by_src, s)); }, s);
+    const float nd_src = median_ms([&] { ok(launch(by_src, s)); }, s);
     detail::NdPlan regs;
     if (!plan_named(shape, src, dst, "permute_vec_regs", &regs, &why)) {
       std::printf("%-36s permute_vec_regs refused: %s\n", c.name, why.c_str());
       continue;
     }
-    const float nd_regs = median_ms([&] { ok(detail::launch_nd(regs, s)); }, s);
+    const float nd_regs = median_ms([&] { ok(launch(regs, s)); }, s);
     // The register blocks with the outer axes after the first, or all of them, in src's order.
     const auto in_src_order = [](detail::NdPlan q, int from) {
       layout::NdForm& g = q.form;
@@ -166,8 +175,8 @@ int main() {
       return q;
     };
     const detail::NdPlan regs_src1 = in_src_order(regs, 1), regs_src0 = in_src_order(regs, 0);
-    const float nd_regs_src1 = median_ms([&] { ok(detail::launch_nd(regs_src1, s)); }, s);
-    const float nd_regs_src0 = median_ms([&] { ok(detail::launch_nd(regs_src0, s)); }, s);
+    const float nd_regs_src1 = median_ms([&] { ok(launch(regs_src1, s)); }, s);
+    const float nd_regs_src0 = median_ms([&] { ok(launch(regs_src0, s)); }, s);
     // The check: this build's permute_vec_tiled (in both block orders) against permute_tiled.
     bool same = true;
     {
@@ -175,13 +184,13 @@ int main() {
       ok(cudaMalloc(&want, bytes));
       detail::NdPlan tiled;
       if (!plan_named(shape, src, want, "permute_tiled", &tiled, &why)) same = false;
-      ok(detail::launch_nd(tiled, s));
+      ok(launch(tiled, s));
       std::vector<unsigned char> a(bytes), b(bytes);
       ok(cudaMemcpy(a.data(), want, bytes, cudaMemcpyDeviceToHost));
       const detail::NdPlan* const plans[] = {&plan, &by_src, &regs, &regs_src1, &regs_src0};
       for (const detail::NdPlan* q : plans) {
         ok(cudaMemset(dst, 0xA5, bytes));
-        ok(detail::launch_nd(*q, s));
+        ok(launch(*q, s));
         ok(cudaMemcpy(b.data(), dst, bytes, cudaMemcpyDeviceToHost));
         same = same && a == b;
       }

@@ -1,0 +1,88 @@
+// permute_vec_regs: V x V blocks of src's and dst's fastest axes turned in registers, 16-byte
+// vectors on both sides (V = 16 / element size), for whole aligned vectors (layout::NdVecRegs).
+#include <string>
+
+#include "core/nd_engine.hpp"
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "engines/vector.cuh"
+
+namespace xpose::engines {
+namespace {
+
+using layout::NdForm;
+using layout::NdVecRegs;
+
+// Blocks of V x V elements turned in registers (layout::NdVecRegs): each of a thread's units
+// loads V vectors along a, one at each of V consecutive b, and stores V vectors along b,
+// element k of store j being element j of load k. Every load of the thread's units is in
+// flight before its first store; no shared memory, no barrier.
+template <int E>
+__global__ void __launch_bounds__(layout::nd_regs_threads)
+    permute_vec_regs(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdVecRegs t) {
+  constexpr int V = 16 / E, per_thread = layout::NdVecRegsOf<E>::per_thread, threads = layout::nd_regs_threads;
+  const uint32_t first = blockIdx.x * uint32_t(threads * per_thread) + threadIdx.x;
+  Vector<E> in[per_thread][V];
+  int64_t to[per_thread];
+  bool live[per_thread];
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k) {
+    const uint32_t u = first + k * threads;
+    const auto blk = t.block(u);
+    live[k] = u < t.units && blk.live;
+    if (live[k]) {
+      int64_t s, d;
+      f.outer_offsets(blk.outer, &s, &d);
+      const int64_t a = int64_t(blk.ia) * V, b = int64_t(blk.ib) * V;
+      const Elem<E>* from = src + s + b * f.src_b + a;
+#pragma unroll
+      for (int i = 0; i < V; ++i) in[k][i].bits = *reinterpret_cast<const uint4*>(from + i * f.src_b);
+      to[k] = d + a * f.dst_a + b;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < per_thread; ++k)
+    if (live[k])
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        Vector<E> out;
+#pragma unroll
+        for (int i = 0; i < V; ++i) out.e[i] = in[k][i].e[j];
+        __stwb(reinterpret_cast<uint4*>(dst + to[k] + j * f.dst_a), engines::whole(out));
+      }
+}
+
+bool plan(detail::NdPlan* p, const char** why) {
+  if (!layout::nd_vec_regs(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->regs,
+                           why))
+    return false;
+  p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
+  p->grid = {uint32_t(p->regs.blocks()), 1, 1};
+  return true;
+}
+
+cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+    constexpr int E = decltype(size)::value;
+    permute_vec_regs<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
+        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.regs);
+    return cudaGetLastError();
+  });
+}
+
+std::string blocks(const detail::NdPlan& p) {
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  return s(p.regs.vec) + "x" + s(p.regs.vec) + " blocks of dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
+         s(p.form.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(p.regs.lanes_a.divisor) +
+         " threads along src's, " + s(p.regs.per_thread) + " blocks a thread";
+}
+
+}  // namespace
+
+const detail::NdEngine permute_vec_regs = {
+    "permute_vec_regs",
+    "V x V blocks of src's and dst's fastest axes turned in registers, 16-byte vectors on both sides", plan, launch,
+    blocks};
+
+}  // namespace xpose::engines

@@ -130,29 +130,19 @@ inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
 // (j & (col_slabs - 1)) * T..; tile row r is sub r >> sub_shift, b b0 + (r & (sub_rows - 1)).
 // A vector stays in one slab and one sub.
 //
-// tools/experiments/nd_tiles.cu builds the kernels with other values of these settings.
-#ifndef XPOSE_ND_VECTORS_PER_THREAD
-#define XPOSE_ND_VECTORS_PER_THREAD 4
-#endif
-#ifndef XPOSE_ND_MIN_ROW_BYTES
-#define XPOSE_ND_MIN_ROW_BYTES 128
-#endif
-#ifndef XPOSE_ND_RESIDENT_THREADS  // threads an SM keeps resident: the registers a thread may use
-#define XPOSE_ND_RESIDENT_THREADS 1024
-#endif
-#ifndef XPOSE_ND_MAX_THREADS  // threads a block at most (vec_swizzled's: 256)
-#define XPOSE_ND_MAX_THREADS 256
-#endif
-constexpr int nd_vectors_per_thread = XPOSE_ND_VECTORS_PER_THREAD;
-constexpr int nd_min_row_bytes = XPOSE_ND_MIN_ROW_BYTES;
-constexpr int nd_resident_threads = XPOSE_ND_RESIDENT_THREADS;
+// The settings (tools/experiments/nd_tiles.cu measures other values of them, each a build
+// of the library with the constant edited):
+constexpr int nd_vectors_per_thread = 4;  // 16-byte vectors a thread of a slab
+constexpr int nd_min_row_bytes = 128;     // rows shorter than this put slabs side by side along a
+constexpr int nd_resident_threads = 1024;  // threads an SM keeps resident: the registers a thread may use
+constexpr int nd_max_threads = 256;        // threads a block at most (vec_swizzled's)
 
 template <int E>
 struct NdVecTile {
   using V = VecTile<E>;
   // A block's threads and each one's vectors of a slab: V's walk (v = i * threads + thread),
   // so a warp still takes 32 consecutive vectors, as the bank model proves conflict-free.
-  static constexpr int threads = V::vecs < XPOSE_ND_MAX_THREADS ? V::vecs : XPOSE_ND_MAX_THREADS;
+  static constexpr int threads = V::vecs < nd_max_threads ? V::vecs : nd_max_threads;
   static constexpr int per_thread = V::vecs / threads;
   static constexpr int slabs = per_thread >= nd_vectors_per_thread ? 1 : nd_vectors_per_thread / per_thread;
   static constexpr int min_blocks = nd_resident_threads / threads;  // __launch_bounds__' blocks an SM
@@ -267,22 +257,15 @@ inline void order_outer_for_tiles(const NdVecTiles& t, NdForm* f) {
 // and outer axis 0 follow each other in dst). A block's threads take consecutive units, each
 // thread `per_thread` of them, one block's threads apart.
 //
-// tools/experiments/nd_tiles.cu builds it with other values of these settings.
-#ifndef XPOSE_ND_REGS_LANES_A  // threads along a in a warp at most
-#define XPOSE_ND_REGS_LANES_A 8
-#endif
-#ifndef XPOSE_ND_REGS_VECTORS  // 16-byte vectors a thread loads before it stores
-#define XPOSE_ND_REGS_VECTORS 8
-#endif
-#ifndef XPOSE_ND_REGS_THREADS
-#define XPOSE_ND_REGS_THREADS 128
-#endif
-constexpr int nd_regs_threads = XPOSE_ND_REGS_THREADS;
+// The settings (tools/experiments/nd_tiles.cu measures other values of them):
+constexpr int nd_regs_lanes_a = 8;   // threads along a in a warp at most
+constexpr int nd_regs_vectors = 8;   // 16-byte vectors a thread loads before it stores
+constexpr int nd_regs_threads = 128;
 
 template <int E>
 struct NdVecRegsOf {
   static constexpr int vec = 16 / E;
-  static constexpr int per_thread = vec >= XPOSE_ND_REGS_VECTORS ? 1 : XPOSE_ND_REGS_VECTORS / vec;
+  static constexpr int per_thread = vec >= nd_regs_vectors ? 1 : nd_regs_vectors / vec;
 };
 
 struct NdVecRegs {
@@ -314,7 +297,7 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
   t.vec = int(16 / f.elem_bytes);
   t.per_thread = with_elem_bytes(f.elem_bytes, [](auto e) { return NdVecRegsOf<decltype(e)::value>::per_thread; });
   const uint64_t na = uint64_t(f.extent_a) / uint64_t(t.vec), nb = uint64_t(f.extent_b) / uint64_t(t.vec);
-  const uint64_t lanes_a = std::min<uint64_t>(na, XPOSE_ND_REGS_LANES_A);
+  const uint64_t lanes_a = std::min<uint64_t>(na, nd_regs_lanes_a);
   const uint64_t rows = nb * f.outer_count, units = lanes_a * rows * ((na + lanes_a - 1) / lanes_a);
   // The kernel's unit indices, up to the end of the last block's walk, are 32-bit.
   if (units + uint64_t(nd_regs_threads) * uint64_t(t.per_thread) > (uint64_t(1) << 32)) {

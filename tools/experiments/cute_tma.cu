@@ -6,9 +6,7 @@
 // cudaMemcpyAsync in three interleaved rounds; prints % of copy. Earlier rounds of this
 // experiment (docs/performance.md) also tried a register cap (spills: 49-62%), 2x2 micro-
 // blocks for more blocks per SM (worse), evict-first loads and grouped tile orders (worse).
-// On the GPU machine:
-//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -I.deps/cutlass/include -Isrc tools/experiments/cute_tma.cu -o cute_tma_exp && ./cute_tma_exp
+// Built with -DXPOSE_BUILD_EXPERIMENTS=ON (target cute_tma_exp); run it on the GPU machine.
 #include <cute/tensor.hpp>
 // (after tensor.hpp, which they assume)
 #include <cute/atom/copy_traits_sm90_tma.hpp>

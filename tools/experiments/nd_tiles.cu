@@ -4,12 +4,10 @@
 // N-D cases (xpose-permute-bench's and shorter ones), each a % of cudaMemcpyAsync of the same
 // bytes, median of 30, L2 flushed before each call; every result checked byte for byte
 // against permute_tiled's (random src). It links the library's static build (an internal
-// user: src/ on its include path); each library build is one setting, made with the knobs of
-// layout/permute_nd.hpp (defaults: 4 vectors, 128-byte rows, 1024 threads an SM, blocks of
-// at most 256 threads; register blocks: 8 lanes, 8 vectors, 128 threads):
-//   cmake -S . -B build-nd -DCMAKE_CUDA_FLAGS="-DXPOSE_ND_VECTORS_PER_THREAD=8 -DXPOSE_ND_REGS_LANES_A=4" \
-//         -DXPOSE_CUDA_ARCHITECTURES=90a-real && cmake --build build-nd --target xpose_static
-//   nvcc -O3 -std=c++17 -arch=sm_90a -Isrc -Iinclude tools/experiments/nd_tiles.cu build-nd/libxpose.a -o nd_tiles
+// user: src/ on its include path); each library build is one setting of the constants in
+// layout/permute_nd.hpp (today: 4 vectors, 128-byte rows, 1024 threads an SM, blocks of at
+// most 256 threads; register blocks: 8 lanes, 8 vectors, 128 threads), edited for the run:
+//   cmake -S . -B build-x -DXPOSE_BUILD_EXPERIMENTS=ON && cmake --build build-x --target nd_tiles
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -106,8 +104,8 @@ int main() {
   };
   std::printf("vectors a thread %d, slabs along a under %d-byte rows, %d threads an SM, blocks of at most %d; "
               "register blocks: %d lanes along a, %d vectors a thread, %d threads a block\n",
-              XPOSE_ND_VECTORS_PER_THREAD, XPOSE_ND_MIN_ROW_BYTES, XPOSE_ND_RESIDENT_THREADS, XPOSE_ND_MAX_THREADS,
-              XPOSE_ND_REGS_LANES_A, XPOSE_ND_REGS_VECTORS, XPOSE_ND_REGS_THREADS);
+              layout::nd_vectors_per_thread, layout::nd_min_row_bytes, layout::nd_resident_threads, layout::nd_max_threads,
+              layout::nd_regs_lanes_a, layout::nd_regs_vectors, layout::nd_regs_threads);
   cudaStream_t s;
   ok(cudaStreamCreate(&s));
   for (const Case& c : cases) {

@@ -1,7 +1,7 @@
 // Experiment (not part of the library): which tile shape lets a vectorized fp32
 // transpose approach the copy ceiling on this GPU? Vector loads (float4) along src rows,
 // padded scalar shared memory, vector stores along dst rows. 32768x32768, median of 20.
-// nvcc -O3 -arch=sm_90 tools/experiments/tile_shapes.cu -o tile_shapes && ./tile_shapes [constant]
+// Built with -DXPOSE_BUILD_EXPERIMENTS=ON (target tile_shapes): ./tile_shapes [constant]
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <algorithm>

@@ -1,9 +1,8 @@
 // Experiment (not part of the library): which configuration of the pipelined TMA
 // transpose (src/engines/tma/pipeline.cuh) comes closest to the copy ceiling on this GPU?
 // Times each configuration on the same buffers beside cudaMemcpyAsync, checks each result
-// against a naive transpose, and prints % of copy. Build and run on the GPU machine:
-//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
-//     -Iinclude -Isrc tools/experiments/tma_pipeline.cu src/engines/tma/tensor_map.cpp src/core/engine.cpp -o tma_pipeline && ./tma_pipeline
+// against a naive transpose, and prints % of copy. Built with -DXPOSE_BUILD_EXPERIMENTS=ON
+// (target tma_pipeline_exp; tools/experiments/CMakeLists.txt); run it on the GPU machine.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -60,7 +60,13 @@ struct Plan {
   size_t smem_bytes = 0;         // dynamic shared memory per block
   int64_t chunk_elems = 0;       // tiny_batched: elements per block
   layout::TmaMaps maps;          // the copy engine's tensor maps (TMA engines only)
-  bool tiles_by_column = false;  // blocks take the walk's tiles column by column (engines with takes_tile_order)
+  bool tiles_by_column = false;  // blocks take the walk's tiles column by column (PlanOptions, engines with takes_tile_order)
+};
+
+// What the dispatcher asks of a plan besides the problem and the device: the decisions the
+// device's tuning record makes for an engine (so that the plan comes complete from it).
+struct PlanOptions {
+  bool tiles_by_column = false;  // engines with takes_tile_order: blocks take tiles column by column
 };
 
 struct Engine {
@@ -68,9 +74,9 @@ struct Engine {
   const char* summary;      // one line: the technique
   const char* launch_text;  // one line: its launch, for the rule table
   Support (*supports)(const Problem& p, const Device& d);
-  Plan (*plan)(const Problem& p, const Device& d);  // only where supports() served; complete
+  Plan (*plan)(const Problem& p, const Device& d, const PlanOptions& o);  // only where supports() served; complete
   cudaError_t (*launch)(const Plan& plan, cudaStream_t stream);  // enqueues exactly `plan`
-  bool takes_tile_order = false;  // its kernel follows Plan::tiles_by_column (the device tuning's choice)
+  bool takes_tile_order = false;  // its plan follows PlanOptions::tiles_by_column (the device tuning's choice)
 };
 
 // "kernel vec_swizzled, grid 1024x1024x1, block 256x1x1, tile 32x32"

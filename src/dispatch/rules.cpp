@@ -64,9 +64,9 @@ bool tiny_matrices(const Problem& p) {
          layout::TinyBatch::tiles_mostly_empty(p.rows, p.cols);
 }
 
-// The tuning's tile order, for the engines whose kernels follow it.
-void order_tiles(const Tuning& t, Plan* plan) {
-  plan->tiles_by_column = plan->engine->takes_tile_order && plan->problem.elem_bytes > t.row_tiles_max_elem;
+// What the tuning record decides for an engine's plan: the order its blocks take tiles in.
+PlanOptions options_for(const Engine& e, const Problem& p, const Tuning& t) {
+  return {e.takes_tile_order && p.elem_bytes > t.row_tiles_max_elem};
 }
 
 }  // namespace
@@ -186,9 +186,8 @@ Error choose(const Problem& p, const Device& d, Choice* out) {
       refusal = s;
       continue;
     }
-    *out = Choice{&r, &t, r.engine->plan(p, d)};
+    *out = Choice{&r, &t, r.engine->plan(p, d, options_for(*r.engine, p, t))};
     out->plan.engine = r.engine;
-    order_tiles(t, &out->plan);
     return ok();
   }
   return fail(XPOSE_ERROR_NOT_SUPPORTED, why(refusal, d));
@@ -196,9 +195,9 @@ Error choose(const Problem& p, const Device& d, Choice* out) {
 
 Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out) {
   if (const Support s = e.supports(p, d); !s.served()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
-  *out = Choice{nullptr, nullptr, e.plan(p, d)};
+  // A named kernel runs as the automatic choice would run it (the device's tile order).
+  *out = Choice{nullptr, nullptr, e.plan(p, d, options_for(e, p, tuning_for(d)))};
   out->plan.engine = &e;
-  order_tiles(tuning_for(d), &out->plan);  // a named kernel runs as the automatic choice would run it
   return ok();
 }
 

@@ -250,7 +250,7 @@ Support supports(const Problem& p, const Device& d) {
 // Row tiles are the shifted pieces (one more block row than rows / piece where the last
 // pieces start early). The variant: 1 where every src row starts on 16 bytes (16-byte
 // loads), else 0 (shifted 16-byte loads).
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions& o) {
   return with_elem_bytes_up_to_8(p.elem_bytes, Plan{}, [&](auto e) {
     using A = layout::AlignedDstTile<decltype(e)::value>;
     Plan plan = tile_plan(p, d, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
@@ -258,6 +258,7 @@ Plan plan(const Problem& p, const Device& d) {
     plan.grid = layout::first_grid(plan.walk);
     plan.variant = p.src_rows_aligned_16() ? vectors : shifted;
     plan.variant_name = plan.variant == vectors ? "16-byte loads" : "shifted 16-byte loads";
+    plan.tiles_by_column = o.tiles_by_column;
     return plan;
   });
 }

@@ -13,6 +13,7 @@ namespace xpose::engines {
 
 using detail::Device;
 using detail::Plan;
+using detail::PlanOptions;
 using detail::Problem;
 using detail::Support;
 

@@ -23,7 +23,7 @@ inline Plan tile_plan(const Problem& p, const Device& d, int tile_rows, int tile
 }
 
 // The classic shape: 32x32 tiles, 32x8 threads.
-inline Plan classic_plan(const Problem& p, const Device& d) {
+inline Plan classic_plan(const Problem& p, const Device& d, const PlanOptions&) {
   namespace cl = layout::classic;
   return tile_plan(p, d, cl::tile, cl::tile, {uint32_t(cl::block_x), uint32_t(cl::block_y), 1});
 }

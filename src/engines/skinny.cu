@@ -120,7 +120,7 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
 
 // The variant is the short side, negative for de-interleaving.
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int J = span<decltype(e)::value>;
     const bool interleave = direction(p) == Direction::interleave;

@@ -73,7 +73,7 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(TinyBatch::max_bytes == 8192, "tiny_batched's refusal names the bound");
 
 // One block per chunk of whole matrices; the walk's tile is one matrix.
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   Plan plan;
   plan.device = d.id;
   plan.problem = p;

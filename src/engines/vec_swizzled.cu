@@ -79,10 +79,12 @@ Support supports(const Problem& p, const Device& d) {
   return detail::needs_16_byte_rows(p, "vec_swizzled");
 }
 
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions& o) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using V = layout::VecTile<decltype(e)::value>;
-    return tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
+    Plan plan = tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
+    plan.tiles_by_column = o.tiles_by_column;
+    return plan;
   });
 }
 

@@ -449,7 +449,7 @@ void exercise_the_planner(const Problem& p, Checker& c) {
       const Support s = k->supports(p, d);
       c.expect(why(s, d).find('\n') == std::string::npos, std::string(k->name) + "'s refusal is not one line");
       if (!s.served()) continue;
-      const Plan plan = k->plan(p, d);
+      const Plan plan = k->plan(p, d, {});
       c.expect(plan.grid.x >= 1 && plan.grid.y >= 1 && plan.grid.z >= 1 && plan.block.x >= 1,
                std::string(k->name) + " planned an empty grid");
     }

@@ -190,7 +190,7 @@ using ColumnMajorTile = decltype(cute::make_layout(typename CuteTile<E>::Shape{}
 template <int E> using PaddedTile = decltype(CuteTile<E>::padded());
 template <int E> using SwizzledTile = decltype(CuteTile<E>::swizzled());
 
-Plan cute_plan(const Problem& p, const Device& d) {
+Plan cute_plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using T = CuteTile<decltype(e)::value>;
     return tile_plan(p, d, T::rows, T::cols, {cute_threads, 1, 1});
@@ -220,7 +220,7 @@ Support vectorized_supports(const Problem& p, const Device& d) {
   return detail::needs_16_byte_rows(p, "a CuTe 16-byte copy atom");
 }
 
-Plan cute_vec_plan(const Problem& p, const Device& d) {
+Plan cute_vec_plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using T = layout::CuteVecTile<decltype(e)::value>;
     return tile_plan(p, d, T::tile, T::tile, {uint32_t(T::threads), 1, 1});

@@ -98,7 +98,7 @@ size_t smem_bytes(const Device& d) {
   return share > reserved + needed ? share - reserved : needed;
 }
 
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes_up_to_8(p.elem_bytes, Plan{}, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const int whole_rows = layout::cute_tma_whole_rows(E, p.rows, p.cols) ? 1 : 0;

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(TmaShape<E, Run>::threads)
 
 // One block per square tile of 128-byte rows, one box each way.
 template <bool Swizzled, int Run>
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using S = TmaShape<decltype(e)::value, Run>;
     Plan plan = tile_plan(p, d, S::edge, S::edge, {uint32_t(S::threads), 1, 1});

@@ -35,7 +35,7 @@ int blocks_per_sm(const Device& d) {
 
 // A persistent grid of as many blocks as are resident at once, walking tiles of
 // Config::rows src rows by one 128-byte box column.
-Plan plan(const Problem& p, const Device& d) {
+Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const int n = 128 / E;

@@ -35,7 +35,7 @@ Error device_for(const void* src, const void* dst, Device* out) {
 Error run(const char* kernel, const Args& args, cudaStream_t stream) {
   if (Error e = check_kernel_name(kernel, false); e.failed()) return e;
   Problem problem;
-  if (Error e = resolve(args, &problem); e.failed()) return e;
+  if (Error e = resolve_transpose(args, &problem); e.failed()) return e;
   Device device;
   CallPlan plan;
   if (!problem.empty())
@@ -98,7 +98,7 @@ Error make_plan(Layout layout, const char* kernel, const void* src, const void* 
   planned.dst = stand_in(const_cast<void*>(dst), 4);
   if (Error e = plan_for(kernel, planned, h->device, &h->plan); e.failed()) return e;
   h->kernel = kernel ? kernel : "";
-  h->text = explain(h->plan).text;
+  h->text = plan_text(h->plan).text;
   if constexpr (std::is_same_v<Layout, Permutation>) {
     h->permutation = true;
     h->perm = layout;
@@ -287,13 +287,13 @@ Layout resolve(int64_t elem_bytes, const Shape& shape) {
 namespace {
 
 Explanation explanation_of(const detail::CallPlan& plan) {
-  detail::PlanText t = detail::explain(plan);
+  detail::PlanText t = detail::plan_text(plan);
   return {std::move(t.kernel), std::move(t.rule), std::move(t.tuning), std::move(t.text)};
 }
 
 // The plan a call would make: its checks, the device's, and the choice.
-template <class Layout, class Plan>
-Explanation explain_call(const Layout& layout, const char* kernel, Plan&& plan_for) {
+template <class Layout, class PlanFor>
+Explanation explain_call(const Layout& layout, const char* kernel, PlanFor&& plan_for) {
   if (kernel && !*kernel) kernel = nullptr;
   detail::Device device;
   if (!layout.empty()) detail::throw_if_failed(detail::device_for(layout.src, layout.dst, &device));
@@ -307,7 +307,7 @@ Explanation explain_call(const Layout& layout, const char* kernel, Plan&& plan_f
 Explanation explain_choice(const void* src, void* dst, int64_t elem_bytes, const Shape& shape, const char* kernel) {
   detail::throw_if_failed(detail::check_kernel_name(kernel && *kernel ? kernel : nullptr, false));
   detail::Problem problem;
-  detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
+  detail::throw_if_failed(detail::resolve_transpose(detail::args_of(src, dst, elem_bytes, shape), &problem));
   return explain_call(problem, kernel, detail::plan_transpose);
 }
 
@@ -384,7 +384,7 @@ void permute_host(const void* src, void* dst, int64_t elem_bytes, const PermuteS
 
 void transpose_host(const void* src, void* dst, int64_t elem_bytes, const Shape& shape) {
   detail::Problem problem;
-  detail::throw_if_failed(detail::resolve(detail::args_of(src, dst, elem_bytes, shape), &problem));
+  detail::throw_if_failed(detail::resolve_transpose(detail::args_of(src, dst, elem_bytes, shape), &problem));
   detail::run_on_host(problem);
 }
 

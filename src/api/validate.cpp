@@ -151,7 +151,7 @@ Error resolve_shape(const Args& a, Problem* out) {
   return ok();
 }
 
-Error resolve(const Args& a, Problem* out) {
+Error resolve_transpose(const Args& a, Problem* out) {
   Problem p;
   if (Error e = resolve_extents(a, &p); e.failed()) return e;
   if (p.empty()) {

@@ -23,7 +23,7 @@ struct Args {
 // The checks that need no GPU: element size, signs, leading dimensions, strides, int64
 // overflow, null and misaligned pointers, dst batches that overlap, src and dst that
 // overlap. An empty request (a zero extent) passes with pointers unchecked.
-Error resolve(const Args& args, Problem* out);
+Error resolve_transpose(const Args& args, Problem* out);
 
 // The same without the pointers (args.src and args.dst are ignored and left null): the
 // layout alone, for callers that want the resolved pitches and spans before allocating.

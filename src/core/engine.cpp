@@ -37,7 +37,7 @@ Support needs_16_byte_rows(const Problem& p, const char* who) {
   return served();
 }
 
-std::string describe(const Plan& plan) {
+std::string describe(const EnginePlan& plan) {
   std::string s = std::string("kernel ") + plan.engine->name;
   if (*plan.variant_name) s += std::string(" (") + plan.variant_name + ")";
   s += ", grid " + dims(plan.grid) + ", block " + dims(plan.block) + ", tile " + std::to_string(plan.walk.tile_rows) +

@@ -1,7 +1,7 @@
 // The contract between choosing and launching. An engine (one technique, src/engines/)
 // answers three questions: does it serve this problem on this device (a typed answer that
 // carries the reason, its text built only when someone reads it), what exactly will it
-// launch (a Plan: a plain value the planner, --explain and the tests print and compare),
+// launch (an EnginePlan: a plain value the planner, --explain and the tests print and compare),
 // and launch that plan, re-deciding nothing.
 #pragma once
 
@@ -49,7 +49,7 @@ struct Engine;
 // Everything a launch needs, decided once. Tile engines walk col_tiles x row_tiles x
 // batch tiles of tile_rows x tile_cols, one block each: one launch where the counts fit
 // CUDA's grid limits, else several (engines/launch.cuh); `grid` is the first.
-struct Plan {
+struct EnginePlan {
   const Engine* engine = nullptr;  // set by the dispatcher
   int device = 0;                // the device it was planned for (per-device caches)
   Problem problem;               // what the kernel moves: pointers, extents, pitches
@@ -74,12 +74,12 @@ struct Engine {
   const char* summary;      // one line: the technique
   const char* launch_text;  // one line: its launch, for the rule table
   Support (*supports)(const Problem& p, const Device& d);
-  Plan (*plan)(const Problem& p, const Device& d, const PlanOptions& o);  // only where supports() served; complete
-  cudaError_t (*launch)(const Plan& plan, cudaStream_t stream);  // enqueues exactly `plan`
+  EnginePlan (*plan)(const Problem& p, const Device& d, const PlanOptions& o);  // only where supports() served; complete
+  cudaError_t (*launch)(const EnginePlan& plan, cudaStream_t stream);  // enqueues exactly `plan`
   bool takes_tile_order = false;  // its plan follows PlanOptions::tiles_by_column (the device tuning's choice)
 };
 
 // "kernel vec_swizzled, grid 1024x1024x1, block 256x1x1, tile 32x32"
-std::string describe(const Plan& plan);
+std::string describe(const EnginePlan& plan);
 
 }  // namespace xpose::detail

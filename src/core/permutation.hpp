@@ -38,8 +38,8 @@ struct Permutation {
     return n;
   }
   // The axes as the host index math takes them (layout::normalize, layout::as_transpose).
-  layout::PermuteShape shape() const {
-    layout::PermuteShape s;
+  layout::PermuteAxes shape() const {
+    layout::PermuteAxes s;
     s.rank = rank;
     s.elem_bytes = elem_bytes;
     for (int i = 0; i < rank; ++i) s.axes[i] = axes[i];

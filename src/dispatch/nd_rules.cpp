@@ -38,7 +38,7 @@ const std::vector<NdRule>& nd_rules() {
   return table;
 }
 
-bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, const Device& d,
+bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
                NdChoice* out, std::string* why) {
   layout::NdForm form;
   const char* reason = nullptr;
@@ -75,7 +75,7 @@ bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, 
   return false;
 }
 
-std::string explain(const NdChoice& c) {
+std::string choice_text(const NdChoice& c) {
   if (!c.rule) return describe(c.plan);
   return std::string("rule ") + c.rule->id + " (" + c.tuning->name + " tuning): " + describe(c.plan);
 }

@@ -36,10 +36,10 @@ struct NdChoice {
 // The plan for a normalized permutation with bases src and dst on device `d`: by the rule
 // table where `kernel` is null, else that N-D engine's (a name of nd_engines()); false with
 // *why where none (or that one) serves it.
-bool choose_nd(const layout::PermuteShape& reduced, const void* src, void* dst, const char* kernel, const Device& d,
+bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
                NdChoice* out, std::string* why);
 
 // "rule short_runs (H100 tuning): permute_vec_regs: ..." (the plan's own description where named)
-std::string explain(const NdChoice& c);
+std::string choice_text(const NdChoice& c);
 
 }  // namespace xpose::detail

@@ -35,14 +35,14 @@ int64_t widest_aligned(const void* src, const void* dst) {
 // A permutation's essentials: its axes, unit axes dropped, fused and with the widest element
 // both bases allow (layout/permute.hpp); 16-byte elements on an 8-byte boundary as 8-byte
 // pairs (kept whole only where 16 axes that do not fuse leave no room for the pair's axis).
-layout::PermuteShape normalized(const Permutation& p) {
+layout::PermuteAxes normalized(const Permutation& p) {
   const int64_t widest = widest_aligned(p.src, p.dst);
-  layout::PermuteShape s = layout::normalize(p.shape(), widest);
+  layout::PermuteAxes s = layout::normalize(p.shape(), widest);
   if (s.elem_bytes > widest && layout::split_elements(&s, widest)) s = layout::normalize(s, widest);
   return s;
 }
 
-std::string axes_text(const layout::PermuteShape& s) {
+std::string axes_text(const layout::PermuteAxes& s) {
   std::string text = std::to_string(s.elem_bytes) + "-byte elements, axes (extent:src stride:dst stride)";
   for (int i = 0; i < s.rank; ++i)
     text += " " + std::to_string(s.axes[i].extent) + ":" + std::to_string(s.axes[i].src_stride) + ":" +
@@ -87,7 +87,7 @@ Problem transpose_problem(const layout::TransposeForm& t, const void* src, void*
 }
 
 // A permutation's normalized form as the transpose it is, where it is one.
-bool transpose_of(const Permutation& p, const layout::PermuteShape& reduced, Problem* out) {
+bool transpose_of(const Permutation& p, const layout::PermuteAxes& reduced, Problem* out) {
   layout::TransposeForm t;
   if (!layout::as_transpose(reduced, &t)) return false;
   *out = transpose_problem(t, p.src, p.dst);
@@ -195,7 +195,7 @@ Error launch(const CallPlan& plan, cudaStream_t stream) {
   return ok();
 }
 
-PlanText explain(const CallPlan& plan) {
+PlanText plan_text(const CallPlan& plan) {
   PlanText t;
   const std::string normalized = plan.permutation ? "normalized to " + axes_text(plan.shape) + ", " : "";
   const std::string pairs = plan.as_pairs ? "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), "
@@ -205,13 +205,13 @@ PlanText explain(const CallPlan& plan) {
     t.kernel = c.plan.engine->name;
     t.rule = c.rule ? c.rule->id : "";
     t.tuning = c.tuning ? c.tuning->name : "";
-    t.text = pairs + normalized + "an N-D permutation: " + explain(c);
+    t.text = pairs + normalized + "an N-D permutation: " + choice_text(c);
   } else if (const Engine* e = plan.transpose.plan.engine) {
     const Choice& c = plan.transpose;
     t.kernel = e->name;
     t.rule = c.rule ? c.rule->id : "";
     t.tuning = c.tuning ? c.tuning->name : "";
-    t.text = pairs + normalized + (plan.permutation ? "a batched 2-D transpose: " : "") + explain(c);
+    t.text = pairs + normalized + (plan.permutation ? "a batched 2-D transpose: " : "") + choice_text(c);
   } else {
     t.text = plan.permutation ? "nothing to do: the permutation is empty" : "nothing to do: the problem is empty";
   }
@@ -225,7 +225,7 @@ void run_on_host(const Problem& p) {
 void run_on_host(const Permutation& p) {
   if (p.empty()) return;
   Problem problem;
-  const layout::PermuteShape reduced = normalized(p);
+  const layout::PermuteAxes reduced = normalized(p);
   if (transpose_of(p, reduced, &problem)) return cpu::transpose(problem);
   layout::NdForm form;
   const char* why = nullptr;

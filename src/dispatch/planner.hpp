@@ -28,7 +28,7 @@ struct CallPlan {
   NdChoice nd;       // ... or an N-D engine's (nd.plan.engine set); neither: nothing to launch
   bool permutation = false;    // planned from a permutation: the text gives its normalized form
   bool as_pairs = false;       // a transpose of 16-byte elements on an 8-byte boundary run as a permutation
-  layout::PermuteShape shape;  // a permutation's normalized form
+  layout::PermuteAxes shape;  // a permutation's normalized form
   uintptr_t src_class = 0, dst_class = 0;  // the bases' remainders modulo plan_alignment
 
   bool empty() const { return !transpose.plan.engine && !nd.plan.engine; }
@@ -46,7 +46,7 @@ Error plan_transpose(const char* kernel, const Problem& p, const Device& d, Call
 Error plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out);
 
 // A checked permutation with its bases, normalized, as the batched 2-D transpose it is, where
-// it is one: the Problem resolve() makes of that transpose's arguments, made directly
+// it is one: the Problem resolve_transpose() makes of that transpose's arguments, made directly
 // (tests/cpu/test_planner.cpp holds that).
 bool transpose_form(const Permutation& p, Problem* out);
 
@@ -62,7 +62,7 @@ struct PlanText {
   std::string kernel, rule, tuning;  // rule and tuning empty where the kernel was named or is an N-D one
   std::string text;                  // one line: what runs, and why
 };
-PlanText explain(const CallPlan& plan);
+PlanText plan_text(const CallPlan& plan);
 
 // The CPU path for a checked layout with its bases: the same split (a permutation that is a
 // transpose runs the cache-blocked 2-D reference, other forms the N-D one), on all cores.

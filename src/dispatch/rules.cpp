@@ -201,7 +201,7 @@ Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* o
   return ok();
 }
 
-std::string explain(const Choice& c) {
+std::string choice_text(const Choice& c) {
   if (!c.rule) return describe(c.plan) + ": named by the caller";
   return "rule " + std::string(c.rule->id) + " (" + c.tuning->name + " tuning): " + describe(c.plan) + ": " +
          c.rule->reason;

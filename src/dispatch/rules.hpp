@@ -29,7 +29,7 @@ const std::vector<Rule>& rules();
 struct Choice {
   const Rule* rule = nullptr;
   const Tuning* tuning = nullptr;
-  Plan plan;
+  EnginePlan plan;
 };
 
 // The automatic choice: the first rule that applies and whose engine serves the problem.
@@ -40,6 +40,6 @@ Error choose(const Problem& p, const Device& d, Choice* out);
 Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
 
 // "rule aligned (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
-std::string explain(const Choice& c);
+std::string choice_text(const Choice& c);
 
 }  // namespace xpose::detail

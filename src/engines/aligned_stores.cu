@@ -250,10 +250,10 @@ Support supports(const Problem& p, const Device& d) {
 // Row tiles are the shifted pieces (one more block row than rows / piece where the last
 // pieces start early). The variant: 1 where every src row starts on 16 bytes (16-byte
 // loads), else 0 (shifted 16-byte loads).
-Plan plan(const Problem& p, const Device& d, const PlanOptions& o) {
-  return with_elem_bytes_up_to_8(p.elem_bytes, Plan{}, [&](auto e) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions& o) {
+  return with_elem_bytes_up_to_8(p.elem_bytes, EnginePlan{}, [&](auto e) {
     using A = layout::AlignedDstTile<decltype(e)::value>;
-    Plan plan = tile_plan(p, d, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
+    EnginePlan plan = tile_plan(p, d, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
     plan.walk.row_tiles = A::row_blocks(p.rows);
     plan.grid = layout::first_grid(plan.walk);
     plan.variant = p.src_rows_aligned_16() ? vectors : shifted;
@@ -263,7 +263,7 @@ Plan plan(const Problem& p, const Device& d, const PlanOptions& o) {
   });
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes_up_to_8(plan.problem.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     constexpr int E = decltype(e)::value;
     return plan.variant == vectors ? launch_tiles(transpose_aligned_stores<E, vectors>, plan, s, plan.problem)

@@ -12,7 +12,7 @@
 namespace xpose::engines {
 
 using detail::Device;
-using detail::Plan;
+using detail::EnginePlan;
 using detail::PlanOptions;
 using detail::Problem;
 using detail::Support;

@@ -12,8 +12,8 @@ namespace xpose::engines {
 inline dim3 to_dim3(const layout::Dims& d) { return dim3(d.x, d.y, d.z); }
 
 // A plan of one block per tile of tile_rows x tile_cols over the whole problem.
-inline Plan tile_plan(const Problem& p, const Device& d, int tile_rows, int tile_cols, layout::Dims block) {
-  Plan plan;
+inline EnginePlan tile_plan(const Problem& p, const Device& d, int tile_rows, int tile_cols, layout::Dims block) {
+  EnginePlan plan;
   plan.device = d.id;
   plan.problem = p;
   plan.walk = layout::tile_walk(p.rows, p.cols, p.batch, tile_rows, tile_cols);
@@ -23,7 +23,7 @@ inline Plan tile_plan(const Problem& p, const Device& d, int tile_rows, int tile
 }
 
 // The classic shape: 32x32 tiles, 32x8 threads.
-inline Plan classic_plan(const Problem& p, const Device& d, const PlanOptions&) {
+inline EnginePlan classic_plan(const Problem& p, const Device& d, const PlanOptions&) {
   namespace cl = layout::classic;
   return tile_plan(p, d, cl::tile, cl::tile, {uint32_t(cl::block_x), uint32_t(cl::block_y), 1});
 }
@@ -32,7 +32,7 @@ inline Plan classic_plan(const Problem& p, const Device& d, const PlanOptions&) 
 // CUDA's grid limits, else one per chunk, each with its origin. The kernel takes `args...`
 // and then the chunk's TileOrigin.
 template <class Kernel, class... Args>
-cudaError_t launch_tiles(Kernel kernel, const Plan& plan, cudaStream_t s, const Args&... args) {
+cudaError_t launch_tiles(Kernel kernel, const EnginePlan& plan, cudaStream_t s, const Args&... args) {
   const layout::TileWalk& w = plan.walk;
   for (int64_t b = 0; b < w.batch; b += layout::max_grid_yz)
     for (int64_t tr = 0; tr < w.row_tiles; tr += layout::max_grid_yz)

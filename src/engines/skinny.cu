@@ -120,11 +120,11 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
 
 // The variant is the short side, negative for de-interleaving.
-Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int J = span<decltype(e)::value>;
     const bool interleave = direction(p) == Direction::interleave;
-    Plan plan = interleave ? tile_plan(p, d, int(p.rows), J, {threads, 1, 1}) : tile_plan(p, d, J, int(p.cols), {threads, 1, 1});
+    EnginePlan plan = interleave ? tile_plan(p, d, int(p.rows), J, {threads, 1, 1}) : tile_plan(p, d, J, int(p.cols), {threads, 1, 1});
     plan.variant = interleave ? int(p.rows) : -int(p.cols);
     plan.variant_name = interleave ? "interleave" : "de-interleave";
     return plan;
@@ -132,13 +132,13 @@ Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
 }
 
 template <int E, bool Interleave, int S = 1>
-cudaError_t launch_short(const Plan& plan, cudaStream_t s, int short_side) {
+cudaError_t launch_short(const EnginePlan& plan, cudaStream_t s, int short_side) {
   if constexpr (S < layout::skinny_max)
     if (short_side != S) return launch_short<E, Interleave, S + 1>(plan, s, short_side);
   return launch_tiles(transpose_skinny<E, S, Interleave>, plan, s, plan.problem);
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     if (plan.variant > 0) return launch_short<E, true>(plan, s, plan.variant);

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_smem(Prob
 }
 
 template <template <int> class TileOf>
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     return launch_tiles(transpose_smem<decltype(e)::value, TileOf>, plan, s, plan.problem);
   });

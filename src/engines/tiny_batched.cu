@@ -73,8 +73,8 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(TinyBatch::max_bytes == 8192, "tiny_batched's refusal names the bound");
 
 // One block per chunk of whole matrices; the walk's tile is one matrix.
-Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
-  Plan plan;
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
+  EnginePlan plan;
   plan.device = d.id;
   plan.problem = p;
   plan.chunk_elems = chunk_elems(p);
@@ -84,7 +84,7 @@ Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return plan;
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     const Problem& p = plan.problem;
     transpose_tiny_batched<decltype(e)::value><<<to_dim3(plan.grid), to_dim3(plan.block), 0, s>>>(

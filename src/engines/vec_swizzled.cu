@@ -79,16 +79,16 @@ Support supports(const Problem& p, const Device& d) {
   return detail::needs_16_byte_rows(p, "vec_swizzled");
 }
 
-Plan plan(const Problem& p, const Device& d, const PlanOptions& o) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions& o) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using V = layout::VecTile<decltype(e)::value>;
-    Plan plan = tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
+    EnginePlan plan = tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
     plan.tiles_by_column = o.tiles_by_column;
     return plan;
   });
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, plan, s, plan.problem);
   });

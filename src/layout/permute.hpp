@@ -18,7 +18,7 @@ struct PermuteAxis {
   int64_t extent = 1, src_stride = 0, dst_stride = 0;
 };
 
-struct PermuteShape {
+struct PermuteAxes {
   int rank = 0;
   int64_t elem_bytes = 1;
   PermuteAxis axes[16];
@@ -32,8 +32,8 @@ constexpr bool fusable(const PermuteAxis& outer, const PermuteAxis& inner) {
 
 // `max_elem_bytes`: the widest element both bases are aligned to (a power of two, at most 16).
 // The axes come out in src order (src strides descending; ties broken by dst strides).
-inline PermuteShape normalize(const PermuteShape& in, int64_t max_elem_bytes = 16) {
-  PermuteShape s;
+inline PermuteAxes normalize(const PermuteAxes& in, int64_t max_elem_bytes = 16) {
+  PermuteAxes s;
   s.elem_bytes = in.elem_bytes;
   for (int i = 0; i < in.rank; ++i)
     if (in.axes[i].extent != 1) s.axes[s.rank++] = in.axes[i];
@@ -78,7 +78,7 @@ inline PermuteShape normalize(const PermuteShape& in, int64_t max_elem_bytes = 1
 // The same permutation in elements of `elem_bytes` (a power of two below s.elem_bytes): every
 // stride scaled by the split, and an axis of the split's extent contiguous on both sides;
 // normalize() fuses it with an axis that continues it. False where no axis is left for it.
-inline bool split_elements(PermuteShape* s, int64_t elem_bytes) {
+inline bool split_elements(PermuteAxes* s, int64_t elem_bytes) {
   if (s->elem_bytes <= elem_bytes) return true;
   if (s->rank == 16) return false;
   const int64_t f = s->elem_bytes / elem_bytes;
@@ -106,7 +106,7 @@ inline bool product_fits(int64_t a, int64_t b, int64_t c) {
 // more (the batch), with pitches that clear their rows and one matrix's pitch in bytes
 // within int64, as xpose_transpose requires (a 2-D request cannot say "stride 0" or "rows
 // overlap"). A copy is the transpose of a single row.
-inline bool as_transpose(const PermuteShape& s, TransposeForm* out) {
+inline bool as_transpose(const PermuteAxes& s, TransposeForm* out) {
   if (s.rank > 3) return false;
   PermuteAxis unit;  // an axis of one index: strides that address nothing
   const PermuteAxis* axes[3] = {&unit, &unit, &unit};

@@ -69,7 +69,7 @@ inline std::string text(const NdForm& f) {
 
 // The N-D form of a normalized permutation, or false (with *why) where its counts do not fit
 // the kernels' 32-bit indices.
-inline bool nd_form(const PermuteShape& s, NdForm* out, const char** why) {
+inline bool nd_form(const PermuteAxes& s, NdForm* out, const char** why) {
   NdForm f;
   f.elem_bytes = s.elem_bytes;
   if (s.rank == 0) {  // one element: a row of one

@@ -1,7 +1,7 @@
 // A randomized property test of argument validation. Hundreds of thousands of requests,
 // from ordinary to absurd (huge and negative counts, pitches that address nothing, null,
 // misaligned and overlapping pointers, pointers at the top of the address space), each
-// judged by resolve() and by an independent model of the C ABI's contract written in
+// judged by resolve_transpose() and by an independent model of the C ABI's contract written in
 // 128-bit arithmetic. Every accepted problem is then checked for what the kernels rely on
 // and run through the rule table and every engine's supports() and plan() on pretend
 // devices, so that the sanitizer build (scripts/sanitize) sees every product they compute.
@@ -360,7 +360,7 @@ class Checker {
 };
 
 // The properties the kernels rely on, checked on the caller's layout (from the model, but
-// computed here element by element) and on the Problem resolve() returned.
+// computed here element by element) and on the Problem resolve_transpose() returned.
 void check_accepted(const Args& a, const Verdict& v, const Problem& p, Draw& r, Checker& c) {
   const i128 e = a.elem_bytes;
   c.expect(p.rows == a.rows && p.cols == a.cols && p.batch == a.batch && p.elem_bytes == a.elem_bytes,
@@ -444,12 +444,12 @@ void exercise_the_planner(const Problem& p, Checker& c) {
     if (e.failed())
       c.expect(e.status == XPOSE_ERROR_NOT_SUPPORTED && !e.message.empty(), "choose failed badly: " + e.message);
     else
-      c.expect(choice.plan.engine && choice.plan.grid.x >= 1 && !explain(choice).empty(), "choose gave an empty plan");
+      c.expect(choice.plan.engine && choice.plan.grid.x >= 1 && !choice_text(choice).empty(), "choose gave an empty plan");
     for (const Engine* k : engines()) {
       const Support s = k->supports(p, d);
       c.expect(why(s, d).find('\n') == std::string::npos, std::string(k->name) + "'s refusal is not one line");
       if (!s.served()) continue;
-      const Plan plan = k->plan(p, d, {});
+      const EnginePlan plan = k->plan(p, d, {});
       c.expect(plan.grid.x >= 1 && plan.grid.y >= 1 && plan.grid.z >= 1 && plan.block.x >= 1,
                std::string(k->name) + " planned an empty grid");
     }
@@ -493,7 +493,7 @@ TEST(FuzzArgs, ResolveAgreesWithThe128BitModelAndAcceptsOnlySafeProblems) {
     const Verdict v = judge(a);
     Problem p;
     p.rows = -7;  // a refusal must leave *out alone
-    const Error err = resolve(a, &p);
+    const Error err = resolve_transpose(a, &p);
     Checker c("case " + std::to_string(n) + " " + describe(a));
     const bool unproven = v.undecided && err.failed() &&
                           (err.message.rfind("cannot prove", 0) == 0 || err.message.rfind("dst batches overlap", 0) == 0);

@@ -211,7 +211,7 @@ TEST(TileGrid, CapsYAndZAtTheirLimits) {
   EXPECT_EQ(1u, small.z);
 }
 
-// Tile counts for any extent resolve() accepts, up to INT64_MAX, without overflow.
+// Tile counts for any extent resolve_transpose() accepts, up to INT64_MAX, without overflow.
 template <int E>
 void check_row_blocks_up_to_int64_max() {
   using A = AlignedDstTile<E>;

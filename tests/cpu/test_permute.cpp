@@ -114,7 +114,7 @@ TEST(ResolvePermute, DstElementsMustBeDistinct) {
   EXPECT_EQ(detail::Distinct::yes, detail::distinct_elements(3, e3, interleaved).verdict);
 }
 
-layout::PermuteShape shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {
+layout::PermuteAxes shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {
   Permutation p;
   const Error e = resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), int(extents.size()), extents.data(),
                                    perm.data(), elem_bytes},
@@ -357,7 +357,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     Permutation p;
     const Error e = resolve_permute(args, &p);
     ASSERT_FALSE(e.failed()) << e.message;
-    const layout::PermuteShape n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
+    const layout::PermuteAxes n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
     layout::NdForm f;
     const char* why = nullptr;
     ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
@@ -510,7 +510,7 @@ TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
   const void* src = at(uintptr_t(1) << 20);
   void* dst = at_mut(uintptr_t(1) << 40);
   for (const Row& r : rows) {
-    const layout::PermuteShape n = layout::normalize(shape_of(r.extents, r.perm, r.e), 16);
+    const layout::PermuteAxes n = layout::normalize(shape_of(r.extents, r.perm, r.e), 16);
     SCOPED_TRACE(std::string(r.chosen) + ", " + std::to_string(r.e) + "-byte elements, extent " +
                  std::to_string(r.extents.back()));
     detail::NdChoice choice;
@@ -586,11 +586,11 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     ASSERT_EQ(want, got) << "the CPU reference differs from the model";
 
     // The normalized permutation, run by the reference over the same bases, writes the same.
-    const layout::PermuteShape s = p.shape();
+    const layout::PermuteAxes s = p.shape();
     const uintptr_t bases = reinterpret_cast<uintptr_t>(src.data()) | reinterpret_cast<uintptr_t>(normal.data());
     int64_t widest = 16;
     while (widest > 1 && bases % uintptr_t(widest)) widest /= 2;
-    const layout::PermuteShape n = layout::normalize(s, widest);
+    const layout::PermuteAxes n = layout::normalize(s, widest);
     Permutation q;
     q.src = src.data();
     q.dst = normal.data();
@@ -620,7 +620,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     }
     ++mapped;
     Problem problem;
-    const Error te = resolve(Args{src.data(), as2d.data(), t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
+    const Error te = resolve_transpose(Args{src.data(), as2d.data(), t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
                                   t.stride_src, t.stride_dst},
                              &problem);
     ASSERT_FALSE(te.failed()) << te.message;
@@ -638,7 +638,7 @@ const int nd_kernels = int(detail::nd_engines().size());
 constexpr int max_nd_kernels = 16;
 
 void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
-  const layout::PermuteShape n = layout::normalize(p.shape(), 16);
+  const layout::PermuteAxes n = layout::normalize(p.shape(), 16);
   const void* src = at(reinterpret_cast<uintptr_t>(p.src) & ~uintptr_t(15));
   void* dst = at_mut(reinterpret_cast<uintptr_t>(p.dst) & ~uintptr_t(15));
   for (int k = 0; k <= nd_kernels; ++k) {
@@ -799,12 +799,12 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
       ASSERT_EQ(offsets.end(), std::adjacent_find(offsets.begin(), offsets.end())) << "two dst elements share memory";
     }
     ASSERT_NO_FATAL_FAILURE(check_nd_plans(p, &nd_planned));
-    const layout::PermuteShape n = layout::normalize(p.shape(), 8);  // the bases above are 8-byte aligned
+    const layout::PermuteAxes n = layout::normalize(p.shape(), 8);  // the bases above are 8-byte aligned
     layout::TransposeForm t;
     if (!layout::as_transpose(n, &t)) continue;
     ++mapped;
     Problem problem;
-    const Error te = resolve(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
+    const Error te = resolve_transpose(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
                                   t.stride_dst},
                              &problem);
     ASSERT_FALSE(te.failed()) << "the transpose form was refused: " << te.message;

@@ -22,7 +22,7 @@ using testing::turing;
 
 Problem problem(int64_t rows, int64_t cols, int64_t e, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
   Problem p;
-  const Error err = resolve(Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0}, &p);
+  const Error err = resolve_transpose(Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0}, &p);
   EXPECT_FALSE(err.failed()) << err.message;
   return p;
 }
@@ -65,7 +65,7 @@ TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
 
 Problem with_ld(int64_t rows, int64_t cols, int64_t e, int64_t ld_src, int64_t ld_dst, int64_t batch = 1) {
   Problem p;
-  const Error err = resolve(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44),
+  const Error err = resolve_transpose(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44),
                                  rows, cols, e, ld_src, ld_dst, batch, 0, 0},
                             &p);
   EXPECT_FALSE(err.failed()) << err.message;
@@ -194,7 +194,7 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   EXPECT_EQ("tma_pipeline", chosen(with_ld(1024, 1024, 1, 0, 0, 64)));  // the batch counts
   EXPECT_EQ("tma_swizzle128", chosen(with_ld(1024, 1024, 1, 0, 0, 65)));
   Problem padded;  // dst rows of 100 bytes in a 112-byte pitch: a TMA store would spill into the gap
-  ASSERT_FALSE(resolve(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44), 100,
+  ASSERT_FALSE(resolve_transpose(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44), 100,
                             48, 1, 0, 112, 1, 0, 0},
                        &padded)
                    .failed());
@@ -238,9 +238,9 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
   // three tiles per SM: a third of the SM's shared memory (1 KiB-aligned) less the driver's share
   EXPECT_EQ(size_t(233472 / 3 / 1024 * 1024 - 1024), c.plan.smem_bytes);
   ASSERT_FALSE(choose(problem(32768, 32768, 1), h100, &c).failed());
-  EXPECT_NE(std::string::npos, explain(c).find("rule large_tma (H100 tuning): kernel cute_tma (whole 256-byte rows), grid "
+  EXPECT_NE(std::string::npos, choice_text(c).find("rule large_tma (H100 tuning): kernel cute_tma (whole 256-byte rows), grid "
                                                "128x128x1, block 256x1x1, tile 256x256"))
-      << explain(c);
+      << choice_text(c);
   ASSERT_FALSE(choose(problem(32768, 32768 + 64, 1), h100, &c).failed());  // past the whole-row rule: not cute_tma
   EXPECT_STRNE("cute_tma", c.plan.engine->name);
   ASSERT_FALSE(choose_named(*find_engine("cute_tma"), problem(32768, 32768 + 64, 1), h100, &c).failed());
@@ -425,8 +425,8 @@ TEST(RuleTable, EveryRuleDecidesItsExample) {
     ASSERT_FALSE(choose(examples().at(r.id), h100, &c).failed());
     EXPECT_EQ(r.id, std::string(c.rule->id));
     EXPECT_EQ(r.engine, c.plan.engine);
-    EXPECT_NE(std::string::npos, explain(c).find(std::string("rule ") + r.id + " (H100 tuning): kernel " + r.engine_name))
-        << explain(c);
+    EXPECT_NE(std::string::npos, choice_text(c).find(std::string("rule ") + r.id + " (H100 tuning): kernel " + r.engine_name))
+        << choice_text(c);
   }
   EXPECT_EQ(examples().size(), rules().size());
 }

@@ -1,6 +1,6 @@
 // The planner on pretend devices: bases of one class modulo plan_alignment take one plan (the
 // property a plan handle's execute rests on), and a permutation's 2-D form is the Problem
-// resolve() makes of the same arguments.
+// resolve_transpose() makes of the same arguments.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -20,7 +20,7 @@ const Device* const devices[] = {&testing::h100, &testing::h200, &testing::a100,
 
 // Two plans launch the same thing: every launch field, and the same text.
 void expect_same_launch(const CallPlan& a, const CallPlan& b) {
-  EXPECT_EQ(explain(a).text, explain(b).text);
+  EXPECT_EQ(plan_text(a).text, plan_text(b).text);
   EXPECT_EQ(a.nd.plan.engine, b.nd.plan.engine);
   EXPECT_EQ(a.transpose.plan.engine, b.transpose.plan.engine);
   EXPECT_EQ(a.transpose.rule, b.transpose.rule);
@@ -32,7 +32,7 @@ void expect_same_launch(const CallPlan& a, const CallPlan& b) {
     EXPECT_TRUE(a.nd.plan.grid.x == b.nd.plan.grid.x && a.nd.plan.grid.y == b.nd.plan.grid.y && a.nd.plan.grid.z == b.nd.plan.grid.z);
   }
   if (a.transpose.plan.engine && b.transpose.plan.engine) {
-    const Plan &p = a.transpose.plan, &q = b.transpose.plan;
+    const EnginePlan &p = a.transpose.plan, &q = b.transpose.plan;
     EXPECT_EQ(p.problem.src, q.problem.src);
     EXPECT_EQ(p.problem.dst, q.problem.dst);
     EXPECT_EQ(p.variant, q.variant);
@@ -111,7 +111,7 @@ TEST(Planner, BasesOfAnotherClassAreNotTheSame) {
   EXPECT_FALSE(same_class(plan, p.src, reinterpret_cast<const void*>((uintptr_t(1) << 30) + 8)));
 }
 
-// transpose_problem gives what resolve() makes of the 2-D form's arguments, for every
+// transpose_problem gives what resolve_transpose() makes of the 2-D form's arguments, for every
 // permutation whose normalized form is a transpose: valid by construction.
 TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
   const uint64_t seed = testing::fresh_seed();
@@ -134,7 +134,7 @@ TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
     if (!transpose_form(p, &made)) continue;
     ++forms;
     Problem resolved;
-    const Error e = resolve(Args{made.src, made.dst, made.rows, made.cols, made.elem_bytes, made.ld_src, made.ld_dst,
+    const Error e = resolve_transpose(Args{made.src, made.dst, made.rows, made.cols, made.elem_bytes, made.ld_src, made.ld_dst,
                                  made.batch, made.stride_src, made.stride_dst},
                             &resolved);
     ASSERT_FALSE(e.failed()) << e.message;
@@ -185,9 +185,9 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
     CallPlan plan;
     ASSERT_FALSE(plan_permute(nullptr, p, testing::h100, &plan).failed());
-    ASSERT_NE(nullptr, plan.nd.rule) << explain(plan).text;
-    EXPECT_STREQ(e.rule, plan.nd.rule->id) << explain(plan).text;
-    EXPECT_NE(std::string::npos, explain(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
+    ASSERT_NE(nullptr, plan.nd.rule) << plan_text(plan).text;
+    EXPECT_STREQ(e.rule, plan.nd.rule->id) << plan_text(plan).text;
+    EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
   }
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

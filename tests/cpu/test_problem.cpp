@@ -1,4 +1,4 @@
-// resolve(): defaults, pitches that address nothing, and the dst-batch overlap rule
+// resolve_transpose(): defaults, pitches that address nothing, and the dst-batch overlap rule
 // checked against brute force.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ Args valid(int64_t rows, int64_t cols, int64_t e) {
 
 TEST(Resolve, FillsTheDefaults) {
   Problem p;
-  ASSERT_FALSE(resolve(valid(3, 5, 4), &p).failed());
+  ASSERT_FALSE(resolve_transpose(valid(3, 5, 4), &p).failed());
   EXPECT_EQ(5, p.ld_src);
   EXPECT_EQ(3, p.ld_dst);
   EXPECT_EQ(15, p.stride_src);
@@ -35,7 +35,7 @@ TEST(Resolve, KeepsExplicitLeadingDimensionsAndStrides) {
   a.stride_src = 9;
   a.stride_dst = 0;
   Problem p;
-  ASSERT_FALSE(resolve(a, &p).failed());
+  ASSERT_FALSE(resolve_transpose(a, &p).failed());
   EXPECT_EQ(4, p.ld_src);
   EXPECT_EQ(6, p.ld_dst);
   EXPECT_EQ(9, p.stride_src);
@@ -49,7 +49,7 @@ TEST(Resolve, AcceptsInterleavedButDisjointDstBatches) {
   a.ld_dst = 8;
   a.stride_dst = 2;
   Problem p;
-  EXPECT_FALSE(resolve(a, &p).failed());
+  EXPECT_FALSE(resolve_transpose(a, &p).failed());
 }
 
 Args at(uintptr_t src, uintptr_t dst, int64_t rows, int64_t cols, int64_t e) {
@@ -68,7 +68,7 @@ TEST(Resolve, IgnoresTheBatchStridesOfASingleMatrix) {
   a.stride_src = int64_t(1) << 61;
   a.stride_dst = INT64_MAX;
   Problem p;
-  const Error e = resolve(a, &p);
+  const Error e = resolve_transpose(a, &p);
   ASSERT_FALSE(e.failed()) << e.message;
   EXPECT_EQ(p.rows * p.ld_src, p.stride_src);
   EXPECT_EQ(p.cols * p.ld_dst, p.stride_dst);
@@ -82,13 +82,13 @@ TEST(Resolve, IgnoresThePitchOfASingleRow) {
   Args a = at(1 << 20, uintptr_t(1) << 44, 1, 64, 16);
   a.ld_src = (int64_t(1) << 60) + 1;
   Problem p;
-  ASSERT_FALSE(resolve(a, &p).failed());
+  ASSERT_FALSE(resolve_transpose(a, &p).failed());
   EXPECT_EQ(64, p.ld_src);
   EXPECT_EQ(64, p.stride_src);
   EXPECT_EQ("", refusal("tma_swizzle128", p));
   a = at(1 << 20, uintptr_t(1) << 44, 64, 1, 16);
   a.ld_dst = INT64_MAX;
-  ASSERT_FALSE(resolve(a, &p).failed());
+  ASSERT_FALSE(resolve_transpose(a, &p).failed());
   EXPECT_EQ(64, p.ld_dst);
   EXPECT_EQ(64, p.stride_dst);
   EXPECT_EQ("", refusal("vec_swizzled", p));
@@ -101,7 +101,7 @@ TEST(Resolve, TakesTheDefaultBatchStrideFromTheCallersPitch) {
   a.ld_src = 100;
   a.batch = 3;
   Problem p;
-  ASSERT_FALSE(resolve(a, &p).failed());
+  ASSERT_FALSE(resolve_transpose(a, &p).failed());
   EXPECT_EQ(10, p.ld_src);
   EXPECT_EQ(100, p.stride_src);
   EXPECT_EQ((2 * 100 + 10) * 4, p.src_span_bytes());
@@ -114,7 +114,7 @@ TEST(Resolve, RefusesAMatrixPitchPastInt64) {
   Args a = at(16, uintptr_t(1) << 63, 2, 1, 16);
   a.ld_src = int64_t(3) << 57;  // span (ld + 1) * 16 = 0.75 * 2^63; pitch 2 * ld * 16 = 1.5 * 2^63
   Problem p;
-  const Error e = resolve(a, &p);
+  const Error e = resolve_transpose(a, &p);
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
   EXPECT_EQ("rows * ld_src * elem_bytes overflows int64", e.message);
 }

@@ -66,7 +66,7 @@ TEST(TmaSwizzle, MatchesSeed003sColumnFormulaForFp32) {
 detail::Problem problem(int64_t rows, int64_t cols, int64_t e, int64_t ld_src = 0, int64_t ld_dst = 0,
                         int64_t batch = 1, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
   detail::Problem p;
-  const detail::Error err = detail::resolve(detail::Args{reinterpret_cast<const void*>(src),
+  const detail::Error err = detail::resolve_transpose(detail::Args{reinterpret_cast<const void*>(src),
                                                          reinterpret_cast<void*>(dst), rows, cols, e, ld_src, ld_dst,
                                                          batch, 0, 0},
                                             &p);

@@ -78,7 +78,7 @@ const std::vector<Case> cases = {
     {"tiny batch 45x46, past 8 KiB at 4 bytes", 45, 46, 9},
     {"2 MiB of halves", 1024, 1024, 1},         // halves on Hopper: vec_swizzled ...
     {"just past 2 MiB of halves", 1024, 1032, 1},  // ... then tma_pipeline
-    // Pitches that address nothing, which resolve() replaces by packed ones.
+    // Pitches that address nothing, which resolve_transpose() replaces by packed ones.
     {"1xN, a src pitch that addresses nothing", 1, 1000, 1, int64_t(1) << 40, 0},
     {"Nx1, a dst pitch that addresses nothing", 1000, 1, 1, 0, int64_t(1) << 40},
     {"one matrix, batch strides that address nothing", 64, 128, 1, 0, 0, int64_t(1) << 61, int64_t(1) << 58},

@@ -24,7 +24,7 @@
 namespace {
 
 // A named N-D kernel's plan for `shape` (the library's automatic choice aside).
-bool plan_named(const xpose::layout::PermuteShape& shape, const void* src, void* dst, const char* name,
+bool plan_named(const xpose::layout::PermuteAxes& shape, const void* src, void* dst, const char* name,
                 xpose::detail::NdPlan* out, std::string* why) {
   using namespace xpose;
   layout::NdForm form;
@@ -110,7 +110,7 @@ int main() {
   ok(cudaStreamCreate(&s));
   for (const Case& c : cases) {
     const int rank = int(c.extents.size());
-    layout::PermuteShape shape;
+    layout::PermuteAxes shape;
     shape.rank = rank;
     shape.elem_bytes = c.elem_bytes;
     int64_t n = 1;

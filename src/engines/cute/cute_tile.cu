@@ -190,7 +190,7 @@ using ColumnMajorTile = decltype(cute::make_layout(typename CuteTile<E>::Shape{}
 template <int E> using PaddedTile = decltype(CuteTile<E>::padded());
 template <int E> using SwizzledTile = decltype(CuteTile<E>::swizzled());
 
-Plan cute_plan(const Problem& p, const Device& d, const PlanOptions&) {
+EnginePlan cute_plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using T = CuteTile<decltype(e)::value>;
     return tile_plan(p, d, T::rows, T::cols, {cute_threads, 1, 1});
@@ -198,14 +198,14 @@ Plan cute_plan(const Problem& p, const Device& d, const PlanOptions&) {
 }
 
 template <class Threads>
-cudaError_t launch_naive(const Plan& plan, cudaStream_t s) {
+cudaError_t launch_naive(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     return launch_tiles(transpose_cute_naive<decltype(e)::value, Threads>, plan, s, plan.problem);
   });
 }
 
 template <template <int> class SmemLayoutOf>
-cudaError_t launch_smem(const Plan& plan, cudaStream_t s) {
+cudaError_t launch_smem(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     return launch_tiles(transpose_cute_smem<E, SmemLayoutOf<E>>, plan, s, plan.problem);
@@ -220,7 +220,7 @@ Support vectorized_supports(const Problem& p, const Device& d) {
   return detail::needs_16_byte_rows(p, "a CuTe 16-byte copy atom");
 }
 
-Plan cute_vec_plan(const Problem& p, const Device& d, const PlanOptions&) {
+EnginePlan cute_vec_plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using T = layout::CuteVecTile<decltype(e)::value>;
     return tile_plan(p, d, T::tile, T::tile, {uint32_t(T::threads), 1, 1});
@@ -228,7 +228,7 @@ Plan cute_vec_plan(const Problem& p, const Device& d, const PlanOptions&) {
 }
 
 template <template <int> class SmemLayoutOf>
-cudaError_t launch_vectorized(const Plan& plan, cudaStream_t s) {
+cudaError_t launch_vectorized(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     return launch_tiles(transpose_cute_vectorized<E, SmemLayoutOf<E>>, plan, s, plan.problem);

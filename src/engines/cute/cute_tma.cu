@@ -98,13 +98,13 @@ size_t smem_bytes(const Device& d) {
   return share > reserved + needed ? share - reserved : needed;
 }
 
-Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
-  return with_elem_bytes_up_to_8(p.elem_bytes, Plan{}, [&](auto e) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
+  return with_elem_bytes_up_to_8(p.elem_bytes, EnginePlan{}, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const int whole_rows = layout::cute_tma_whole_rows(E, p.rows, p.cols) ? 1 : 0;
     return with_tile<E>(whole_rows, [&](auto tile) {
       using Tile = decltype(tile);
-      Plan plan = tile_plan(p, d, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
+      EnginePlan plan = tile_plan(p, d, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
       plan.variant = whole_rows;
       plan.variant_name = whole_rows ? "whole 256-byte rows" : "128-byte slabs";
       plan.smem_bytes = smem_bytes<Tile>(d);
@@ -114,7 +114,7 @@ Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
 }
 
 template <class Tile>
-cudaError_t launch_with(const Plan& plan, cudaStream_t s) {
+cudaError_t launch_with(const EnginePlan& plan, cudaStream_t s) {
   using T = typename Tile::T;
   const Problem& p = plan.problem;
   const auto src = Tile::matrices(static_cast<const T*>(p.src), p.rows, p.cols, p.ld_src, p.stride_src, p.batch);
@@ -126,7 +126,7 @@ cudaError_t launch_with(const Plan& plan, cudaStream_t s) {
   return launch_tiles(kernel, plan, s, load, store, p.rows, p.cols, p.batch);
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   return with_elem_bytes_up_to_8(plan.problem.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     return with_tile<decltype(e)::value>(plan.variant, [&](auto tile) { return launch_with<decltype(tile)>(plan, s); });
   });

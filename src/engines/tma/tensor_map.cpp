@@ -119,7 +119,7 @@ cudaError_t encode(const layout::MapShape& s, const void* base, CUtensorMap* out
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-cudaError_t encode(const detail::Plan& plan, CUtensorMap* src, CUtensorMap* dst) {
+cudaError_t encode(const detail::EnginePlan& plan, CUtensorMap* src, CUtensorMap* dst) {
   if (const cudaError_t e = encode(plan.maps.src, plan.problem.src, src); e != cudaSuccess) return e;
   return encode(plan.maps.dst, plan.problem.dst, dst);
 }

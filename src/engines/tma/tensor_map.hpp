@@ -32,6 +32,6 @@ detail::Support supports(const detail::Problem& p, const detail::Device& d);
 cudaError_t encode(const layout::MapShape& shape, const void* base, CUtensorMap* out);
 
 // Both of a plan's maps, over its src and dst.
-cudaError_t encode(const detail::Plan& plan, CUtensorMap* src, CUtensorMap* dst);
+cudaError_t encode(const detail::EnginePlan& plan, CUtensorMap* src, CUtensorMap* dst);
 
 }  // namespace xpose::engines::tma

@@ -60,17 +60,17 @@ __global__ void __launch_bounds__(TmaShape<E, Run>::threads)
 
 // One block per square tile of 128-byte rows, one box each way.
 template <bool Swizzled, int Run>
-Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using S = TmaShape<decltype(e)::value, Run>;
-    Plan plan = tile_plan(p, d, S::edge, S::edge, {uint32_t(S::threads), 1, 1});
+    EnginePlan plan = tile_plan(p, d, S::edge, S::edge, {uint32_t(S::threads), 1, 1});
     plan.maps = {tma::src_map(p, S::edge, Swizzled), tma::dst_map(p, S::edge, Swizzled)};
     return plan;
   });
 }
 
 template <bool Swizzled, int Run>
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   const Problem& p = plan.problem;
   CUtensorMap src, dst;
   if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;

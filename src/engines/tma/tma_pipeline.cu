@@ -35,11 +35,11 @@ int blocks_per_sm(const Device& d) {
 
 // A persistent grid of as many blocks as are resident at once, walking tiles of
 // Config::rows src rows by one 128-byte box column.
-Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
+EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const int n = 128 / E;
-    Plan plan = tile_plan(p, d, Config::rows, n, {uint32_t(Config::threads), 1, 1});
+    EnginePlan plan = tile_plan(p, d, Config::rows, n, {uint32_t(Config::threads), 1, 1});
     const int64_t tiles = plan.walk.col_tiles * plan.walk.row_tiles * plan.walk.batch;
     const int64_t resident = int64_t(blocks_per_sm<E>(d)) * std::max(d.sm_count, 1);
     plan.grid = {uint32_t(std::min(tiles, resident)), 1, 1};
@@ -49,7 +49,7 @@ Plan plan(const Problem& p, const Device& d, const PlanOptions&) {
   });
 }
 
-cudaError_t launch(const Plan& plan, cudaStream_t s) {
+cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
   const Problem& p = plan.problem;
   CUtensorMap src, dst;
   if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;

@@ -21,38 +21,38 @@ namespace {
 
 thread_local std::string last_error_message;
 
-xpose_status_t report(const Error& e) {
+xpose_status_t report(const Result& e) {
   if (e.failed()) last_error_message = e.message;
   return e.status;
 }
 
 // The current device, and both bases reachable from it.
-Error device_for(const void* src, const void* dst, Device* out) {
-  if (Error e = current_device(out); e.failed()) return e;
+Result device_for(const void* src, const void* dst, Device* out) {
+  if (Result e = current_device(out); e.failed()) return e;
   return check_device_access(src, dst, *out);
 }
 
-Error run(const char* kernel, const Args& args, cudaStream_t stream) {
-  if (Error e = check_kernel_name(kernel, false); e.failed()) return e;
+Result run(const char* kernel, const Args& args, cudaStream_t stream) {
+  if (Result e = check_kernel_name(kernel, false); e.failed()) return e;
   Problem problem;
-  if (Error e = resolve_transpose(args, &problem); e.failed()) return e;
+  if (Result e = resolve_transpose(args, &problem); e.failed()) return e;
   Device device;
   CallPlan plan;
   if (!problem.empty())
-    if (Error e = device_for(problem.src, problem.dst, &device); e.failed()) return e;
-  if (Error e = plan_transpose(kernel, problem, device, &plan); e.failed()) return e;
+    if (Result e = device_for(problem.src, problem.dst, &device); e.failed()) return e;
+  if (Result e = plan_transpose(kernel, problem, device, &plan); e.failed()) return e;
   return launch(plan, stream);
 }
 
-Error run_permute(const char* kernel, const PermuteArgs& args, cudaStream_t stream) {
-  if (Error e = check_kernel_name(kernel, true); e.failed()) return e;
+Result run_permute(const char* kernel, const PermuteArgs& args, cudaStream_t stream) {
+  if (Result e = check_kernel_name(kernel, true); e.failed()) return e;
   Permutation p;
-  if (Error e = resolve_permute(args, &p); e.failed()) return e;
+  if (Result e = resolve_permute(args, &p); e.failed()) return e;
   Device device;
   CallPlan plan;
   if (!p.empty())
-    if (Error e = device_for(p.src, p.dst, &device); e.failed()) return e;
-  if (Error e = plan_permute(kernel, p, device, &plan); e.failed()) return e;
+    if (Result e = device_for(p.src, p.dst, &device); e.failed()) return e;
+  if (Result e = plan_permute(kernel, p, device, &plan); e.failed()) return e;
   return launch(plan, stream);
 }
 
@@ -86,17 +86,17 @@ namespace {
 
 // The layout's plan on the current device, for bases like src and dst.
 template <class Layout, class PlanFor>
-Error make_plan(Layout layout, const char* kernel, const void* src, const void* dst, PlanFor plan_for,
+Result make_plan(Layout layout, const char* kernel, const void* src, const void* dst, PlanFor plan_for,
                 xpose_plan_t* out) {
   auto h = std::make_unique<xpose_plan>();
   if (!layout.empty()) {
-    if (Error e = check_alignment(src, dst, layout.elem_bytes); e.failed()) return e;
-    if (Error e = current_device(&h->device); e.failed()) return e;
+    if (Result e = check_alignment(src, dst, layout.elem_bytes); e.failed()) return e;
+    if (Result e = current_device(&h->device); e.failed()) return e;
   }
   Layout planned = layout;
   planned.src = stand_in(src, 2);
   planned.dst = stand_in(const_cast<void*>(dst), 4);
-  if (Error e = plan_for(kernel, planned, h->device, &h->plan); e.failed()) return e;
+  if (Result e = plan_for(kernel, planned, h->device, &h->plan); e.failed()) return e;
   h->kernel = kernel ? kernel : "";
   h->text = plan_text(h->plan).text;
   if constexpr (std::is_same_v<Layout, Permutation>) {
@@ -110,23 +110,23 @@ Error make_plan(Layout layout, const char* kernel, const void* src, const void* 
 }
 
 template <class Layout, class PlanFor>
-Error execute_on(const xpose_plan& h, Layout layout, const void* src, void* dst, cudaStream_t stream,
+Result execute_on(const xpose_plan& h, Layout layout, const void* src, void* dst, cudaStream_t stream,
                  PlanFor plan_for) {
   int device = 0;
   XPOSE_TRY_CUDA(cudaGetDevice(&device));
   if (device != h.device.id)
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "the plan is for device " + std::to_string(h.device.id) +
                                                   " but the current device is " + std::to_string(device));
-  if (Error e = check_bases(layout, src, dst); e.failed()) return e;
-  if (Error e = check_device_access(src, dst, h.device); e.failed()) return e;
+  if (Result e = check_bases(layout, src, dst); e.failed()) return e;
+  if (Result e = check_device_access(src, dst, h.device); e.failed()) return e;
   if (same_class(h.plan, src, dst)) return launch(rebased(h.plan, src, dst), stream);
   CallPlan plan;  // bases of another class: the plan a call would make for them
-  if (Error e = plan_for(h.kernel.empty() ? nullptr : h.kernel.c_str(), layout, h.device, &plan); e.failed())
+  if (Result e = plan_for(h.kernel.empty() ? nullptr : h.kernel.c_str(), layout, h.device, &plan); e.failed())
     return e;
   return launch(plan, stream);
 }
 
-Error execute(const xpose_plan* h, const void* src, void* dst, cudaStream_t stream) {
+Result execute(const xpose_plan* h, const void* src, void* dst, cudaStream_t stream) {
   if (!h) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer");
   if (h->empty()) return ok();
   return h->permutation ? execute_on(*h, h->perm, src, dst, stream, plan_permute)
@@ -149,7 +149,7 @@ Args args_of(const void* src, void* dst, int64_t elem_bytes, const xpose::Shape&
   return Args{src, dst, s.rows, s.cols, elem_bytes, s.ld_src, s.ld_dst, s.batch, s.stride_src, s.stride_dst};
 }
 
-void throw_if_failed(const Error& e) {
+void throw_if_failed(const Result& e) {
   if (e.failed()) throw xpose::Error(e.status, e.message);
 }
 
@@ -201,9 +201,9 @@ xpose_status_t xpose_plan_transpose(xpose_plan_t* plan, const char* kernel, cons
   if (!plan) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer"));
   *plan = nullptr;
   return guarded([&] {
-    if (Error e = check_kernel_name(kernel, false); e.failed()) return e;
+    if (Result e = check_kernel_name(kernel, false); e.failed()) return e;
     Problem layout;
-    if (Error e = resolve_shape({nullptr, nullptr, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src,
+    if (Result e = resolve_shape({nullptr, nullptr, rows, cols, elem_bytes, ld_src, ld_dst, batch, stride_src,
                                  stride_dst}, &layout);
         e.failed())
       return e;
@@ -218,9 +218,9 @@ xpose_status_t xpose_plan_permute(xpose_plan_t* plan, const char* kernel, const 
   if (!plan) return report(fail(XPOSE_ERROR_INVALID_ARGUMENT, "plan is a null pointer"));
   *plan = nullptr;
   return guarded([&] {
-    if (Error e = check_kernel_name(kernel, true); e.failed()) return e;
+    if (Result e = check_kernel_name(kernel, true); e.failed()) return e;
     Permutation layout;
-    if (Error e = resolve_permute_layout({nullptr, nullptr, rank, extents, perm, elem_bytes, src_strides, dst_strides},
+    if (Result e = resolve_permute_layout({nullptr, nullptr, rank, extents, perm, elem_bytes, src_strides, dst_strides},
                                          &layout);
         e.failed())
       return e;

@@ -33,7 +33,7 @@ std::string misaligned(const char* side, int64_t e) {
   return std::string(side) + " is not aligned to its element size of " + str(e) + " bytes";
 }
 
-Error overflow(const char* what) {
+Result overflow(const char* what) {
   return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(what) + " overflows int64");
 }
 
@@ -43,7 +43,7 @@ namespace {
 
 // Counts, pitches, overflow and the normalization of pitches that address nothing: the
 // arithmetic of a request, pointers aside (they are copied, unchecked).
-Error resolve_extents(const Args& a, Problem* out) {
+Result resolve_extents(const Args& a, Problem* out) {
   const int64_t e = a.elem_bytes;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "elem_bytes is " + str(e) + "; it must be 1, 2, 4, 8 or 16");
@@ -113,7 +113,7 @@ std::string index_text(int rank, const int64_t* index) {
 // dst's elements, each of its own: proven, disproven with two indices at one element, or
 // neither within the search's bound (then refused as unproven, never as overlapping).
 // `overlap` opens the message of a disproof, `subject` names the strides.
-Error dst_distinct(int rank, const int64_t* extents, const int64_t* strides, const std::string& overlap,
+Result dst_distinct(int rank, const int64_t* extents, const int64_t* strides, const std::string& overlap,
                    const std::string& subject, const std::string& indices) {
   const detail::DistinctAnswer a = detail::distinct_elements(rank, extents, strides, kDistinctBudget);
   switch (a.verdict) {
@@ -130,7 +130,7 @@ Error dst_distinct(int rank, const int64_t* extents, const int64_t* strides, con
               " steps; use strides that nest (sorted by stride, each clears what the smaller ones span)");
 }
 
-Error dst_disjoint(const Problem& p) {
+Result dst_disjoint(const Problem& p) {
   const int64_t extents[] = {p.batch, p.cols, p.rows}, strides[] = {p.stride_dst, p.ld_dst, 1};
   return dst_distinct(3, extents, strides, "dst batches overlap",
                       "stride_dst " + str(p.stride_dst) + " and ld_dst " + str(p.ld_dst),
@@ -139,32 +139,32 @@ Error dst_disjoint(const Problem& p) {
 
 }  // namespace
 
-Error resolve_shape(const Args& a, Problem* out) {
+Result resolve_shape(const Args& a, Problem* out) {
   Args shape = a;
   shape.src = nullptr;
   shape.dst = nullptr;
   Problem p;
-  if (Error e = resolve_extents(shape, &p); e.failed()) return e;
+  if (Result e = resolve_extents(shape, &p); e.failed()) return e;
   if (!p.empty())
-    if (Error e = dst_disjoint(p); e.failed()) return e;
+    if (Result e = dst_disjoint(p); e.failed()) return e;
   *out = p;
   return ok();
 }
 
-Error resolve_transpose(const Args& a, Problem* out) {
+Result resolve_transpose(const Args& a, Problem* out) {
   Problem p;
-  if (Error e = resolve_extents(a, &p); e.failed()) return e;
+  if (Result e = resolve_extents(a, &p); e.failed()) return e;
   if (p.empty()) {
     *out = p;
     return ok();
   }
-  if (Error e = dst_disjoint(p); e.failed()) return e;
-  if (Error e = check_bases(p, a.src, a.dst); e.failed()) return e;
+  if (Result e = dst_disjoint(p); e.failed()) return e;
+  if (Result e = check_bases(p, a.src, a.dst); e.failed()) return e;
   *out = p;
   return ok();
 }
 
-Error check_alignment(const void* src, const void* dst, int64_t e) {
+Result check_alignment(const void* src, const void* dst, int64_t e) {
   if (reinterpret_cast<uintptr_t>(src) % uintptr_t(alignment_of(e)))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("src", e));
   if (reinterpret_cast<uintptr_t>(dst) % uintptr_t(alignment_of(e)))
@@ -175,11 +175,11 @@ Error check_alignment(const void* src, const void* dst, int64_t e) {
 namespace {
 
 // The checks of two bases against spans of src_bytes and dst_bytes of elem_bytes elements.
-Error check_spans(const void* src, const void* dst, int64_t e, int64_t src_bytes, int64_t dst_bytes,
+Result check_spans(const void* src, const void* dst, int64_t e, int64_t src_bytes, int64_t dst_bytes,
                   const char* verb) {
   if (!src) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src is a null pointer");
   if (!dst) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "dst is a null pointer");
-  if (Error err = check_alignment(src, dst, e); err.failed()) return err;
+  if (Result err = check_alignment(src, dst, e); err.failed()) return err;
   const uintptr_t s = reinterpret_cast<uintptr_t>(src), d = reinterpret_cast<uintptr_t>(dst);
   if (s > UINTPTR_MAX - uintptr_t(src_bytes) || d > UINTPTR_MAX - uintptr_t(dst_bytes))
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "src or dst extends past the end of the address space");
@@ -190,9 +190,9 @@ Error check_spans(const void* src, const void* dst, int64_t e, int64_t src_bytes
 
 }  // namespace
 
-Error check_bases(Problem& p, const void* src, void* dst) {
+Result check_bases(Problem& p, const void* src, void* dst) {
   if (p.empty()) return ok();
-  if (Error e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "transposes");
+  if (Result e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "transposes");
       e.failed())
     return e;
   p.src = src;
@@ -200,9 +200,9 @@ Error check_bases(Problem& p, const void* src, void* dst) {
   return ok();
 }
 
-Error check_bases(Permutation& p, const void* src, void* dst) {
+Result check_bases(Permutation& p, const void* src, void* dst) {
   if (p.empty()) return ok();
-  if (Error e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "permutes"); e.failed())
+  if (Result e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "permutes"); e.failed())
     return e;
   p.src = src;
   p.dst = dst;
@@ -211,7 +211,7 @@ Error check_bases(Permutation& p, const void* src, void* dst) {
 
 namespace {
 
-Error check_pointer(const char* name, const void* ptr, const Device& dev) {
+Result check_pointer(const char* name, const void* ptr, const Device& dev) {
   const int device = dev.id;
   cudaPointerAttributes attr{};
   XPOSE_TRY_CUDA(cudaPointerGetAttributes(&attr, ptr));
@@ -236,12 +236,12 @@ Error check_pointer(const char* name, const void* ptr, const Device& dev) {
 
 }  // namespace
 
-Error check_device_access(const void* src, const void* dst, const Device& d) {
-  if (Error e = check_pointer("src", src, d); e.failed()) return e;
+Result check_device_access(const void* src, const void* dst, const Device& d) {
+  if (Result e = check_pointer("src", src, d); e.failed()) return e;
   return check_pointer("dst", dst, d);
 }
 
-Error resolve_permute_layout(const PermuteArgs& a, Permutation* out) {
+Result resolve_permute_layout(const PermuteArgs& a, Permutation* out) {
   const auto invalid = [](std::string message) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::move(message)); };
   if (a.rank < 0 || a.rank > max_rank)
     return invalid("rank is " + std::to_string(a.rank) + "; it must be 0 to " + std::to_string(max_rank));
@@ -317,16 +317,16 @@ Error resolve_permute_layout(const PermuteArgs& a, Permutation* out) {
     dst_extents[k] = a.extents[a.perm[k]];
     if (dst_extents[k] == 1) dst_strides[k] = 0;
   }
-  if (Error err = dst_distinct(rank, dst_extents, dst_strides, "dst strides let elements share memory",
+  if (Result err = dst_distinct(rank, dst_extents, dst_strides, "dst strides let elements share memory",
                                 "dst strides " + index_text(rank, dst_strides), "dst indices"); err.failed()) return err;
   *out = p;
   return ok();
 }
 
-Error resolve_permute(const PermuteArgs& a, Permutation* out) {
+Result resolve_permute(const PermuteArgs& a, Permutation* out) {
   Permutation p;
-  if (Error e = resolve_permute_layout(a, &p); e.failed()) return e;
-  if (Error e = check_bases(p, a.src, a.dst); e.failed()) return e;
+  if (Result e = resolve_permute_layout(a, &p); e.failed()) return e;
+  if (Result e = check_bases(p, a.src, a.dst); e.failed()) return e;
   *out = p;
   return ok();
 }

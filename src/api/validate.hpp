@@ -23,23 +23,23 @@ struct Args {
 // The checks that need no GPU: element size, signs, leading dimensions, strides, int64
 // overflow, null and misaligned pointers, dst batches that overlap, src and dst that
 // overlap. An empty request (a zero extent) passes with pointers unchecked.
-Error resolve_transpose(const Args& args, Problem* out);
+Result resolve_transpose(const Args& args, Problem* out);
 
 // The same without the pointers (args.src and args.dst are ignored and left null): the
 // layout alone, for callers that want the resolved pitches and spans before allocating.
-Error resolve_shape(const Args& args, Problem* out);
+Result resolve_shape(const Args& args, Problem* out);
 
 // The checks of the bases alone, for a layout resolved without them (a plan's): null,
 // misaligned for the element, running past the end of the address space, src and dst
 // overlapping. On success they are set in the layout; an empty one takes any.
-Error check_bases(Problem& layout, const void* src, void* dst);
-Error check_bases(Permutation& layout, const void* src, void* dst);
+Result check_bases(Problem& layout, const void* src, void* dst);
+Result check_bases(Permutation& layout, const void* src, void* dst);
 
 // Each base on its element's alignment (the element size; 8 bytes for 16-byte elements).
-Error check_alignment(const void* src, const void* dst, int64_t elem_bytes);
+Result check_alignment(const void* src, const void* dst, int64_t elem_bytes);
 
 // The checks that ask the driver: each pointer must be reachable from device `d`.
-Error check_device_access(const void* src, const void* dst, const Device& d);
+Result check_device_access(const void* src, const void* dst, const Device& d);
 
 // xpose_permute's arguments as the C ABI receives them (null strides: dense).
 struct PermuteArgs {
@@ -58,10 +58,10 @@ struct PermuteArgs {
 // could not be proven not to within kDistinctBudget steps), null and misaligned pointers, src and dst that overlap.
 // An empty request (an extent of 0) passes with strides and pointers unchecked. Strides of
 // axes with one index address nothing and become 0.
-Error resolve_permute(const PermuteArgs& args, Permutation* out);
+Result resolve_permute(const PermuteArgs& args, Permutation* out);
 
 // The same without the pointers (args.src and args.dst are ignored; out's are left null).
-Error resolve_permute_layout(const PermuteArgs& args, Permutation* out);
+Result resolve_permute_layout(const PermuteArgs& args, Permutation* out);
 
 // How many steps the search for two dst indices at one element may take (core/distinct.hpp)
 // before a layout that does not nest is refused as unproven.

@@ -4,7 +4,7 @@
 
 namespace xpose::detail {
 
-Error read_device(int id, Device* out) {
+Result read_device(int id, Device* out) {
   Device d;
   d.id = id;
   int major = 0, minor = 0, l2 = 0, mem_khz = 0, bus_bits = 0, pageable = 0;
@@ -25,7 +25,7 @@ Error read_device(int id, Device* out) {
   return ok();
 }
 
-Error current_device(Device* out) {
+Result current_device(Device* out) {
   static std::mutex mutex;
   static Device known[max_cached_devices];
   static std::atomic<bool> ready[max_cached_devices] = {};
@@ -35,7 +35,7 @@ Error current_device(Device* out) {
   if (!ready[id].load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mutex);
     if (!ready[id].load(std::memory_order_relaxed)) {
-      if (Error e = read_device(id, &known[id]); e.failed()) return e;
+      if (Result e = read_device(id, &known[id]); e.failed()) return e;
       ready[id].store(true, std::memory_order_release);
     }
   }

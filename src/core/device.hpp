@@ -25,10 +25,10 @@ struct Device {
 };
 
 // The current device's facts, read once per device.
-Error current_device(Device* out);
+Result current_device(Device* out);
 
 // The facts of device `id`, read now (current_device caches them). Exposed for tests.
-Error read_device(int id, Device* out);
+Result read_device(int id, Device* out);
 
 // Devices with an id below this have their values kept; others recompute every time.
 constexpr int max_cached_devices = 64;

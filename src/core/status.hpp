@@ -1,5 +1,5 @@
 // Errors as values: a status for the caller and a one-line message saying why, and the one
-// way a CUDA call is checked (its failure becomes an Error carrying CUDA's own text).
+// way a CUDA call is checked (its failure becomes a Result carrying CUDA's own text).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -43,22 +43,22 @@ inline std::string quoted(std::string_view text) {
   return one_line(out + "'");
 }
 
-struct Error {
+struct Result {
   xpose_status_t status = XPOSE_SUCCESS;
   std::string message;
   bool failed() const { return status != XPOSE_SUCCESS; }
 };
-inline Error ok() { return {}; }
-inline Error fail(xpose_status_t status, std::string_view message) { return {status, one_line(message)}; }
+inline Result ok() { return {}; }
+inline Result fail(xpose_status_t status, std::string_view message) { return {status, one_line(message)}; }
 
-inline Error cuda_error(cudaError_t code, const char* call) {
+inline Result cuda_error(cudaError_t code, const char* call) {
   cudaGetLastError();  // a failed runtime call must not poison the next launch check
   return fail(XPOSE_ERROR_CUDA, std::string(call) + ": " + cudaGetErrorName(code) + ": " + cudaGetErrorString(code));
 }
 
 }  // namespace xpose::detail
 
-// Evaluates a CUDA call; on failure returns its Error from the enclosing function.
+// Evaluates a CUDA call; on failure returns its Result from the enclosing function.
 #define XPOSE_TRY_CUDA(call)                                                                \
   do {                                                                                      \
     const cudaError_t xpose_code_ = (call);                                                 \

@@ -13,7 +13,7 @@ namespace {
 std::string nd_names() { return nd_engine_names(); }
 
 // The transpose engine a name calls for: nullptr (the automatic choice) for a null name.
-Error named_engine(const char* name, const Engine** out) {
+Result named_engine(const char* name, const Engine** out) {
   *out = nullptr;
   if (!name) return ok();
   *out = find_engine(name);
@@ -103,19 +103,19 @@ void classify(CallPlan* plan, const void* src, const void* dst) {
 
 bool transpose_form(const Permutation& p, Problem* out) { return transpose_of(p, normalized(p), out); }
 
-Error check_kernel_name(const char* kernel, bool permutation) {
+Result check_kernel_name(const char* kernel, bool permutation) {
   if (permutation && kernel && find_nd_engine(kernel)) return ok();
   const Engine* named = nullptr;
-  Error e = named_engine(kernel, &named);
+  Result e = named_engine(kernel, &named);
   if (e.failed() && permutation) e.message += "; for permutations also " + nd_names();
   return e;
 }
 
-Error plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out) {
+Result plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out) {
   const bool nd_named = kernel && find_nd_engine(kernel);
   const Engine* named = nullptr;
   if (!nd_named)
-    if (Error e = named_engine(kernel, &named); e.failed()) {
+    if (Result e = named_engine(kernel, &named); e.failed()) {
       e.message += "; for permutations also " + nd_names();
       return e;
     }
@@ -132,7 +132,7 @@ Error plan_permute(const char* kernel, const Permutation& p, const Device& d, Ca
                                            "align src and dst to 16 bytes");
   Problem problem;
   if (!nd_named && transpose_of(p, plan.shape, &problem)) {
-    if (Error e = named ? choose_named(*named, problem, d, &plan.transpose) : choose(problem, d, &plan.transpose);
+    if (Result e = named ? choose_named(*named, problem, d, &plan.transpose) : choose(problem, d, &plan.transpose);
         e.failed())
       return e;
     *out = plan;
@@ -149,21 +149,21 @@ Error plan_permute(const char* kernel, const Permutation& p, const Device& d, Ca
   return ok();
 }
 
-Error plan_transpose(const char* kernel, const Problem& p, const Device& d, CallPlan* out) {
+Result plan_transpose(const char* kernel, const Problem& p, const Device& d, CallPlan* out) {
   const Engine* named = nullptr;
-  if (Error e = named_engine(kernel, &named); e.failed()) return e;
+  if (Result e = named_engine(kernel, &named); e.failed()) return e;
   if (!p.empty() && on_pair_boundary(p)) {
     if (named)
       return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(kernel) + " needs 16-byte elements on a 16-byte boundary; "
                                              "these are on an 8-byte one, which only the automatic choice serves");
-    if (Error e = plan_permute(nullptr, as_permutation(p), d, out); e.failed()) return e;
+    if (Result e = plan_permute(nullptr, as_permutation(p), d, out); e.failed()) return e;
     out->as_pairs = true;
     return ok();
   }
   CallPlan plan;
   classify(&plan, p.src, p.dst);
   if (!p.empty())
-    if (Error e = named ? choose_named(*named, p, d, &plan.transpose) : choose(p, d, &plan.transpose); e.failed())
+    if (Result e = named ? choose_named(*named, p, d, &plan.transpose) : choose(p, d, &plan.transpose); e.failed())
       return e;
   *out = plan;
   return ok();
@@ -186,7 +186,7 @@ CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
   return p;
 }
 
-Error launch(const CallPlan& plan, cudaStream_t stream) {
+Result launch(const CallPlan& plan, cudaStream_t stream) {
   if (const NdEngine* e = plan.nd.plan.engine) {
     XPOSE_TRY_CUDA(e->launch(plan.nd.plan, stream));
   } else if (const Engine* e = plan.transpose.plan.engine) {

@@ -36,14 +36,14 @@ struct CallPlan {
 
 // A kernel name a transpose (or a permutation) can take: null, an engine's or an N-D
 // kernel's; else INVALID_ARGUMENT listing the names. Checked before anything else of a call.
-Error check_kernel_name(const char* kernel, bool permutation);
+Result check_kernel_name(const char* kernel, bool permutation);
 
 // The plan for a checked transpose or permutation whose bases are set (any with the same
 // remainders modulo plan_alignment do as well), on device `d`: by the automatic choice where
 // `kernel` is null, else by the engine or N-D kernel of that name, which may refuse
 // (NOT_SUPPORTED, saying why). An empty layout plans nothing to launch.
-Error plan_transpose(const char* kernel, const Problem& p, const Device& d, CallPlan* out);
-Error plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out);
+Result plan_transpose(const char* kernel, const Problem& p, const Device& d, CallPlan* out);
+Result plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out);
 
 // A checked permutation with its bases, normalized, as the batched 2-D transpose it is, where
 // it is one: the Problem resolve_transpose() makes of that transpose's arguments, made directly
@@ -56,7 +56,7 @@ bool same_class(const CallPlan& plan, const void* src, const void* dst);
 CallPlan rebased(const CallPlan& plan, const void* src, void* dst);
 
 // Enqueues exactly `plan` on `stream` (nothing for an empty one).
-Error launch(const CallPlan& plan, cudaStream_t stream);
+Result launch(const CallPlan& plan, cudaStream_t stream);
 
 struct PlanText {
   std::string kernel, rule, tuning;  // rule and tuning empty where the kernel was named or is an N-D one

@@ -176,7 +176,7 @@ const std::vector<Rule>& rules() {
   return table;
 }
 
-Error choose(const Problem& p, const Device& d, Choice* out) {
+Result choose(const Problem& p, const Device& d, Choice* out) {
   const Tuning& t = tuning_for(d);
   Support refusal = refused(Refusal::other, "no rule applies");
   for (const Rule& r : rules()) {
@@ -193,7 +193,7 @@ Error choose(const Problem& p, const Device& d, Choice* out) {
   return fail(XPOSE_ERROR_NOT_SUPPORTED, why(refusal, d));
 }
 
-Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out) {
+Result choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out) {
   if (const Support s = e.supports(p, d); !s.served()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
   // A named kernel runs as the automatic choice would run it (the device's tile order).
   *out = Choice{nullptr, nullptr, e.plan(p, d, options_for(e, p, tuning_for(d)))};

@@ -34,10 +34,10 @@ struct Choice {
 
 // The automatic choice: the first rule that applies and whose engine serves the problem.
 // NOT_SUPPORTED, with the last refusal, where none does.
-Error choose(const Problem& p, const Device& d, Choice* out);
+Result choose(const Problem& p, const Device& d, Choice* out);
 
 // One named engine, or NOT_SUPPORTED with its own reason.
-Error choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
+Result choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
 
 // "rule aligned (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
 std::string choice_text(const Choice& c);

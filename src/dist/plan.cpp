@@ -68,7 +68,7 @@ Plan::Plan(const Split& split, int rank, const Options& options) {
   detail::dist::Split s{split.row_offsets, split.col_offsets, split.batch, split.elem_bytes, split.ld_src,
                         split.ld_dst,      rank,              options.max_steps, options.step_bytes};
   auto schedule = std::make_shared<Schedule>();
-  if (detail::Error e = detail::dist::make_schedule(s, schedule.get()); e.failed()) throw Error(e.status, e.message);
+  if (detail::Result e = detail::dist::make_schedule(s, schedule.get()); e.failed()) throw Error(e.status, e.message);
   const auto messages = [](const std::vector<detail::dist::Message>& list) {
     std::vector<Message> out;
     for (const auto& m : list) out.push_back({m.peer, m.offset, m.bytes, m.padded});

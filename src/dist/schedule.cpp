@@ -12,12 +12,12 @@ using i128 = __int128;
 constexpr i128 kInt64Max = std::numeric_limits<int64_t>::max();
 
 std::string str(int64_t v) { return std::to_string(v); }
-Error invalid(const std::string& message) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, message); }
+Result invalid(const std::string& message) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, message); }
 
 size_t align_up(size_t n) { return (n + kMessageAlign - 1) / kMessageAlign * kMessageAlign; }
 
 // Offsets of `n` + 1 values from 0 up, never decreasing.
-Error check_offsets(const char* name, const std::vector<int64_t>& offsets) {
+Result check_offsets(const char* name, const std::vector<int64_t>& offsets) {
   if (offsets.front() != 0) return invalid(std::string(name) + "[0] is " + str(offsets.front()) + "; it must be 0");
   for (size_t i = 1; i < offsets.size(); ++i)
     if (offsets[i] < offsets[i - 1])
@@ -103,7 +103,7 @@ void add_pieces(const Schedule& sched, int64_t rows, int64_t ld_src, int64_t col
 
 }  // namespace
 
-Error make_schedule(const Split& split, Schedule* out) {
+Result make_schedule(const Split& split, Schedule* out) {
   const size_t n = split.row_offsets.size();
   if (n < 2) return invalid("row_offsets has " + str(int64_t(n)) + " entries; it needs nranks + 1 >= 2");
   const int nranks = int(std::min<size_t>(n - 1, size_t(kMaxRanks) + 1));
@@ -122,8 +122,8 @@ Error make_schedule(const Split& split, Schedule* out) {
   if (split.max_steps < 0 || split.max_steps > 64)
     return invalid("max_steps is " + str(split.max_steps) + "; it must be 0 (the default) to 64");
   if (split.step_bytes < 0) return invalid("step_bytes is negative (" + str(split.step_bytes) + ")");
-  if (Error err = check_offsets("row_offsets", split.row_offsets); err.failed()) return err;
-  if (Error err = check_offsets("col_offsets", split.col_offsets); err.failed()) return err;
+  if (Result err = check_offsets("row_offsets", split.row_offsets); err.failed()) return err;
+  if (Result err = check_offsets("col_offsets", split.col_offsets); err.failed()) return err;
 
   const std::vector<int64_t>& ro = split.row_offsets;
   const std::vector<int64_t>& co = split.col_offsets;

@@ -77,6 +77,6 @@ struct Schedule {
 };
 
 // Validates a split (every check that needs neither pointers nor peers) and schedules it.
-Error make_schedule(const Split& split, Schedule* out);
+Result make_schedule(const Split& split, Schedule* out);
 
 }  // namespace xpose::detail::dist

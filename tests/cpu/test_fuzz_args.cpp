@@ -440,7 +440,7 @@ void check_accepted(const Args& a, const Verdict& v, const Problem& p, Draw& r, 
 void exercise_the_planner(const Problem& p, Checker& c) {
   for (const Device& d : {testing::h100, testing::a100, testing::b200, testing::turing}) {
     Choice choice;
-    const Error e = choose(p, d, &choice);
+    const Result e = choose(p, d, &choice);
     if (e.failed())
       c.expect(e.status == XPOSE_ERROR_NOT_SUPPORTED && !e.message.empty(), "choose failed badly: " + e.message);
     else
@@ -493,7 +493,7 @@ TEST(FuzzArgs, ResolveAgreesWithThe128BitModelAndAcceptsOnlySafeProblems) {
     const Verdict v = judge(a);
     Problem p;
     p.rows = -7;  // a refusal must leave *out alone
-    const Error err = resolve_transpose(a, &p);
+    const Result err = resolve_transpose(a, &p);
     Checker c("case " + std::to_string(n) + " " + describe(a));
     const bool unproven = v.undecided && err.failed() &&
                           (err.message.rfind("cannot prove", 0) == 0 || err.message.rfind("dst batches overlap", 0) == 0);

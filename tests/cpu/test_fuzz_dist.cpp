@@ -120,7 +120,7 @@ TEST(DistPlanFuzz, AcceptedPlansHoldOnlySizesThatFit) {
     const int64_t rows = s.row_offsets.back(), cols = s.col_offsets.back();
     const bool pitches_ok = (s.ld_src == 0 || s.ld_src >= cols) && (s.ld_dst == 0 || s.ld_dst >= rows);
     Schedule sched;
-    const Error err = make_schedule(s, &sched);
+    const Result err = make_schedule(s, &sched);
     const Model m = model(s);
     if (err.failed()) {
       ++refused;
@@ -155,7 +155,7 @@ TEST(DistPlanFuzz, ProductsPastInt64AreRefused) {
   for (const Split& s : {Split{{0, big}, {0, int64_t(1) << 31}, 3074457345618258602, 4, 0, 0},
                          Split{{0, int64_t(1) << 42}, {0, int64_t(1) << 42}, int64_t(1) << 40, 16, 0, 0}}) {
     Schedule sched;
-    const Error err = make_schedule(s, &sched);
+    const Result err = make_schedule(s, &sched);
     EXPECT_TRUE(err.failed()) << text(s) << ": src_span " << sched.src_span_bytes;
     EXPECT_NE(std::string::npos, err.message.find("overflows int64")) << err.message;
   }

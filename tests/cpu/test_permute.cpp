@@ -67,7 +67,7 @@ TEST(ResolvePermute, RefusesBadRequestsWithOneLine) {
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.what);
     Permutation p;
-    const Error e = resolve_permute(b.args, &p);
+    const Result e = resolve_permute(b.args, &p);
     EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
     EXPECT_NE(std::string::npos, e.message.find(b.message)) << e.message;
     EXPECT_EQ(std::string::npos, e.message.find('\n'));
@@ -116,7 +116,7 @@ TEST(ResolvePermute, DstElementsMustBeDistinct) {
 
 layout::PermuteAxes shape_of(std::vector<int64_t> extents, std::vector<int> perm, int64_t elem_bytes) {
   Permutation p;
-  const Error e = resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), int(extents.size()), extents.data(),
+  const Result e = resolve_permute({at(1 << 20), at_mut(uintptr_t(1) << 40), int(extents.size()), extents.data(),
                                    perm.data(), elem_bytes},
                                   &p);
   EXPECT_FALSE(e.failed()) << e.message;
@@ -355,7 +355,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     const PermuteArgs args{src.data(), got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
                            r.src_or_null(), r.dst_or_null()};
     Permutation p;
-    const Error e = resolve_permute(args, &p);
+    const Result e = resolve_permute(args, &p);
     ASSERT_FALSE(e.failed()) << e.message;
     const layout::PermuteAxes n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
     layout::NdForm f;
@@ -413,7 +413,7 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     const PermuteArgs args{src.data() + offset, got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(),
                            E, r.src_or_null(), r.dst_or_null()};
     Permutation p;
-    const Error e = resolve_permute(args, &p);
+    const Result e = resolve_permute(args, &p);
     ASSERT_FALSE(e.failed()) << e.message;
     layout::NdForm f;
     const char* why = nullptr;
@@ -580,7 +580,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     const PermuteArgs args{src.data(), got.data(), rank, r.extents.data(), r.perm.data(), E, r.src_or_null(),
                            r.dst_or_null()};
     Permutation p;
-    const Error e = resolve_permute(args, &p);
+    const Result e = resolve_permute(args, &p);
     ASSERT_FALSE(e.failed()) << e.message;
     cpu::permute(p);
     ASSERT_EQ(want, got) << "the CPU reference differs from the model";
@@ -620,7 +620,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
     }
     ++mapped;
     Problem problem;
-    const Error te = resolve_transpose(Args{src.data(), as2d.data(), t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
+    const Result te = resolve_transpose(Args{src.data(), as2d.data(), t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch,
                                   t.stride_src, t.stride_dst},
                              &problem);
     ASSERT_FALSE(te.failed()) << te.message;
@@ -769,7 +769,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
     const PermuteArgs args{at(src), at_mut(dst), rank, extents.data(), perm.data(), int64_t(1) << (rng() % 5),
                            rng() % 2 ? src_strides.data() : nullptr, rng() % 2 ? dst_strides.data() : nullptr};
     Permutation p;
-    const Error e = resolve_permute(args, &p);
+    const Result e = resolve_permute(args, &p);
     if (e.failed()) {
       ASSERT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
       ASSERT_EQ(std::string::npos, e.message.find('\n'));
@@ -804,7 +804,7 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
     if (!layout::as_transpose(n, &t)) continue;
     ++mapped;
     Problem problem;
-    const Error te = resolve_transpose(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
+    const Result te = resolve_transpose(Args{p.src, p.dst, t.rows, t.cols, t.elem_bytes, t.ld_src, t.ld_dst, t.batch, t.stride_src,
                                   t.stride_dst},
                              &problem);
     ASSERT_FALSE(te.failed()) << "the transpose form was refused: " << te.message;

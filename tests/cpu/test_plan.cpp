@@ -22,21 +22,21 @@ using testing::turing;
 
 Problem problem(int64_t rows, int64_t cols, int64_t e, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
   Problem p;
-  const Error err = resolve_transpose(Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0}, &p);
+  const Result err = resolve_transpose(Args{reinterpret_cast<const void*>(src), reinterpret_cast<void*>(dst), rows, cols, e, 0, 0, 1, 0, 0}, &p);
   EXPECT_FALSE(err.failed()) << err.message;
   return p;
 }
 
 std::string chosen(const Problem& p, const Device& d = h100) {
   Choice c;
-  const Error e = choose(p, d, &c);
+  const Result e = choose(p, d, &c);
   return e.failed() ? "error: " + e.message : c.plan.engine->name;
 }
 
 // The rule that decides `p` on a pretend H100.
 std::string rule_of(const Problem& p) {
   Choice c;
-  const Error e = choose(p, h100, &c);
+  const Result e = choose(p, h100, &c);
   return e.failed() ? "error: " + e.message : c.rule->id;
 }
 
@@ -65,7 +65,7 @@ TEST(PlanAuto, PicksVectorsWhereRowsAre16ByteAligned) {
 
 Problem with_ld(int64_t rows, int64_t cols, int64_t e, int64_t ld_src, int64_t ld_dst, int64_t batch = 1) {
   Problem p;
-  const Error err = resolve_transpose(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44),
+  const Result err = resolve_transpose(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 44),
                                  rows, cols, e, ld_src, ld_dst, batch, 0, 0},
                             &p);
   EXPECT_FALSE(err.failed()) << err.message;
@@ -330,13 +330,13 @@ TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {
 
 TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   Choice c;
-  const Error e = choose_named(*find_engine("vec_swizzled"), problem(31, 33, 4), h100, &c);
+  const Result e = choose_named(*find_engine("vec_swizzled"), problem(31, 33, 4), h100, &c);
   EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
   EXPECT_EQ("vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
   EXPECT_FALSE(choose_named(*find_engine("smem"), problem(31, 33, 4), h100, &c).failed());
   EXPECT_STREQ("smem", c.plan.engine->name);
   const auto refusal = [&](const char* kernel, const Problem& p) {
-    const Error err = choose_named(*find_engine(kernel), p, h100, &c);
+    const Result err = choose_named(*find_engine(kernel), p, h100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, err.status) << kernel;
     return err.message;
   };
@@ -489,7 +489,7 @@ TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
       ADD_FAILURE() << kernel << " is not registered in this build";
       return false;
     }
-    const Error e = named ? choose_named(*named, p, d, &c) : choose(p, d, &c);
+    const Result e = named ? choose_named(*named, p, d, &c) : choose(p, d, &c);
     EXPECT_FALSE(e.failed()) << e.message;
     EXPECT_EQ(c.plan.tiles_by_column, describe(c.plan).find("tiles column by column") != std::string::npos);
     return c.plan.tiles_by_column;

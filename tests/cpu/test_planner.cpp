@@ -72,7 +72,7 @@ TEST(Planner, BasesOfOneClassTakeOnePlan) {
     b.src = reinterpret_cast<const void*>(base(rng, like(src_rest)));
     b.dst = reinterpret_cast<void*>(base(rng, like(dst_rest)));
     CallPlan pa, pb;
-    const Error ea = plan_permute(nullptr, a, d, &pa), eb = plan_permute(nullptr, b, d, &pb);
+    const Result ea = plan_permute(nullptr, a, d, &pa), eb = plan_permute(nullptr, b, d, &pb);
     ASSERT_EQ(ea.status, eb.status) << ea.message << " / " << eb.message;
     if (ea.failed()) {
       EXPECT_EQ(ea.message, eb.message);
@@ -88,7 +88,7 @@ TEST(Planner, BasesOfOneClassTakeOnePlan) {
       Problem u = t;
       u.src = b.src, u.dst = b.dst;
       CallPlan ta, tb;
-      const Error fa = plan_transpose(nullptr, t, d, &ta), fb = plan_transpose(nullptr, u, d, &tb);
+      const Result fa = plan_transpose(nullptr, t, d, &ta), fb = plan_transpose(nullptr, u, d, &tb);
       ASSERT_EQ(fa.status, fb.status) << fa.message << " / " << fb.message;
       if (!fa.failed()) expect_same_launch(rebased(ta, u.src, u.dst), tb);
     }
@@ -134,7 +134,7 @@ TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
     if (!transpose_form(p, &made)) continue;
     ++forms;
     Problem resolved;
-    const Error e = resolve_transpose(Args{made.src, made.dst, made.rows, made.cols, made.elem_bytes, made.ld_src, made.ld_dst,
+    const Result e = resolve_transpose(Args{made.src, made.dst, made.rows, made.cols, made.elem_bytes, made.ld_src, made.ld_dst,
                                  made.batch, made.stride_src, made.stride_dst},
                             &resolved);
     ASSERT_FALSE(e.failed()) << e.message;

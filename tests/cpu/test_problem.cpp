@@ -68,7 +68,7 @@ TEST(Resolve, IgnoresTheBatchStridesOfASingleMatrix) {
   a.stride_src = int64_t(1) << 61;
   a.stride_dst = INT64_MAX;
   Problem p;
-  const Error e = resolve_transpose(a, &p);
+  const Result e = resolve_transpose(a, &p);
   ASSERT_FALSE(e.failed()) << e.message;
   EXPECT_EQ(p.rows * p.ld_src, p.stride_src);
   EXPECT_EQ(p.cols * p.ld_dst, p.stride_dst);
@@ -114,7 +114,7 @@ TEST(Resolve, RefusesAMatrixPitchPastInt64) {
   Args a = at(16, uintptr_t(1) << 63, 2, 1, 16);
   a.ld_src = int64_t(3) << 57;  // span (ld + 1) * 16 = 0.75 * 2^63; pitch 2 * ld * 16 = 1.5 * 2^63
   Problem p;
-  const Error e = resolve_transpose(a, &p);
+  const Result e = resolve_transpose(a, &p);
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, e.status);
   EXPECT_EQ("rows * ld_src * elem_bytes overflows int64", e.message);
 }
@@ -157,7 +157,7 @@ TEST(DstBatchesDisjoint, InterleavedBatchesAreServedAndOverlapsNamed) {
   Problem p;
   EXPECT_FALSE(resolve_shape(a, &p).failed());
   a.stride_dst = 36;  // batch 1, j 0 starts inside batch 0's j 6
-  const Error e = resolve_shape(a, &p);
+  const Result e = resolve_shape(a, &p);
   EXPECT_EQ("dst batches overlap: with stride_dst 36 and ld_dst 6, dst[b * stride_dst + j * ld_dst + i] at (b, j, i) = "
             "(1, 0, 0) and (0, 6, 0) are one element",
             e.message);

@@ -66,7 +66,7 @@ TEST(TmaSwizzle, MatchesSeed003sColumnFormulaForFp32) {
 detail::Problem problem(int64_t rows, int64_t cols, int64_t e, int64_t ld_src = 0, int64_t ld_dst = 0,
                         int64_t batch = 1, uintptr_t src = 1 << 20, uintptr_t dst = uintptr_t(1) << 44) {
   detail::Problem p;
-  const detail::Error err = detail::resolve_transpose(detail::Args{reinterpret_cast<const void*>(src),
+  const detail::Result err = detail::resolve_transpose(detail::Args{reinterpret_cast<const void*>(src),
                                                          reinterpret_cast<void*>(dst), rows, cols, e, ld_src, ld_dst,
                                                          batch, 0, 0},
                                             &p);
@@ -142,7 +142,7 @@ TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
     ASSERT_NE(nullptr, k) << name;
     EXPECT_FALSE(detail::choose_named(*k, problem(4096, 4096, 2), h100, &c).failed());
     EXPECT_EQ(std::string(name), c.plan.engine->name);
-    detail::Error e = detail::choose_named(*k, problem(4096, 4096, 2), a100, &c);
+    detail::Result e = detail::choose_named(*k, problem(4096, 4096, 2), a100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
     EXPECT_EQ("the TMA kernels are built for compute capability 9.0 (XPOSE_TMA_ARCHITECTURES); the device is 8.0", e.message);
     e = detail::choose_named(*k, problem(31, 33, 4), h100, &c);

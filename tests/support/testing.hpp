@@ -80,7 +80,7 @@ inline bool make_images(const detail::Args& args, int64_t src_offset_elems, int6
   a.src = reinterpret_cast<const void*>(uintptr_t(64 * 1024));  // placeholders with room for any alignment
   a.dst = reinterpret_cast<void*>(uintptr_t(1) << 46);
   detail::Problem p;
-  const detail::Error e = detail::resolve_transpose(a, &p);
+  const detail::Result e = detail::resolve_transpose(a, &p);
   if (e.failed()) {
     *why = e.message;
     return false;

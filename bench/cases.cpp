@@ -1,6 +1,9 @@
 #include "cases.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <random>
 #include <sstream>
 
 namespace xpose::bench {
@@ -95,6 +98,89 @@ std::vector<Case> case_list() {
       make_case("fp32", 4096, 4096, 1, 0, 0, graph),
       make_case("bf16", 1000, 3000, 1, 0, 0, graph),
   };
+}
+
+namespace {
+
+// The generator's bits as the draws need them (std's distributions differ between libraries).
+struct Draw {
+  std::mt19937_64 rng;
+  uint64_t below(uint64_t n) { return rng() % n; }                  // 0..n-1
+  double unit() { return double(rng() >> 11) * 0x1.0p-53; }        // [0, 1)
+  bool chance(uint64_t one_in) { return below(one_in) == 0; }
+  int64_t log_uniform(int64_t lo, int64_t hi) {                     // lo..hi, uniform in log
+    const double v = std::exp(std::log(double(lo)) + unit() * (std::log(double(hi) + 1) - std::log(double(lo))));
+    return std::min<int64_t>(hi, std::max<int64_t>(lo, int64_t(v)));
+  }
+};
+
+// A side of `n` elements of `e` bytes made aligned (a multiple of 128 bytes, at least one) or odd.
+int64_t shaped_side(Draw& d, int64_t n, int64_t e) {
+  if (d.chance(2)) {
+    const int64_t unit = std::max<int64_t>(1, 128 / e);
+    return std::max(unit, n / unit * unit);
+  }
+  return n | 1;
+}
+
+}  // namespace
+
+std::vector<Case> random_cases(int count, uint64_t seed) {
+  static const char* const dtypes[] = {"u8", "fp16", "fp32", "fp64", "c128"};
+  Draw d{std::mt19937_64(seed)};
+  std::vector<Case> cases;
+  while (int(cases.size()) < count) {
+    const char* dtype = dtypes[d.below(5)];
+    const int64_t e = *elem_bytes_of(dtype);
+    const int64_t rows = shaped_side(d, d.log_uniform(1, 65536), e), cols = shaped_side(d, d.log_uniform(1, 65536), e);
+    const bool padded = d.chance(3);
+    const int64_t ld_src = padded ? cols + 1 + int64_t(d.below(64)) : 0, ld_dst = padded ? rows + 1 + int64_t(d.below(64)) : 0;
+    const int64_t batch = d.chance(4) ? 2 + int64_t(d.below(63)) : 1;
+    const double bytes = double(rows) * double(cols) * double(batch) * double(e);
+    if (bytes < double(1 << 20) || bytes > double(int64_t(2) << 30)) continue;
+    Case c = make_case(dtype, rows, cols, batch, ld_src, ld_dst);
+    c.label = "random " + std::to_string(cases.size()) + " of seed " + std::to_string(seed) + ": " + c.label;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+std::vector<PermuteCase> random_permutations(int count, uint64_t seed) {
+  static const char* const dtypes[] = {"u8", "fp16", "fp32", "fp64", "c128"};
+  Draw d{std::mt19937_64(seed)};
+  std::vector<PermuteCase> cases;
+  while (int(cases.size()) < count) {
+    PermuteCase c;
+    c.dtype = dtypes[d.below(5)];
+    c.elem_bytes = *elem_bytes_of(c.dtype);
+    const int rank = 2 + int(d.below(5));
+    double bytes = double(c.elem_bytes);
+    for (int i = 0; i < rank; ++i) {
+      c.extents.push_back(d.log_uniform(2, 4096));
+      bytes *= double(c.extents.back());
+    }
+    if (bytes < double(16 << 20) || bytes > double(512 << 20)) continue;
+    for (int i = 0; i < rank; ++i) c.perm.push_back(i);
+    for (int i = rank - 1; i > 0; --i) std::swap(c.perm[size_t(i)], c.perm[d.below(uint64_t(i) + 1)]);
+    if (std::is_sorted(c.perm.begin(), c.perm.end())) continue;
+    c.what = "random " + std::to_string(cases.size()) + " of seed " + std::to_string(seed);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+Spread spread_of(std::vector<std::pair<std::string, double>> labelled_pct, size_t listed) {
+  Spread s;
+  s.count = int(labelled_pct.size());
+  if (labelled_pct.empty()) return s;
+  std::stable_sort(labelled_pct.begin(), labelled_pct.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  const size_t n = labelled_pct.size();
+  s.worst = labelled_pct.front().second;
+  s.median = n % 2 ? labelled_pct[n / 2].second : (labelled_pct[n / 2 - 1].second + labelled_pct[n / 2].second) / 2;
+  s.p10 = labelled_pct[(n + 9) / 10 - 1].second;  // nearest rank: the ceil(n / 10)-th lowest
+  s.lowest.assign(labelled_pct.begin(), labelled_pct.begin() + std::min(listed, n));
+  return s;
 }
 
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xpose::bench {
@@ -48,6 +49,37 @@ std::vector<Case> sweep_cases(const std::vector<std::string>& dtypes);
 // The benchmark issue's case list (big squares per element size, odd and padded shapes,
 // skinny, batched, huge, and graph-timed small problems).
 std::vector<Case> case_list();
+
+// `count` random 2-D problems from `seed` (the draws read the generator's bits themselves, not
+// through std's distributions, whose results differ between standard libraries). Element size uniform over 1, 2, 4, 8 and 16 bytes; rows and
+// cols log-uniform over 1-65536, each side half the time a multiple of 128 bytes (aligned)
+// and else odd; a third with padded leading dimensions (1-64 elements past the extent); a
+// quarter batched (2-64 matrices); redrawn until the problem holds 1 MiB to 2 GiB. Labels
+// begin "random <i> of seed <seed>: " (so every record says how to draw it again).
+std::vector<Case> random_cases(int count, uint64_t seed);
+
+// One N-D permutation of xpose-permute-bench: src's extents and the permutation (numpy's).
+struct PermuteCase {
+  std::string what;  // the layout change, in words ("" for a drawn or given one)
+  std::string dtype;
+  int64_t elem_bytes = 0;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
+};
+
+// `count` random permutations from `seed`: element size uniform over 1-16 bytes, rank 2-6,
+// any permutation but the identity, extents log-uniform over 2-4096, redrawn until the tensor
+// holds 16-512 MiB. `what` is "random <i> of seed <seed>".
+std::vector<PermuteCase> random_permutations(int count, uint64_t seed);
+
+// A random report: of labelled % of the copy ceiling, the median, the 10th
+// percentile (nearest rank) and the worst, and the `listed` worst ones, lowest first.
+struct Spread {
+  int count = 0;
+  double median = 0, p10 = 0, worst = 0;
+  std::vector<std::pair<std::string, double>> lowest;
+};
+Spread spread_of(std::vector<std::pair<std::string, double>> labelled_pct, size_t listed = 10);
 
 // Resolves Timing::automatic: graph replay when src and dst together fit twice in L2.
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes);

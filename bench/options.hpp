@@ -1,6 +1,7 @@
 // xpose-bench's command line, parsed into a plain value (tests/cpu cover it).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,11 +10,12 @@
 
 namespace xpose::bench {
 
-enum class Mode { ladder, single, sweep, cases, host_cost };
+enum class Mode { ladder, single, sweep, cases, host_cost, random };
 
 struct Options {
   Mode mode = Mode::ladder;
   std::vector<Case> cases;           // what to measure, in order
+  uint64_t seed = 0;                 // --random's seed (drawn unless given; printed with the report)
   bool shape_given = false;          // an explicit --shape is never shrunk to fit memory
   std::vector<std::string> kernels;  // empty: the whole ladder and the automatic choice
   bool peers = true;                 // cudaMemcpyAsync, copy, cuBLAS geam, cuBLASLt

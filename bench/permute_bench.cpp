@@ -23,10 +23,14 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <random>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "cases.hpp"
@@ -46,14 +50,6 @@
 
 namespace xpose::bench {
 namespace {
-
-struct PermuteCase {
-  std::string what;  // the layout change, in words
-  std::string dtype;
-  int64_t elem_bytes;
-  std::vector<int64_t> extents;
-  std::vector<int> perm;
-};
 
 // Layout changes of vision models and transformers, volume reorders, and higher-rank
 // reorders of tensor contractions, over every element size; each moves 32-512 MiB.
@@ -114,8 +110,35 @@ int run(int argc, char** argv) {
   app.add_option("--extents", extents, "src's extents, e.g. 64,64,127,127")->delimiter(',');
   app.add_option("--perm", perm, "the permutation, as numpy.transpose's axes, e.g. 3,1,0,2")->delimiter(',');
   app.add_flag("--list", list, "print the cases as JSON lines and exit (bench/peers.py reads them)");
+  int random = 0;
+  std::string seed_text;
+  auto* random_opt = app.add_option("--random", random,
+                                    "N random permutations (rank 2-6, extents 2-4096, every element size, 16-512 "
+                                    "MiB; cases.hpp says how), the automatic choice reported as median, 10th "
+                                    "percentile and worst % of copy")
+                         ->check(CLI::Range(1, 100000));
+  app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
   std::vector<PermuteCase> chosen = cases();
+  uint64_t seed = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (!seed_text.empty()) {
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), v);
+    if (ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+      std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n",
+                   seed_text.c_str());
+      return 2;
+    }
+    seed = v;
+  }
+  if (random_opt->count()) {
+    if (!dtype.empty() || !extents.empty() || !perm.empty()) {
+      std::fprintf(stderr, "xpose-permute-bench: --random draws its own permutations; drop --dtype, --extents and "
+                           "--perm\n");
+      return 2;
+    }
+    chosen = random_permutations(random, seed);
+  }
   if (!dtype.empty() || !extents.empty() || !perm.empty()) {
     const std::optional<int64_t> e = elem_bytes_of(dtype);
     if (!e || extents.empty() || extents.size() != perm.size()) {
@@ -158,6 +181,11 @@ int run(int argc, char** argv) {
   cuda_ok(cudaMalloc(&flush, flush_bytes), "cudaMalloc (L2 flush buffer)");
   timer.set_flush(flush, flush_bytes);
   int failures = 0;
+  std::vector<std::pair<std::string, double>> auto_pct, behind;  // --random's report
+  if (random_opt->count())
+    std::printf("xpose-permute-bench: %zu random permutations, seed %llu (--random %zu --seed %llu draws them "
+                "again)\n",
+                chosen.size(), (unsigned long long)seed, chosen.size(), (unsigned long long)seed);
   for (const PermuteCase& c : chosen) {
     const std::string label = label_of(c);
     if (!selected(label)) continue;
@@ -187,7 +215,8 @@ int run(int argc, char** argv) {
     };
     const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
     std::vector<std::string> kernels = {"auto"};
-    for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
+    if (!random_opt->count())  // the random report judges the automatic choice
+      for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
     for (const std::string& name : kernels) {
       const char* kernel = name == "auto" ? nullptr : name.c_str();
       if (kernel) {
@@ -258,18 +287,33 @@ int run(int argc, char** argv) {
     for (const Record& r : records)
       if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
     std::printf("== %s (%.0f MiB)\n", label.c_str(), double(bytes) / (1 << 20));
+    double automatic = -1, best_peer = 0;
     for (size_t i = 0; i < records.size(); ++i) {
       Record& r = records[i];
       r.pct_copy = 100.0 * r.gbps / ceiling;
+      if (r.kernel == "auto") automatic = r.pct_copy;
+      if (r.role == "peer") best_peer = std::max(best_peer, r.pct_copy);
       char host[32] = "host      - us";
       if (host_us[i] >= 0) std::snprintf(host, sizeof host, "host %6.1f us", host_us[i]);
       std::printf("  %-16s %9.3f ms %8.1f GB/s %6.1f%%  %s  %s%s\n", r.kernel.c_str(), r.ms_median, r.gbps, r.pct_copy,
                   host, r.chosen.empty() ? "" : ("(" + r.chosen + ") ").c_str(), r.check.c_str());
       writer.write(r);
     }
+    if (automatic >= 0) {
+      auto_pct.push_back({label, automatic});
+      if (best_peer > automatic) behind.push_back({label, best_peer - automatic});
+    }
     std::fflush(stdout);
     cudaFree(src);
     cudaFree(dst);
+  }
+  if (random_opt->count()) {
+    const Spread s = spread_of(auto_pct);
+    std::printf("\n== random: %d permutations, seed %llu: the automatic choice at median %.1f%%, 10th percentile "
+                "%.1f%%, worst %.1f%% of the same-run copy ceiling\n",
+                s.count, (unsigned long long)seed, s.median, s.p10, s.worst);
+    for (const auto& [label, pct] : s.lowest) std::printf("  %6.1f%%  %s\n", pct, label.c_str());
+    for (const auto& [label, gap] : behind) std::printf("  behind cuTENSOR by %.1f points: %s\n", gap, label.c_str());
   }
   writer.close();
   cudaFree(flush);

@@ -139,6 +139,7 @@ class GpuBench {
         run_case(i, o_.cases[i]);
     }
     progress_.done();
+    if (o_.mode == Mode::random) report_spread();
     if (failures_) std::printf("CHECK FAILED for %d result(s)\n", failures_);
     if (skipped_for_memory_) std::printf("%d case(s) skipped: not enough GPU memory\n", skipped_for_memory_);
     return failures_ ? 1 : skipped_for_memory_ ? 3 : 0;
@@ -290,6 +291,15 @@ class GpuBench {
       r.pct_copy = ceiling > 0 ? 100.0 * r.gbps / ceiling : 0.0;
       writer_.write(r);
     }
+    double best_peer = 0, automatic = -1;
+    for (const Record& r : rows) {
+      if (r.kernel == "auto") automatic = r.pct_copy;
+      if (r.role == "peer") best_peer = std::max(best_peer, r.pct_copy);
+    }
+    if (automatic >= 0) {
+      auto_pct_.push_back({c.label, automatic});
+      if (best_peer > automatic) behind_peers_.push_back({c.label, automatic - best_peer});
+    }
     print_rows(rows);
     for (const std::string& s : skipped) std::printf("  skipped %s\n", s.c_str());
     std::printf("  copy ceiling %.1f GB/s (the faster of cudaMemcpyAsync and copy, this run)\n", ceiling);
@@ -347,8 +357,21 @@ class GpuBench {
     std::fflush(stdout);
   }
 
+  // --random's report: the automatic choice over the draws, and where a peer was faster.
+  void report_spread() const {
+    const Spread s = spread_of(auto_pct_);
+    std::printf("\n== random: %d problems, seed %llu: the automatic choice at median %.1f%%, 10th percentile "
+                "%.1f%%, worst %.1f%% of the same-run copy ceiling\n",
+                s.count, (unsigned long long)o_.seed, s.median, s.p10, s.worst);
+    for (const auto& [label, pct] : s.lowest) std::printf("  %6.1f%%  %s\n", pct, label.c_str());
+    if (behind_peers_.empty() && o_.peers) std::printf("  ahead of the peers on every draw they serve\n");
+    for (const auto& [label, gap] : behind_peers_)
+      std::printf("  behind a peer by %.1f points: %s\n", -gap, label.c_str());
+  }
+
   const Options& o_;
   Gpu gpu_;
+  std::vector<std::pair<std::string, double>> auto_pct_, behind_peers_;
   RecordWriter& writer_;
   Progress progress_;
   cudaStream_t stream_ = nullptr;
@@ -369,8 +392,8 @@ void require_host_memory(const Case& c, const Problem& p) {
 }
 
 int run_cpu(const Options& o, RecordWriter& writer) {
-  if (o.mode == Mode::sweep || o.mode == Mode::cases || o.mode == Mode::host_cost)
-    die("--sweep, --cases and --host-cost need a GPU", 2);
+  if (o.mode == Mode::sweep || o.mode == Mode::cases || o.mode == Mode::host_cost || o.mode == Mode::random)
+    die("--sweep, --cases, --random and --host-cost need a GPU", 2);
   for (const std::string& name : o.gpu_only)
     std::fprintf(stderr, "xpose-bench: %s does nothing on the CPU path\n", name.c_str());
   for (Case c : o.cases) {
@@ -440,7 +463,11 @@ int run(const Options& o, RecordWriter& writer) {
                 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return run_cpu(o, writer);
   }
-  GpuBench bench(o, describe_gpu(), writer);
+  const Gpu gpu = describe_gpu();
+  if (o.mode == Mode::random)
+    std::printf("xpose-bench: %zu random problems, seed %llu (--random %zu --seed %llu draws them again)\n",
+                o.cases.size(), (unsigned long long)o.seed, o.cases.size(), (unsigned long long)o.seed);
+  GpuBench bench(o, gpu, writer);
   return bench.run_all();
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cases.hpp"
+#include "xpose/xpose.hpp"
 #include "options.hpp"
 #include "record.hpp"
 #include "timer.hpp"
@@ -315,3 +317,116 @@ TEST(BenchRecord, WriterSaysWhenAWriteFails) {
     EXPECT_NE(std::string(e.what()).find("cannot write --json file '/dev/full'"), std::string::npos) << e.what();
   }
 }
+
+namespace xpose::bench {
+namespace {
+
+// The random draws: the same list for the same seed, another for another, inside the stated
+// distribution, every problem one the library accepts.
+TEST(BenchRandom, DrawsAreReproducibleAndInsideTheirDistribution) {
+  const std::vector<Case> a = random_cases(400, 7), b = random_cases(400, 7), c = random_cases(400, 8);
+  ASSERT_EQ(400u, a.size());
+  int aligned = 0, padded = 0, batched = 0;
+  std::set<int64_t> sizes;
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].label);
+    EXPECT_EQ(a[i].label, b[i].label);
+    EXPECT_EQ(0u, a[i].label.rfind("random " + std::to_string(i) + " of seed 7: ", 0));
+    const double bytes = double(a[i].rows) * double(a[i].cols) * double(a[i].batch) * double(a[i].elem_bytes);
+    EXPECT_GE(bytes, double(1 << 20));
+    EXPECT_LE(bytes, double(int64_t(2) << 30));
+    EXPECT_GE(a[i].rows, 1);
+    EXPECT_LE(a[i].rows, 65536 + 1);
+    EXPECT_LE(a[i].cols, 65536 + 1);
+    sizes.insert(a[i].elem_bytes);
+    aligned += (a[i].cols * a[i].elem_bytes) % 128 == 0;
+    padded += a[i].ld_src != 0;
+    batched += a[i].batch > 1;
+    EXPECT_NO_THROW(xpose::resolve(a[i].elem_bytes, xpose::Shape{a[i].rows, a[i].cols, a[i].ld_src, a[i].ld_dst,
+                                                                  a[i].batch}));
+  }
+  EXPECT_EQ(5u, sizes.size());
+  EXPECT_GT(aligned, 80);
+  EXPECT_GT(padded, 60);
+  EXPECT_GT(batched, 40);
+  int same = 0;
+  for (size_t i = 0; i < a.size(); ++i) same += a[i].rows == c[i].rows && a[i].cols == c[i].cols;
+  EXPECT_LT(same, 40);
+}
+
+TEST(BenchRandom, SpreadIsMedianTenthPercentileAndWorst) {
+  std::vector<std::pair<std::string, double>> pct;
+  for (int i = 1; i <= 20; ++i) pct.push_back({"p" + std::to_string(i), double(101 - i)});  // 100 .. 81
+  const Spread s = spread_of(pct, 3);
+  EXPECT_EQ(20, s.count);
+  EXPECT_DOUBLE_EQ(90.5, s.median);
+  EXPECT_DOUBLE_EQ(82.0, s.p10);  // the 2nd lowest of 20
+  EXPECT_DOUBLE_EQ(81.0, s.worst);
+  ASSERT_EQ(3u, s.lowest.size());
+  EXPECT_EQ("p20", s.lowest[0].first);
+  EXPECT_EQ("p18", s.lowest[2].first);
+  EXPECT_EQ(0, spread_of({}).count);
+  EXPECT_DOUBLE_EQ(70.0, spread_of({{"one", 70.0}}).p10);
+}
+
+TEST(BenchOptions, RandomTakesASeedOrDrawsOne) {
+  int code = -1;
+  const char* given[] = {"xpose-bench", "--random", "12", "--seed", "42"};
+  auto o = parse_options(5, given, &code);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(Mode::random, o->mode);
+  EXPECT_EQ(42u, o->seed);
+  ASSERT_EQ(12u, o->cases.size());
+  EXPECT_EQ(random_cases(12, 42)[5].label, o->cases[5].label);
+  const char* fresh[] = {"xpose-bench", "--random", "3"};
+  auto f1 = parse_options(3, fresh, &code), f2 = parse_options(3, fresh, &code);
+  ASSERT_TRUE(f1 && f2);
+  EXPECT_NE(f1->seed, f2->seed);
+  for (const std::vector<const char*>& bad : std::vector<std::vector<const char*>>{
+           {"xpose-bench", "--seed", "4"},
+           {"xpose-bench", "--random", "0"},
+           {"xpose-bench", "--random", "5", "--seed", "-1"},
+           {"xpose-bench", "--random", "5", "--cases"},
+           {"xpose-bench", "--random", "5", "--dtype", "fp32"}}) {
+    SCOPED_TRACE(bad[1]);
+    EXPECT_FALSE(parse_options(int(bad.size()), bad.data(), &code));
+    EXPECT_EQ(2, code);
+  }
+}
+
+}  // namespace
+}  // namespace xpose::bench
+
+namespace xpose::bench {
+namespace {
+
+TEST(BenchRandom, PermutationDrawsAreReproducibleAndInsideTheirDistribution) {
+  const std::vector<PermuteCase> a = random_permutations(300, 5), b = random_permutations(300, 5);
+  std::set<int64_t> sizes;
+  std::set<size_t> ranks;
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].what);
+    EXPECT_EQ(a[i].extents, b[i].extents);
+    EXPECT_EQ(a[i].perm, b[i].perm);
+    EXPECT_EQ("random " + std::to_string(i) + " of seed 5", a[i].what);
+    double bytes = double(a[i].elem_bytes);
+    for (int64_t e : a[i].extents) {
+      EXPECT_GE(e, 2);
+      EXPECT_LE(e, 4096);
+      bytes *= double(e);
+    }
+    EXPECT_GE(bytes, double(16 << 20));
+    EXPECT_LE(bytes, double(512 << 20));
+    std::vector<int> sorted = a[i].perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t k = 0; k < sorted.size(); ++k) EXPECT_EQ(int(k), sorted[k]);
+    EXPECT_NE(sorted, a[i].perm) << "the identity is not a permutation worth timing";
+    sizes.insert(a[i].elem_bytes);
+    ranks.insert(a[i].extents.size());
+  }
+  EXPECT_EQ(5u, sizes.size());
+  EXPECT_EQ((std::set<size_t>{2, 3, 4, 5, 6}), ranks);
+}
+
+}  // namespace
+}  // namespace xpose::bench

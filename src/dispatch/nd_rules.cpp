@@ -43,7 +43,7 @@ bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, c
   layout::NdForm form;
   const char* reason = nullptr;
   if (!layout::nd_form(reduced, &form, &reason)) {
-    *why = reason;
+    *why = reason ? reason : "it has no N-D form";
     return false;
   }
   NdChoice c;
@@ -54,7 +54,7 @@ bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, c
       return false;
     }
     if (!plan_nd(*e, form, src, dst, &c.plan, &reason)) {
-      *why = reason;
+      *why = reason ? reason : "it does not serve this permutation";
       return false;
     }
     *out = c;
@@ -71,7 +71,7 @@ bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, c
     *out = c;
     return true;
   }
-  *why = reason;
+  *why = reason ? reason : "no N-D kernel serves it";
   return false;
 }
 

@@ -1,7 +1,8 @@
 // FP8 numbers (OCP 8-bit floating point: E4M3FN and E5M2) to and from fp32, bit for bit, as
 // __host__ __device__ functions: the one definition the quantizing kernels and the CPU
 // reference will share (issue 34). Rounding is to nearest, ties to even. Out of range:
-//   Overflow::ieee      E4M3FN gives NaN and E5M2 infinity, as ml_dtypes' and PyTorch's casts do
+//   Overflow::ieee      E4M3FN gives NaN and E5M2 infinity, as ml_dtypes' casts do (PyTorch's
+//                       are meant to match; not yet checked against torch here)
 //                       (448 rounds up to NaN past 464 in E4M3FN; 57344 to infinity from 61440 in E5M2);
 //   Overflow::saturate  the largest finite value of the sign (infinities too), as training casts
 //                       do (cuda_fp8.h's __NV_SATFINITE).

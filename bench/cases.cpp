@@ -1,10 +1,13 @@
 #include "cases.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <sstream>
+#include <system_error>
 
 namespace xpose::bench {
 namespace {
@@ -181,6 +184,38 @@ Spread spread_of(std::vector<std::pair<std::string, double>> labelled_pct, size_
   s.p10 = labelled_pct[(n + 9) / 10 - 1].second;  // nearest rank: the ceil(n / 10)-th lowest
   s.lowest.assign(labelled_pct.begin(), labelled_pct.begin() + std::min(listed, n));
   return s;
+}
+
+std::string spread_report(const std::vector<std::pair<std::string, double>>& labelled_pct,
+                          const std::vector<std::pair<std::string, double>>& peer_ahead, const std::string& what,
+                          uint64_t seed, const std::string& peer, bool claim_ahead) {
+  const Spread s = spread_of(labelled_pct);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "\n== random: %d %s, seed %llu: the automatic choice at median %.1f%%, 10th percentile %.1f%%, worst "
+                "%.1f%% of the same-run copy ceiling\n",
+                s.count, what.c_str(), (unsigned long long)seed, s.median, s.p10, s.worst);
+  std::string text = line;
+  for (const auto& [label, pct] : s.lowest) {
+    std::snprintf(line, sizeof line, "  %6.1f%%  ", pct);
+    text += line + label + "\n";
+  }
+  if (peer_ahead.empty() && claim_ahead) text += "  ahead of " + peer + " on every draw it serves\n";
+  for (const auto& [label, points] : peer_ahead) {
+    std::snprintf(line, sizeof line, "  behind %s by %.1f points: ", peer.c_str(), points);
+    text += line + label + "\n";
+  }
+  return text;
+}
+
+uint64_t fresh_seed() { return (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}(); }
+
+std::optional<uint64_t> parse_seed(const std::string& text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || at != end) return std::nullopt;
+  return v;
 }
 
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes) {

@@ -81,6 +81,18 @@ struct Spread {
 };
 Spread spread_of(std::vector<std::pair<std::string, double>> labelled_pct, size_t listed = 10);
 
+// The random report of both benches: "== random: <count> <what>, seed S: ..." with the
+// median, 10th percentile and worst, the lowest ten, and each draw `peer` won (label, points
+// ahead of the automatic choice); `claim_ahead`: say so where it won none.
+std::string spread_report(const std::vector<std::pair<std::string, double>>& labelled_pct,
+                          const std::vector<std::pair<std::string, double>>& peer_ahead, const std::string& what,
+                          uint64_t seed, const std::string& peer, bool claim_ahead);
+
+// --random's seed: a fresh one (64 bits of std::random_device), or the one given (a decimal
+// uint64; nullopt where the text is not one).
+uint64_t fresh_seed();
+std::optional<uint64_t> parse_seed(const std::string& text);
+
 // Resolves Timing::automatic: graph replay when src and dst together fit twice in L2.
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes);
 

@@ -9,7 +9,6 @@
 #include <system_error>
 #include <tuple>
 #include <cstdio>
-#include <random>
 
 namespace xpose::bench {
 namespace {
@@ -125,12 +124,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
 
   if (seed_opt->count() && !random_opt->count()) return fail(exit_code, "--seed goes with --random");
   if (random_opt->count() && !dtypes.empty()) return fail(exit_code, "--random draws its own dtypes; drop --dtype");
+  o.seed = fresh_seed();
   if (seed_opt->count()) {
-    const auto v = parse_int64(seed_text);
-    if (!v || *v < 0) return fail(exit_code, "--seed: '" + seed_text + "' is not a non-negative decimal integer");
-    o.seed = uint64_t(*v);
-  } else {
-    o.seed = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+    const auto v = parse_seed(seed_text);
+    if (!v) return fail(exit_code, "--seed: '" + seed_text + "' is not a non-negative decimal integer");
+    o.seed = *v;
   }
 
   const Timing how = timing == "graph" ? Timing::graph : timing == "events" ? Timing::events : Timing::automatic;

@@ -23,13 +23,11 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <ctime>
 #include <memory>
-#include <random>
+#include <optional>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -120,16 +118,15 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
   std::vector<PermuteCase> chosen = cases();
-  uint64_t seed = (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  uint64_t seed = fresh_seed();
   if (!seed_text.empty()) {
-    uint64_t v = 0;
-    const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), v);
-    if (ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+    const std::optional<uint64_t> v = parse_seed(seed_text);
+    if (!v) {
       std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n",
                    seed_text.c_str());
       return 2;
     }
-    seed = v;
+    seed = *v;
   }
   if (random_opt->count()) {
     if (!dtype.empty() || !extents.empty() || !perm.empty()) {
@@ -307,14 +304,8 @@ int run(int argc, char** argv) {
     cudaFree(src);
     cudaFree(dst);
   }
-  if (random_opt->count()) {
-    const Spread s = spread_of(auto_pct);
-    std::printf("\n== random: %d permutations, seed %llu: the automatic choice at median %.1f%%, 10th percentile "
-                "%.1f%%, worst %.1f%% of the same-run copy ceiling\n",
-                s.count, (unsigned long long)seed, s.median, s.p10, s.worst);
-    for (const auto& [label, pct] : s.lowest) std::printf("  %6.1f%%  %s\n", pct, label.c_str());
-    for (const auto& [label, gap] : behind) std::printf("  behind cuTENSOR by %.1f points: %s\n", gap, label.c_str());
-  }
+  if (random_opt->count())
+    std::fputs(spread_report(auto_pct, behind, "permutations", seed, "cuTENSOR", false).c_str(), stdout);
   writer.close();
   cudaFree(flush);
   cudaStreamDestroy(stream);

@@ -298,7 +298,7 @@ class GpuBench {
     }
     if (automatic >= 0) {
       auto_pct_.push_back({c.label, automatic});
-      if (best_peer > automatic) behind_peers_.push_back({c.label, automatic - best_peer});
+      if (best_peer > automatic) behind_peers_.push_back({c.label, best_peer - automatic});
     }
     print_rows(rows);
     for (const std::string& s : skipped) std::printf("  skipped %s\n", s.c_str());
@@ -359,14 +359,7 @@ class GpuBench {
 
   // --random's report: the automatic choice over the draws, and where a peer was faster.
   void report_spread() const {
-    const Spread s = spread_of(auto_pct_);
-    std::printf("\n== random: %d problems, seed %llu: the automatic choice at median %.1f%%, 10th percentile "
-                "%.1f%%, worst %.1f%% of the same-run copy ceiling\n",
-                s.count, (unsigned long long)o_.seed, s.median, s.p10, s.worst);
-    for (const auto& [label, pct] : s.lowest) std::printf("  %6.1f%%  %s\n", pct, label.c_str());
-    if (behind_peers_.empty() && o_.peers) std::printf("  ahead of the peers on every draw they serve\n");
-    for (const auto& [label, gap] : behind_peers_)
-      std::printf("  behind a peer by %.1f points: %s\n", -gap, label.c_str());
+    std::fputs(spread_report(auto_pct_, behind_peers_, "problems", o_.seed, "cuBLAS", o_.peers).c_str(), stdout);
   }
 
   const Options& o_;

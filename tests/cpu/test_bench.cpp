@@ -369,8 +369,26 @@ TEST(BenchRandom, SpreadIsMedianTenthPercentileAndWorst) {
   EXPECT_DOUBLE_EQ(70.0, spread_of({{"one", 70.0}}).p10);
 }
 
+TEST(BenchRandom, SeedsAreAnyUint64AndTheReportSaysWhatItFound) {
+  EXPECT_EQ(18446744073709551615ull, parse_seed("18446744073709551615"));  // a fresh seed may be this large
+  EXPECT_EQ(0u, parse_seed("0"));
+  for (const char* bad : {"", "-1", "12x", "18446744073709551616", " 4"}) EXPECT_FALSE(parse_seed(bad)) << bad;
+  EXPECT_NE(fresh_seed(), fresh_seed());
+  const std::string text = spread_report({{"a", 90.0}, {"b", 80.0}}, {{"b", 3.25}}, "problems", 9, "cuBLAS", true);
+  EXPECT_EQ(0u, text.find("\n== random: 2 problems, seed 9: the automatic choice at median 85.0%, 10th percentile "
+                          "80.0%, worst 80.0% of the same-run copy ceiling\n")) << text;
+  EXPECT_NE(std::string::npos, text.find("    80.0%  b\n    90.0%  a\n")) << text;
+  EXPECT_NE(std::string::npos, text.find("  behind cuBLAS by 3.2 points: b\n")) << text;
+  EXPECT_NE(std::string::npos, spread_report({{"a", 90.0}}, {}, "x", 1, "cuBLAS", true).find("ahead of cuBLAS"));
+  EXPECT_EQ(std::string::npos, spread_report({{"a", 90.0}}, {}, "x", 1, "cuTENSOR", false).find("ahead"));
+}
+
 TEST(BenchOptions, RandomTakesASeedOrDrawsOne) {
   int code = -1;
+  const char* large[] = {"xpose-bench", "--random", "2", "--seed", "18446744073709551615"};
+  const auto big = parse_options(5, large, &code);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(18446744073709551615ull, big->seed);  // every seed a run prints draws its problems again
   const char* given[] = {"xpose-bench", "--random", "12", "--seed", "42"};
   auto o = parse_options(5, given, &code);
   ASSERT_TRUE(o);

@@ -215,6 +215,19 @@ std::string plan_key(const View& x, const View& out, int n, const std::vector<in
   return key + kernel;
 }
 
+// The plan of x's permutation into out (strides as the library reads them), made on x's
+// device with the GIL released; the library's message where it cannot be made.
+xpose_status_t make_plan(const View& x, const View& out, const std::vector<int>& axes, const int64_t* x_strides,
+                         const int64_t* out_strides, const std::string& kernel, Planned* made, std::string* message) {
+  nb::gil_scoped_release released;
+  const OnDevice on(x.device);
+  const xpose_status_t status =
+      xpose_plan_permute(&made->plan, kernel == "auto" ? nullptr : kernel.c_str(), x.data, out.data, x.ndim, x.shape,
+                         axes.data(), x.itemsize, x_strides, out_strides);
+  if (status != XPOSE_SUCCESS) *message = xpose_last_error();
+  return status;
+}
+
 std::shared_ptr<Planned> cached_plan(const View& x, const View& out, int n, const std::vector<int>& axes,
                                      const int64_t* x_strides, const int64_t* out_strides,
                                      const std::string& kernel) {
@@ -222,14 +235,9 @@ std::shared_ptr<Planned> cached_plan(const View& x, const View& out, int n, cons
   std::string key = plan_key(x, out, n, axes, x_strides, out_strides, kernel);
   if (auto found = plans.find(key); found != plans.end()) return found->second;
   auto made = std::make_shared<Planned>();
-  xpose_status_t status;
-  {
-    nb::gil_scoped_release released;
-    const OnDevice on(x.device);
-    status = xpose_plan_permute(&made->plan, kernel == "auto" ? nullptr : kernel.c_str(), x.data, out.data, n,
-                                x.shape, axes.data(), x.itemsize, x_strides, out_strides);
-  }
-  if (status != XPOSE_SUCCESS) return nullptr;  // the call itself says why
+  std::string unused;
+  if (make_plan(x, out, axes, x_strides, out_strides, kernel, made.get(), &unused) != XPOSE_SUCCESS)
+    return nullptr;  // the call itself says why
   if (plans.size() >= kMaxPlans) plans.clear();
   plans.emplace(std::move(key), made);
   return made;
@@ -407,16 +415,10 @@ class ArrayPlan {
       std::copy(xs, xs + x_.ndim, x_.strides);
       std::copy(os, os + out_.ndim, out_.strides);
     }
-    xpose_status_t status;
     std::string message;
-    {
-      nb::gil_scoped_release released;
-      const OnDevice on(device);
-      status = xpose_plan_permute(&plan_.plan, kernel_ == "auto" ? nullptr : kernel_.c_str(), x_.data, out_.data,
-                                  x_.ndim, x_.shape, axes_.data(), itemsize, x_.strides, out_.strides);
-      if (status != XPOSE_SUCCESS) message = xpose_last_error();
-    }
-    if (status != XPOSE_SUCCESS) raise_status(fn, status, message);
+    if (const xpose_status_t status = make_plan(x_, out_, axes_, x_.strides, out_.strides, kernel_, &plan_, &message);
+        status != XPOSE_SUCCESS)
+      raise_status(fn, status, message);
   }
 
   void execute(uintptr_t x_data, const std::vector<int64_t>& x_shape, const std::vector<int64_t>& x_strides,

@@ -188,26 +188,21 @@ Result check_spans(const void* src, const void* dst, int64_t e, int64_t src_byte
   return ok();
 }
 
+// A checked layout's bases: checked against its spans, then set (an empty layout takes any).
+template <class Layout>
+Result set_bases(Layout& p, const void* src, void* dst, const char* verb) {
+  if (p.empty()) return ok();
+  if (Result e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), verb); e.failed())
+    return e;
+  p.src = src;
+  p.dst = dst;
+  return ok();
+}
+
 }  // namespace
 
-Result check_bases(Problem& p, const void* src, void* dst) {
-  if (p.empty()) return ok();
-  if (Result e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "transposes");
-      e.failed())
-    return e;
-  p.src = src;
-  p.dst = dst;
-  return ok();
-}
-
-Result check_bases(Permutation& p, const void* src, void* dst) {
-  if (p.empty()) return ok();
-  if (Result e = check_spans(src, dst, p.elem_bytes, p.src_span_bytes(), p.dst_span_bytes(), "permutes"); e.failed())
-    return e;
-  p.src = src;
-  p.dst = dst;
-  return ok();
-}
+Result check_bases(Problem& p, const void* src, void* dst) { return set_bases(p, src, dst, "transposes"); }
+Result check_bases(Permutation& p, const void* src, void* dst) { return set_bases(p, src, dst, "permutes"); }
 
 namespace {
 

@@ -18,6 +18,14 @@ namespace {
 
 const Device* const devices[] = {&testing::h100, &testing::h200, &testing::a100, &testing::b200, &testing::turing};
 
+// r's layout as the library checks it (bases null), or false where it refuses r.
+bool layout_of(const testing::RandomPermutation& r, Permutation* out) {
+  return !resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
+                                  r.src_or_null(), r.dst_or_null()},
+                                 out)
+              .failed();
+}
+
 // Two plans launch the same thing: every launch field, and the same text.
 void expect_same_launch(const CallPlan& a, const CallPlan& b) {
   EXPECT_EQ(plan_text(a).text, plan_text(b).text);
@@ -55,11 +63,7 @@ TEST(Planner, BasesOfOneClassTakeOnePlan) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 22, rng() % 2);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     Permutation layout;
-    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
-                                r.src_or_null(), r.dst_or_null()},
-                               &layout)
-            .failed())
-      continue;
+    if (!layout_of(r, &layout)) continue;
     // a's bases anywhere on their element's alignment; b's alike modulo plan_alignment only.
     const uintptr_t align = uintptr_t(r.elem_bytes < 8 ? r.elem_bytes : 8);
     const auto rest = [&] { return align * (rng() % (256 / align)); };
@@ -122,12 +126,7 @@ TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 22, rng() % 2);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     Permutation p;
-    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
-                                r.src_or_null(), r.dst_or_null()},
-                               &p)
-            .failed() ||
-        p.empty())
-      continue;
+    if (!layout_of(r, &p) || p.empty()) continue;
     p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 50);
     Problem made;
@@ -177,10 +176,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     testing::RandomPermutation r;
     r.extents = e.extents, r.perm = e.perm, r.elem_bytes = e.elem_bytes;
     Permutation p;
-    ASSERT_FALSE(resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
-                                         nullptr, nullptr},
-                                        &p)
-                     .failed());
+    ASSERT_TRUE(layout_of(r, &p));
     p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
     CallPlan plan;
@@ -195,11 +191,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   for (int trial = 0; trial < 20000 && seen.size() < nd_rules().size(); ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 16, rng() % 2);
     Permutation p;
-    if (resolve_permute_layout({nullptr, nullptr, r.rank(), r.extents.data(), r.perm.data(), r.elem_bytes,
-                                r.src_or_null(), r.dst_or_null()},
-                               &p)
-            .failed())
-      continue;
+    if (!layout_of(r, &p)) continue;
     p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
     CallPlan plan;

@@ -25,12 +25,14 @@
 #ifdef XPOSE_JAX_FFI
 #include "jax_ffi.hpp"
 #endif
+#include "dlpack_exchange.hpp"
 #include "xpose/distributed.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+namespace dl = xpose_python::dl;
 
 namespace {
 
@@ -397,6 +399,127 @@ void permute_fields(const std::string& fn, uintptr_t x_data, const std::vector<i
       fields_view(fn, "out", out_data, out_shape, out_strides, itemsize, device), axes, stream, kernel);
 }
 
+// ---- PyTorch tensors through DLPack's C exchange API ----
+// Where torch.Tensor carries __dlpack_c_exchange_api__ (PyTorch 2.10 and later), a plain tensor's
+// fields, PyTorch's current stream and a new result come from PyTorch's C functions: no Python
+// call, no torch.Size or tuple made, no Python argument parsing for the allocation. The Python
+// layer has checked what only Python can see (autograd, inference tensors, lazy conjugation).
+
+const dl::ExchangeAPI* torch_exchange = nullptr;
+
+// Whether `tensor_type` (torch.Tensor) offers a version-1 table with the functions used here;
+// the boundary takes it from then on.
+bool use_torch_exchange(nb::handle tensor_type) {
+  nb::object capsule = nb::getattr(tensor_type, "__dlpack_c_exchange_api__", nb::none());
+  if (!PyCapsule_CheckExact(capsule.ptr())) return false;
+  const auto* header = static_cast<const dl::ExchangeHeader*>(PyCapsule_GetPointer(capsule.ptr(), "dlpack_exchange_api"));
+  if (header == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  while (header != nullptr && header->version.major != 1) header = header->prev_api;
+  const auto* api = reinterpret_cast<const dl::ExchangeAPI*>(header);
+  if (api == nullptr || api->managed_tensor_allocator == nullptr || api->managed_tensor_to_py_object_no_sync == nullptr ||
+      api->dltensor_from_py_object_no_sync == nullptr || api->current_work_stream == nullptr)
+    return false;
+  torch_exchange = api;
+  return true;
+}
+
+// A DLPack tensor's view (its fields copied: they are borrowed until control returns to Python).
+View dl_view(const std::string& fn, const char* name, const dl::Tensor& t) {
+  if (t.ndim < 0 || t.ndim > kMaxRank)
+    raise(PyExc_ValueError, fn, std::string(name) + " has " + std::to_string(t.ndim) + " axes; xpose permutes at most 16");
+  if (t.dtype.lanes != 1 || t.dtype.bits % 8 != 0)
+    raise(PyExc_TypeError, fn, std::string(name) + "'s elements are " + std::to_string(t.dtype.bits) + "-bit values in " +
+                                   std::to_string(t.dtype.lanes) + " lanes; xpose moves whole bytes");
+  const int32_t type = t.device.device_type;
+  if (type != dl::kCUDA && type != dl::kCUDAManaged && type != dl::kCPU && type != dl::kCUDAHost)
+    raise(PyExc_ValueError, fn, std::string(name) + " lives on DLPack device type " +
+                                    std::to_string(t.device.device_type) + "; xpose serves CUDA devices and the CPU");
+  View v;
+  v.name = name;
+  v.data = static_cast<char*>(t.data) + t.byte_offset;
+  v.ndim = t.ndim;
+  v.itemsize = t.dtype.bits / 8;
+  v.device = type == dl::kCUDA || type == dl::kCUDAManaged ? t.device.device_id : -1;  // pinned: host memory
+  int64_t dense = 1;
+  for (int k = v.ndim - 1; k >= 0; --k) {
+    v.shape[k] = t.shape[k];
+    v.strides[k] = t.strides != nullptr ? t.strides[k] : dense;
+    dense *= t.shape[k];
+  }
+  return v;
+}
+
+// A Python error the exchange left, as one line of the caller's function.
+[[noreturn]] void raise_exchange_error(const std::string& fn, const std::string& what) {
+  const nb::python_error e;  // fetched and cleared
+  std::string message = nb::str(e.value()).c_str();
+  message = message.substr(0, message.find('\n'));  // its first line
+  raise(PyExc_RuntimeError, fn, what + ": " + nb::str(e.type().attr("__name__")).c_str() + ": " + message);
+}
+
+// PyTorch tensors x (and out, or a new result) permuted by `axes` on PyTorch's current stream;
+// out or the new result.
+nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
+                         const std::string& kernel) {
+  const dl::ExchangeAPI& api = *torch_exchange;
+  dl::Tensor t{};
+  if (api.dltensor_from_py_object_no_sync(x.ptr(), &t) != 0) raise_exchange_error(fn, "x cannot be read through DLPack");
+  const View xv = dl_view(fn, "x", t);
+  const int n = xv.ndim;
+  if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
+                                                            " entries for the " + std::to_string(n) + " axes of x");
+  View ov;
+  // A new result: PyTorch allocates it (its caching allocator, x's device and dtype), dense.
+  struct Made {
+    dl::ManagedTensorVersioned* tensor = nullptr;
+    ~Made() {
+      if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
+    }
+  } made;
+  if (out.is_none()) {
+    int64_t shape[kMaxRank];
+    for (int k = 0; k < n; ++k) {
+      if (axes[size_t(k)] < 0 || axes[size_t(k)] >= n) raise(PyExc_ValueError, fn, "axes is not a permutation of x's axes");
+      shape[k] = xv.shape[axes[size_t(k)]];
+    }
+    dl::Tensor prototype{};
+    prototype.device = t.device;
+    prototype.ndim = n;
+    prototype.dtype = t.dtype;
+    prototype.shape = shape;
+    std::string failure;
+    const auto set_error = [](void* context, const char* kind, const char* message) {
+      *static_cast<std::string*>(context) = std::string(kind ? kind : "Error") + ": " + (message ? message : "");
+    };
+    if (api.managed_tensor_allocator(&prototype, &made.tensor, &failure, set_error) != 0 || made.tensor == nullptr) {
+      made.tensor = nullptr;
+      PyErr_Clear();
+      raise(PyExc_RuntimeError, fn, "PyTorch could not allocate the result (" + tuple_text(shape, n) + "): " + failure);
+    }
+    ov = dl_view(fn, "out", made.tensor->dl_tensor);
+  } else {
+    dl::Tensor o{};
+    if (api.dltensor_from_py_object_no_sync(out.ptr(), &o) != 0) raise_exchange_error(fn, "out cannot be read through DLPack");
+    if (o.dtype.code != t.dtype.code || o.dtype.bits != t.dtype.bits || o.dtype.lanes != t.dtype.lanes)
+      raise(PyExc_ValueError, fn, "out's dtype differs from x's");
+    ov = dl_view(fn, "out", o);
+  }
+  void* stream = nullptr;
+  if (xv.device >= 0 && api.current_work_stream(dl::kCUDA, xv.device, &stream) != 0)
+    raise_exchange_error(fn, "PyTorch's current stream cannot be read");
+  run(fn, xv, ov, axes, reinterpret_cast<uintptr_t>(stream), kernel);
+  if (!out.is_none()) return nb::borrow(out);
+  void* result = nullptr;
+  dl::ManagedTensorVersioned* given = made.tensor;
+  made.tensor = nullptr;  // the call below owns it, whatever it returns
+  if (api.managed_tensor_to_py_object_no_sync(given, &result) != 0 || result == nullptr)
+    raise_exchange_error(fn, "the result cannot be handed to PyTorch");
+  return nb::steal(static_cast<PyObject*>(result));
+}
+
 // xpose.Plan's native half: a permutation of one layout of x and out (as fields), checked and
 // planned once on their device; execute takes arrays of that layout and re-checks their bases.
 class ArrayPlan {
@@ -504,6 +627,8 @@ NB_MODULE(_xpose, m) {
   });
 #endif
   m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
+  m.def("use_torch_exchange", &use_torch_exchange, "tensor_type"_a);
+  m.def("permute_torch", &permute_torch, "fn"_a, "x"_a, "out"_a.none(), "axes"_a, "kernel"_a);
   m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
         "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);
   nb::class_<ArrayPlan>(m, "ArrayPlan")

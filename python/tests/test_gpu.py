@@ -219,6 +219,49 @@ def test_torch_calls_the_op_only_where_it_adds_something(monkeypatch):
     assert calls == ["transpose_op"]
 
 
+def test_torch_exchange_path_matches_the_fields_path(monkeypatch):
+    """Where torch.Tensor offers DLPack's C exchange API the native boundary reads tensors, the
+    stream and a new result through it; random permutations (new results and out=, CUDA, CPU
+    and pinned tensors, a side stream) give the same bits as through the tensors' Python fields."""
+    xpose.transpose(random_tensor((2, 3), torch.float32))  # the package has seen torch
+    assert xpose._TORCH_EXCHANGE == hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    if not xpose._TORCH_EXCHANGE:
+        pytest.skip(f"PyTorch {torch.__version__} has no __dlpack_c_exchange_api__")
+    rng = random.Random(1234)
+    stream = torch.cuda.Stream()
+    for trial in range(60):
+        rank = rng.randint(1, 5)
+        shape = tuple(rng.choice([1, 2, 3, 5, 17, 64]) for _ in range(rank))
+        dims = list(range(rank))
+        rng.shuffle(dims)
+        dtype = rng.choice(DTYPES)
+        x = random_tensor(shape, dtype)
+        if rank > 1 and trial % 3 == 0:
+            x = x.transpose(0, rank - 1)  # a view
+        where = trial % 4
+        if where == 1:
+            x = x.cpu()
+        elif where == 2:
+            x = x.cpu().pin_memory()
+        expected = packed(x.permute(*dims))
+        with torch.cuda.stream(stream if where == 3 else torch.cuda.current_stream()):
+            got = [xpose.permute_dims(x, dims)]
+            out = torch.empty(expected.shape, dtype=dtype, device=x.device)
+            got.append(xpose.permute_dims(x, dims, out=out))
+            assert got[1] is out
+            monkeypatch.setattr(xpose, "_TORCH_EXCHANGE", False)
+            got.append(xpose.permute_dims(x, dims))
+            monkeypatch.setattr(xpose, "_TORCH_EXCHANGE", True)
+        stream.synchronize()
+        for y in got:
+            assert y.device == x.device and y.is_contiguous() and same_bits(y, expected), (shape, dims, dtype, where)
+    x = random_tensor((4, 6), torch.float16)
+    with pytest.raises(ValueError, match=r"^xpose\.permute_dims: out has shape \(4, 6\); the result's shape is \(6, 4\)$"):
+        xpose.permute_dims(x, (1, 0), out=torch.empty(4, 6, dtype=torch.float16, device="cuda"))
+    with pytest.raises(ValueError, match=r"^xpose\.permute_dims: out has dtype torch.float32; x has dtype torch.float16$"):
+        xpose.permute_dims(x, (1, 0), out=torch.empty(6, 4, device="cuda"))
+
+
 def test_torch_compile():
     def f(t):
         return xpose.transpose(t * 2) + 1

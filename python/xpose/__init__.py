@@ -415,9 +415,14 @@ def _permute(x, axes, out, fn, kernel="auto"):
     return _permute_cupy(x, dims, out, fn, kernel)
 
 
+_TORCH_EXCHANGE = False  # whether torch.Tensor offers DLPack's C exchange API (PyTorch 2.10 and later)
+
+
 def _seen_torch():
-    global _TENSOR
-    _TENSOR = sys.modules["torch"].Tensor
+    global _TENSOR, _TORCH_EXCHANGE
+    tensor = sys.modules["torch"].Tensor
+    _TORCH_EXCHANGE = _xpose.use_torch_exchange(tensor)
+    _TENSOR = tensor
 
 
 def _torch_ops():
@@ -563,13 +568,16 @@ def _check_torch_tensor(t, what, fn):
 def _permute_torch(x, dims, out, fn, kernel="auto"):
     """PyTorch tensors, as their fields (PyTorch reads them faster than it exports DLPack)."""
     index = _check_torch_tensor(x, "x", fn)
-    if out is None:
-        out = x.new_empty([x.shape[d] for d in dims])
-    else:
+    if out is not None:
         _check_out_of("torch", x, out, fn)
         if _check_torch_tensor(out, "out", fn) != index:
             raise _error(ValueError, f"out is on {out.device}; x is on {x.device}", fn)
         _check_torch_out(x, out, fn)
+    if _TORCH_EXCHANGE and type(x) is _TENSOR and (out is None or type(out) is _TENSOR):
+        # Fields, stream and a new result through PyTorch's C functions (the native boundary).
+        return _xpose.permute_torch(fn, x, out, dims, kernel)
+    if out is None:
+        out = x.new_empty([x.shape[d] for d in dims])
     stream = _torch_stream(index) if index >= 0 else 0
     _xpose.permute_fields(fn, x.data_ptr(), x.shape, x.stride(), out.data_ptr(), out.shape, out.stride(),
                           x.element_size(), index, dims, stream, kernel)

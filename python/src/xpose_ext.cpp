@@ -134,6 +134,7 @@ struct View {
   int64_t shape[kMaxRank] = {}, strides[kMaxRank] = {};
   int64_t itemsize = 0;
   int device = -1;
+  dl::DataType dtype{};  // where read through DLPack's exchange
 };
 
 [[noreturn]] void raise(PyObject* kind, const std::string& fn, const std::string& message) {
@@ -460,64 +461,90 @@ View dl_view(const std::string& fn, const char* name, const dl::Tensor& t) {
   raise(PyExc_RuntimeError, fn, what + ": " + nb::str(e.type().attr("__name__")).c_str() + ": " + message);
 }
 
-// PyTorch tensors x (and out, or a new result) permuted by `axes` on PyTorch's current stream;
-// out or the new result.
-nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
-                         const std::string& kernel) {
-  const dl::ExchangeAPI& api = *torch_exchange;
+// A PyTorch tensor's view, through the exchange.
+View torch_view(const std::string& fn, const char* name, nb::handle tensor) {
   dl::Tensor t{};
-  if (api.dltensor_from_py_object_no_sync(x.ptr(), &t) != 0) raise_exchange_error(fn, "x cannot be read through DLPack");
-  const View xv = dl_view(fn, "x", t);
-  const int n = xv.ndim;
-  if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
-                                                            " entries for the " + std::to_string(n) + " axes of x");
-  View ov;
-  // A new result: PyTorch allocates it (its caching allocator, x's device and dtype), dense.
-  struct Made {
-    dl::ManagedTensorVersioned* tensor = nullptr;
-    ~Made() {
-      if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
-    }
-  } made;
-  if (out.is_none()) {
-    int64_t shape[kMaxRank];
-    for (int k = 0; k < n; ++k) {
-      if (axes[size_t(k)] < 0 || axes[size_t(k)] >= n) raise(PyExc_ValueError, fn, "axes is not a permutation of x's axes");
-      shape[k] = xv.shape[axes[size_t(k)]];
-    }
+  if (torch_exchange->dltensor_from_py_object_no_sync(tensor.ptr(), &t) != 0)
+    raise_exchange_error(fn, std::string(name) + " cannot be read through DLPack");
+  View v = dl_view(fn, name, t);
+  v.dtype = t.dtype;
+  return v;
+}
+
+// A new dense PyTorch tensor like x of the given shape (PyTorch's allocator, x's device and
+// dtype), owned until handed to Python (give) or dropped with the scope.
+class NewTensor {
+ public:
+  NewTensor(const std::string& fn, const View& like, const int64_t* shape) {
     dl::Tensor prototype{};
-    prototype.device = t.device;
-    prototype.ndim = n;
-    prototype.dtype = t.dtype;
-    prototype.shape = shape;
+    prototype.device = {like.device >= 0 ? dl::kCUDA : dl::kCPU, like.device >= 0 ? like.device : 0};
+    prototype.ndim = like.ndim;
+    prototype.dtype = like.dtype;
+    prototype.shape = const_cast<int64_t*>(shape);
     std::string failure;
     const auto set_error = [](void* context, const char* kind, const char* message) {
       *static_cast<std::string*>(context) = std::string(kind ? kind : "Error") + ": " + (message ? message : "");
     };
-    if (api.managed_tensor_allocator(&prototype, &made.tensor, &failure, set_error) != 0 || made.tensor == nullptr) {
-      made.tensor = nullptr;
+    if (torch_exchange->managed_tensor_allocator(&prototype, &tensor_, &failure, set_error) != 0 || tensor_ == nullptr) {
+      tensor_ = nullptr;
       PyErr_Clear();
-      raise(PyExc_RuntimeError, fn, "PyTorch could not allocate the result (" + tuple_text(shape, n) + "): " + failure);
+      failure = failure.substr(0, failure.find('\n'));
+      raise(PyExc_RuntimeError, fn, "PyTorch could not allocate the result " + tuple_text(shape, like.ndim) + ": " + failure);
     }
-    ov = dl_view(fn, "out", made.tensor->dl_tensor);
-  } else {
-    dl::Tensor o{};
-    if (api.dltensor_from_py_object_no_sync(out.ptr(), &o) != 0) raise_exchange_error(fn, "out cannot be read through DLPack");
-    if (o.dtype.code != t.dtype.code || o.dtype.bits != t.dtype.bits || o.dtype.lanes != t.dtype.lanes)
-      raise(PyExc_ValueError, fn, "out's dtype differs from x's");
-    ov = dl_view(fn, "out", o);
+    view_ = dl_view(fn, "out", tensor_->dl_tensor);
   }
+  NewTensor(const NewTensor&) = delete;
+  NewTensor& operator=(const NewTensor&) = delete;
+  ~NewTensor() {
+    if (tensor_ != nullptr && tensor_->deleter != nullptr) tensor_->deleter(tensor_);
+  }
+  const View& view() const { return view_; }
+  // The tensor as a torch.Tensor (PyTorch takes it over, whatever happens).
+  nb::object give(const std::string& fn) {
+    void* result = nullptr;
+    dl::ManagedTensorVersioned* given = tensor_;
+    tensor_ = nullptr;
+    if (torch_exchange->managed_tensor_to_py_object_no_sync(given, &result) != 0 || result == nullptr)
+      raise_exchange_error(fn, "the result cannot be handed to PyTorch");
+    return nb::steal(static_cast<PyObject*>(result));
+  }
+
+ private:
+  dl::ManagedTensorVersioned* tensor_ = nullptr;
+  View view_;
+};
+
+// PyTorch's current stream on x's device (none for the host).
+uintptr_t torch_stream(const std::string& fn, const View& x) {
   void* stream = nullptr;
-  if (xv.device >= 0 && api.current_work_stream(dl::kCUDA, xv.device, &stream) != 0)
+  if (x.device >= 0 && torch_exchange->current_work_stream(dl::kCUDA, x.device, &stream) != 0)
     raise_exchange_error(fn, "PyTorch's current stream cannot be read");
-  run(fn, xv, ov, axes, reinterpret_cast<uintptr_t>(stream), kernel);
-  if (!out.is_none()) return nb::borrow(out);
-  void* result = nullptr;
-  dl::ManagedTensorVersioned* given = made.tensor;
-  made.tensor = nullptr;  // the call below owns it, whatever it returns
-  if (api.managed_tensor_to_py_object_no_sync(given, &result) != 0 || result == nullptr)
-    raise_exchange_error(fn, "the result cannot be handed to PyTorch");
-  return nb::steal(static_cast<PyObject*>(result));
+  return reinterpret_cast<uintptr_t>(stream);
+}
+
+// PyTorch tensors x (and out, or a new result) permuted by `axes` on PyTorch's current stream;
+// out or the new result.
+nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
+                         const std::string& kernel) {
+  const View xv = torch_view(fn, "x", x);
+  const int n = xv.ndim;
+  if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
+                                                            " entries for the " + std::to_string(n) + " axes of x");
+  const uintptr_t stream = torch_stream(fn, xv);
+  if (!out.is_none()) {
+    const View ov = torch_view(fn, "out", out);
+    if (std::memcmp(&ov.dtype, &xv.dtype, sizeof xv.dtype) != 0) raise(PyExc_ValueError, fn, "out's dtype differs from x's");
+    run(fn, xv, ov, axes, stream, kernel);
+    return nb::borrow(out);
+  }
+  int64_t shape[kMaxRank];
+  for (int k = 0; k < n; ++k) {
+    if (axes[size_t(k)] < 0 || axes[size_t(k)] >= n) raise(PyExc_ValueError, fn, "axes is not a permutation of x's axes");
+    shape[k] = xv.shape[axes[size_t(k)]];
+  }
+  NewTensor result(fn, xv, shape);
+  run(fn, xv, result.view(), axes, stream, kernel);
+  return result.give(fn);
 }
 
 // xpose.Plan's native half: a permutation of one layout of x and out (as fields), checked and
@@ -549,6 +576,28 @@ class ArrayPlan {
                int64_t itemsize, int device, uintptr_t stream) const {
     const View x = fields_view(fn_, "x", x_data, x_shape, x_strides, itemsize, device);
     const View out = fields_view(fn_, "out", out_data, out_shape, out_strides, itemsize, device);
+    launch(x, out, stream);
+  }
+
+  // PyTorch tensors through DLPack's exchange: out, or a new dense result (PyTorch's allocator).
+  nb::object execute_torch(nb::handle x, nb::handle out) const {
+    const View xv = torch_view(fn_, "x", x);
+    const uintptr_t stream = torch_stream(fn_, xv);
+    if (!out.is_none()) {
+      launch(xv, torch_view(fn_, "out", out), stream);
+      return nb::borrow(out);
+    }
+    same_layout(xv, x_);  // before anything is allocated
+    NewTensor result(fn_, xv, out_.shape);
+    launch(xv, result.view(), stream);
+    return result.give(fn_);
+  }
+
+  std::string explain() const { return xpose_plan_explain(plan_.plan); }
+
+ private:
+  // x into out, each checked to have the plan's layout, on `stream` of x's device.
+  void launch(const View& x, const View& out, uintptr_t stream) const {
     same_layout(x, x_);
     same_layout(out, out_);
     if (empty_) return;
@@ -556,16 +605,13 @@ class ArrayPlan {
     std::string message;
     {
       nb::gil_scoped_release released;
-      const OnDevice on(device);
+      const OnDevice on(x.device);
       status = xpose_plan_execute(plan_.plan, x.data, out.data, reinterpret_cast<cudaStream_t>(stream));
       if (status != XPOSE_SUCCESS) message = xpose_last_error();
     }
     if (status != XPOSE_SUCCESS) raise_status(fn_, status, message);
   }
 
-  std::string explain() const { return xpose_plan_explain(plan_.plan); }
-
- private:
   // `v` is laid out as `planned` (strides of axes of one index aside), else ValueError.
   void same_layout(const View& v, const View& planned) const {
     bool same = v.ndim == planned.ndim && v.itemsize == planned.itemsize && v.device == planned.device;
@@ -639,6 +685,7 @@ NB_MODULE(_xpose, m) {
            "itemsize"_a, "device"_a, "axes"_a, "kernel"_a)
       .def("execute", &ArrayPlan::execute, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a, "out_shape"_a,
            "out_strides"_a, "itemsize"_a, "device"_a, "stream"_a)
+      .def("execute_torch", &ArrayPlan::execute_torch, "x"_a, "out"_a.none())
       .def("explain", &ArrayPlan::explain);
   const auto released = nb::call_guard<nb::gil_scoped_release>();
   nb::class_<DistPlan>(m, "DistPlan")

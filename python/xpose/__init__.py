@@ -255,6 +255,13 @@ class Plan:
         if _library(x) != self._lib or x.dtype != self._dtype:
             raise _error(TypeError, f"x is {type(x).__module__}.{type(x).__name__} of {getattr(x, 'dtype', None)}; "
                                     f"the plan is for {_TITLES[self._lib]} arrays of {self._dtype}", fn)
+        if _TORCH_EXCHANGE and type(x) is _TENSOR and (out is None or type(out) is _TENSOR):
+            # Fields, stream and a new result through PyTorch's C functions (the native boundary).
+            _gpu_tensor(x, "x", fn)
+            if out is not None:
+                self._check_out(x, out, fn)
+                _gpu_tensor(out, "out", fn)
+            return self._native.execute_torch(x, out)
         fx = _fields(x, self._lib, "x", fn)
         if out is None:
             if self._lib == "torch":
@@ -276,15 +283,19 @@ class Plan:
         return self._native.explain()
 
 
+def _gpu_tensor(a, what, fn):
+    """The CUDA device index of a PyTorch tensor a plan can take."""
+    index = _check_torch_tensor(a, what, fn)
+    if index < 0:
+        raise _error(TypeError, f"{what} is on the CPU; plans run on a GPU (xpose.permute_dims serves the CPU)", fn)
+    return index
+
+
 def _fields(a, lib, what, fn):
     """(address, shape, strides in elements, element size, CUDA device) of a PyTorch tensor or
     CuPy array on a CUDA device."""
     if lib == "torch":
-        index = _check_torch_tensor(a, what, fn)
-        if index < 0:
-            raise _error(TypeError, f"{what} is on the CPU; plans run on a GPU (xpose.permute_dims serves the CPU)",
-                         fn)
-        return a.data_ptr(), a.shape, a.stride(), a.element_size(), index
+        return a.data_ptr(), a.shape, a.stride(), a.element_size(), _gpu_tensor(a, what, fn)
     size = a.itemsize
     if any(st % size for st in a.strides):
         raise _error(ValueError, f"{what} has strides {a.strides} (bytes) that are not whole elements of {size} "

@@ -48,8 +48,7 @@ def _library(x):
 
 def _check_torch_out(x, out, fn):
     """Refuses, as torch does, an out that autograd or inference mode forbids writing."""
-    import torch
-
+    torch = sys.modules["torch"]
     if out.is_inference() and not torch.is_inference_mode_enabled():
         raise _error(RuntimeError, "out is an inference tensor: in-place update to an inference tensor outside "
                                    "InferenceMode is not allowed (make a clone outside InferenceMode)", fn)
@@ -577,15 +576,17 @@ def _check_torch_tensor(t, what, fn):
 
 
 def _permute_torch(x, dims, out, fn, kernel="auto"):
-    """PyTorch tensors, as their fields (PyTorch reads them faster than it exports DLPack)."""
+    """PyTorch tensors: plain ones through DLPack's C exchange API where PyTorch offers it (the
+    native boundary reads their fields, the stream and allocates the result), else as their
+    fields (PyTorch reads them faster than it exports DLPack)."""
     index = _check_torch_tensor(x, "x", fn)
     if out is not None:
-        _check_out_of("torch", x, out, fn)
+        if type(out) is not _TENSOR or out.dtype != x.dtype:  # a plain tensor of x's dtype needs no more
+            _check_out_of("torch", x, out, fn)
         if _check_torch_tensor(out, "out", fn) != index:
             raise _error(ValueError, f"out is on {out.device}; x is on {x.device}", fn)
         _check_torch_out(x, out, fn)
     if _TORCH_EXCHANGE and type(x) is _TENSOR and (out is None or type(out) is _TENSOR):
-        # Fields, stream and a new result through PyTorch's C functions (the native boundary).
         return _xpose.permute_torch(fn, x, out, dims, kernel)
     if out is None:
         out = x.new_empty([x.shape[d] for d in dims])

@@ -455,6 +455,7 @@ View dl_view(const std::string& fn, const char* name, const dl::Tensor& t) {
 
 // A Python error the exchange left, as one line of the caller's function.
 [[noreturn]] void raise_exchange_error(const std::string& fn, const std::string& what) {
+  if (PyErr_Occurred() == nullptr) raise(PyExc_RuntimeError, fn, what + " (PyTorch gave no reason)");
   const nb::python_error e;  // fetched and cleared
   std::string message = nb::str(e.value()).c_str();
   message = message.substr(0, message.find('\n'));  // its first line

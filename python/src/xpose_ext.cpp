@@ -1,8 +1,8 @@
-// The Python package's native part. permute_arrays and permute_fields are the array boundary:
-// xpose/__init__.py hands them the arrays (any DLPack or buffer-protocol array through
-// nanobind's ndarray; PyTorch tensors as their fields, which PyTorch reads faster than it
-// exports DLPack), the axes it has read and the caller's stream, having allocated the result in
-// the caller's library; everything else is checked here, in the caller's terms, and the
+// The Python package's native part. permute_arrays, permute_torch and permute_fields are the
+// array boundary: xpose/__init__.py hands them the arrays (any DLPack or buffer-protocol array
+// through nanobind's ndarray; plain PyTorch tensors through DLPack's C exchange API, which also
+// gives PyTorch's stream and allocates the result; other PyTorch tensors as their fields) and
+// the axes it has read; everything else is checked here, in the caller's terms, and the
 // library is called. Errors leave as TypeError, ValueError or RuntimeError, one line each,
 // beginning "xpose.<function>: ". transpose_/permute_host and _device are the C calls on raw
 // addresses, unchecked here: the package does not use them; tools/experiments time the C

@@ -263,14 +263,23 @@ xpose_status_t execute(const std::shared_ptr<Planned>& plan, const View& x, cons
 // The checks of x, out and axes every call and plan make (the library makes the rest: overlap,
 // elements that share memory, alignment, int64 overflow); their strides with those of axes of
 // one index at 0. False where the result is empty: nothing to move, nothing more to check.
-bool checked(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes,
-             const std::string& kernel, int64_t* x_strides, int64_t* out_strides) {
+// The shape of x permuted by `axes` into shape[0, x.ndim), axes checked against x's axes.
+void result_shape(const std::string& fn, const View& x, const std::vector<int>& axes, int64_t* shape) {
   const int n = x.ndim;
   if (n > kMaxRank) raise(PyExc_ValueError, fn, "x has " + std::to_string(n) + " axes; xpose permutes at most 16");
   if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
                                                             " entries for the " + std::to_string(n) + " axes of x");
+  for (int k = 0; k < n; ++k) {
+    if (axes[size_t(k)] < 0 || axes[size_t(k)] >= n) raise(PyExc_ValueError, fn, "axes is not a permutation of x's axes");
+    shape[k] = x.shape[axes[size_t(k)]];
+  }
+}
+
+bool checked(const std::string& fn, const View& x, const View& out, const std::vector<int>& axes,
+             const std::string& kernel, int64_t* x_strides, int64_t* out_strides) {
+  const int n = x.ndim;
   int64_t shape[kMaxRank];
-  for (int k = 0; k < n; ++k) shape[k] = x.shape[axes[size_t(k)]];
+  result_shape(fn, x, axes, shape);
   if (out.ndim != n || std::memcmp(out.shape, shape, sizeof(int64_t) * size_t(n)) != 0)
     raise(PyExc_ValueError, fn, "out has shape " + tuple_text(out.shape, out.ndim) + "; the result's shape is " +
                                     tuple_text(shape, n));
@@ -528,9 +537,6 @@ uintptr_t torch_stream(const std::string& fn, const View& x) {
 nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
                          const std::string& kernel) {
   const View xv = torch_view(fn, "x", x);
-  const int n = xv.ndim;
-  if (int(axes.size()) != n) raise(PyExc_ValueError, fn, "axes has " + std::to_string(axes.size()) +
-                                                            " entries for the " + std::to_string(n) + " axes of x");
   const uintptr_t stream = torch_stream(fn, xv);
   if (!out.is_none()) {
     const View ov = torch_view(fn, "out", out);
@@ -539,10 +545,7 @@ nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, co
     return nb::borrow(out);
   }
   int64_t shape[kMaxRank];
-  for (int k = 0; k < n; ++k) {
-    if (axes[size_t(k)] < 0 || axes[size_t(k)] >= n) raise(PyExc_ValueError, fn, "axes is not a permutation of x's axes");
-    shape[k] = xv.shape[axes[size_t(k)]];
-  }
+  result_shape(fn, xv, axes, shape);
   NewTensor result(fn, xv, shape);
   run(fn, xv, result.view(), axes, stream, kernel);
   return result.give(fn);

@@ -430,6 +430,8 @@ _TORCH_EXCHANGE = False  # whether torch.Tensor offers DLPack's C exchange API (
 
 def _seen_torch():
     global _TENSOR, _TORCH_EXCHANGE
+    if _TENSOR is not None:  # once: the exchange table is read when torch is first seen
+        return
     tensor = sys.modules["torch"].Tensor
     _TORCH_EXCHANGE = _xpose.use_torch_exchange(tensor)
     _TENSOR = tensor

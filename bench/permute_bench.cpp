@@ -116,6 +116,11 @@ int run(int argc, char** argv) {
                                     "percentile and worst % of copy")
                          ->check(CLI::Range(1, 100000));
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
+  bool every_kernel = false;
+  app.add_flag("--every-kernel", every_kernel,
+               "with --random: time every N-D kernel that serves a draw beside the automatic choice (the report "
+               "still judges the automatic choice)")
+      ->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
   std::vector<PermuteCase> chosen = cases();
   uint64_t seed = fresh_seed();
@@ -212,7 +217,7 @@ int run(int argc, char** argv) {
     };
     const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
     std::vector<std::string> kernels = {"auto"};
-    if (!random_opt->count())  // the random report judges the automatic choice
+    if (!random_opt->count() || every_kernel)  // the random report judges the automatic choice
       for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
     for (const std::string& name : kernels) {
       const char* kernel = name == "auto" ? nullptr : name.c_str();

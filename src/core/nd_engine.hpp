@@ -9,6 +9,7 @@
 #include <string>
 
 #include "layout/grid.hpp"
+#include "layout/nd_packed.hpp"
 #include "layout/permute_nd.hpp"
 
 namespace xpose::detail {
@@ -24,6 +25,7 @@ struct NdPlan {
   layout::NdVecTiles vec;          // permute_vec_tiled's tiles
   layout::NdVecRegs regs;          // permute_vec_regs' blocks
   layout::NdAlignedStores stores;  // permute_aligned_stores' blocks
+  layout::NdPacked packed;         // permute_packed's tiles
   const void* src = nullptr;
   void* dst = nullptr;
   layout::Dims grid, block;  // permute_rows sizes each chunk's grid itself

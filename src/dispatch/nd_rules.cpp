@@ -1,5 +1,6 @@
 #include "dispatch/nd_rules.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "dispatch/registry.hpp"
@@ -30,6 +31,14 @@ const std::vector<NdRule>& nd_rules() {
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "
        "rows (dst's)",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
+      {"short_sides", &engines::permute_packed,
+       [](const NdPlan& p, const Tuning& t) {
+         const layout::NdForm& f = p.form;
+         const int64_t run_b = f.tiled ? f.extent_b : f.extent_a;
+         return std::min(f.extent_a, run_b) * f.elem_bytes < t.nd_packed_max_run;
+       },
+       "src's or dst's fastest run shorter than `nd_packed_max_run` bytes",
+       "short axes packed several to a tile side: longer runs on both sides"},
       {"tiles", &engines::permute_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},
       {"rows", &engines::permute_rows, [](const NdPlan&, const Tuning&) { return true; },

@@ -40,6 +40,7 @@ constexpr Tuning h100 = [] {
   t.nd_regs_min_byte_run = 128;
   t.nd_stores_min_cols = 32;
   t.nd_stores_min_rows_bytes = 64;
+  t.nd_packed_max_run = 128;
   return t;
 }();
 

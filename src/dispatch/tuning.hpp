@@ -38,7 +38,8 @@ namespace xpose::detail {
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_min_byte_run, true, "rule short_runs: for 1-byte elements, the shortest src run it takes") \
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
-  X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than")
+  X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \
+  X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed")
 
 struct Tuning {
   const char* name = "";     // "H100", "H200", "other GPUs"

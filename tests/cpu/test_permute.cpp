@@ -19,6 +19,7 @@
 #include "dispatch/nd_rules.hpp"
 #include "dispatch/registry.hpp"
 #include "layout/fast_divmod.hpp"
+#include "layout/nd_packed.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
 #include "support/devices.hpp"
@@ -316,6 +317,59 @@ template <class Rows, class Cols>
   return run_aligned_stores(f, t, pitched(f.src_b), pitched(f.dst_a), src, dst);
 }
 
+// permute_packed's walk on the host: the block's tables, each thread's elements read from them
+// as the kernel reads them, then every tile: loads staged, stores from the staged tile. Every
+// staged place must lie inside the tile's shared memory, and every place a store reads must
+// have been staged by the same tile.
+::testing::AssertionResult run_packed(const layout::NdForm& f, const layout::NdPacked& t, const uint8_t* src,
+                                      uint8_t* dst) {
+  const int64_t E = f.elem_bytes;
+  if (t.volume > uint32_t(layout::nd_packed_most(E)) || t.load_row * t.load_rest != t.volume ||
+      t.store_row * t.store_rest != t.volume)
+    return ::testing::AssertionFailure() << "the tile's sides do not multiply to its " << t.volume << " elements";
+  if (int64_t(t.ld) * t.load_rest * E > t.smem_bytes || layout::nd_packed_table_bytes(t) > t.smem_bytes)
+    return ::testing::AssertionFailure() << "the block's shared memory holds neither its tile nor its tables";
+  std::vector<int32_t> load_row(t.load_row), load_rest(t.load_rest);
+  std::vector<layout::NdPacked::Offsets> store_row(t.store_row), store_rest(t.store_rest);
+  for (uint32_t n = 0; n < t.load_row; ++n) load_row[n] = t.load_row_at(n).src;
+  for (uint32_t n = 0; n < t.load_rest; ++n) load_rest[n] = t.load_rest_at(n).src;
+  for (uint32_t n = 0; n < t.store_row; ++n) store_row[n] = t.store_row_at(n);
+  for (uint32_t n = 0; n < t.store_rest; ++n) store_rest[n] = t.store_rest_at(n);
+  struct Element {
+    int32_t from, to;
+    uint32_t load_at, store_at;
+  };
+  std::vector<Element> elements;  // every thread's, in the order of l
+  for (uint32_t l = 0; l < t.volume; ++l) {
+    uint32_t i, j;
+    const uint32_t k = t.load_div.divmod(l, &i), m = t.store_div.divmod(l, &j);
+    elements.push_back({load_row[i] + load_rest[k], store_row[j].dst + store_rest[m].dst, i + t.ld * k,
+                        uint32_t(store_row[j].staged + store_rest[m].staged)});
+  }
+  const uint32_t places = t.ld * t.load_rest;
+  for (const Element& e : elements)
+    if (e.load_at >= places || e.store_at >= places || e.load_at > 0xffff || e.store_at > 0xffff)
+      return ::testing::AssertionFailure() << "a staged place lies outside the tile's " << places;
+  std::vector<uint8_t> tile(size_t(places) * size_t(E));
+  std::vector<char> staged(places);
+  for (uint32_t item = 0; item < t.items; ++item) {
+    int64_t s, d, os, od;
+    f.outer_offsets(t.origin(item, &s, &d), &os, &od);
+    s += os, d += od;
+    std::fill(staged.begin(), staged.end(), 0);
+    for (const Element& e : elements) {
+      std::memcpy(&tile[size_t(e.load_at) * size_t(E)], src + (s + e.from) * E, size_t(E));
+      staged[e.load_at] = 1;
+    }
+    for (const Element& e : elements) {
+      if (!staged[e.store_at])
+        return ::testing::AssertionFailure() << "tile " << item << " stores place " << e.store_at << ", never staged";
+      std::memcpy(dst + (d + e.to) * E, &tile[size_t(e.store_at) * size_t(E)], size_t(E));
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // permute_rows' launches on the host, each chunk's linear index split as the kernel splits it.
 void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
   const size_t E = size_t(f.elem_bytes);
@@ -436,6 +490,83 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
   EXPECT_GT(col_fused, 60);
   EXPECT_GT(both, 6);
   EXPECT_GT(unaligned, 150);
+}
+
+// Draws at any alignment and strides: permute_packed's walk writes what the model writes, with
+// the kernel's tile size and with smaller ones (so that the small shapes of the draws are cut
+// into several tiles along one, two or three axes).
+TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int served = 0, cut[4] = {}, overlapping = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 13, false);
+    const int most = trial % 3 ? 4 << (rng() % 9) : 0;  // 4 .. 1024 elements; 0: the kernel's
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + ", tiles of at most " + std::to_string(most));
+    const int64_t E = r.elem_bytes;
+    std::vector<uint8_t> src(size_t(r.src_span_elements() * E));
+    for (auto& b : src) b = uint8_t(rng());
+    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
+    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
+    r.model(src.data(), want.data());
+    const PermuteArgs args{src.data(), got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
+                           r.src_or_null(), r.dst_or_null()};
+    Permutation p;
+    const Result e = resolve_permute(args, &p);
+    ASSERT_FALSE(e.failed()) << e.message;
+    layout::NdForm f;
+    const char* why = nullptr;
+    ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;
+    layout::NdPacked t;
+    if (!layout::nd_packed(&f, &t, &why, most)) continue;
+    ASSERT_TRUE(run_packed(f, t, src.data(), got.data())) << layout::text(t);
+    ASSERT_EQ(want, got) << "the packed tiles write otherwise: " << layout::text(t);
+    ++served;
+    ++cut[t.split_rank];
+    overlapping += t.load_rank + t.store_rank > t.rank;
+  }
+  EXPECT_GT(served, 1400);
+  EXPECT_GT(cut[1], 100);
+  EXPECT_GT(cut[2], 100);
+  EXPECT_GT(cut[3], 5);
+  EXPECT_GT(overlapping, 100);  // an axis in both runs
+}
+
+// permute_packed's tiles of short fastest axes: both runs reach about the longest length the
+// tile holds, and a tile fills at least half of the kernel's block.
+TEST(PermuteNdKernels, PackedTilesOfShortAxes) {
+  struct Case {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    int64_t elem_bytes;
+    int run_bytes;  // the run both sides reach: the longest whose tile fits
+  };
+  const Case cases[] = {
+      {{4096, 64, 64, 3}, {3, 1, 2, 0}, 2, 64},  // channels-last to -first, 3 channels: 33 x 32 tiles
+      {{4096, 3, 64, 64}, {0, 2, 3, 1}, 2, 512},  // and back: dst's run takes src's 3 x 256 whole
+      {{64, 224, 224, 3}, {0, 3, 1, 2}, 1, 512},
+      {{33, 2, 1617, 19, 5}, {0, 3, 2, 4, 1}, 2, 128},
+      {{8, 8, 8, 8, 8, 8}, {5, 4, 3, 2, 1, 0}, 4, 128},
+      {{1024, 1024, 2}, {2, 1, 0}, 16, 256},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.extents) + " " + ::testing::PrintToString(c.perm));
+    const PermuteArgs args{at(1 << 20), at_mut(uintptr_t(1) << 40), int(c.extents.size()), c.extents.data(),
+                           c.perm.data(), c.elem_bytes, nullptr, nullptr};
+    Permutation p;
+    ASSERT_FALSE(resolve_permute(args, &p).failed());
+    layout::NdForm f;
+    const char* why = nullptr;
+    ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), c.elem_bytes), &f, &why)) << why;
+    layout::NdPacked t;
+    ASSERT_TRUE(layout::nd_packed(&f, &t, &why)) << why;
+    SCOPED_TRACE(layout::text(t));
+    EXPECT_EQ(t.run_bytes, c.run_bytes);
+    EXPECT_GE(2 * t.load_row * c.elem_bytes, c.run_bytes);  // a cut into equal tiles halves a run at worst
+    EXPECT_GE(2 * t.store_row * c.elem_bytes, c.run_bytes);
+    EXPECT_GE(2 * t.volume, uint32_t(layout::nd_packed_most(c.elem_bytes)));
+  }
 }
 
 // permute_vec_tiled's decisions on the case list's shapes (docs/performance.md measured

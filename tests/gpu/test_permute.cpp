@@ -87,6 +87,7 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
         << "permute_vec_tiled served a form permute_tiled does not";
     EXPECT_EQ(served_by("permute_vec_tiled"), served_by("permute_vec_regs"))
         << "the two vector kernels serve the same forms";
+    EXPECT_TRUE(served_by("permute_packed")) << "permute_packed refused a permutation of these small sizes";
     EXPECT_TRUE(!served_by("permute_aligned_stores") || served_by("permute_tiled"))
         << "permute_aligned_stores served a form permute_tiled does not";
     served.vec_tiled += served_by("permute_vec_tiled");

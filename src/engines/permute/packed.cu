@@ -1,0 +1,105 @@
+// permute_packed: tiles of several axes on each side through shared memory, element by
+// element, for permutations whose fastest axis is short on either side (layout::NdPacked).
+#include <algorithm>
+#include <string>
+
+#include "core/nd_engine.hpp"
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "layout/nd_packed.hpp"
+
+namespace xpose::engines {
+namespace {
+
+using layout::NdForm;
+using layout::NdPacked;
+
+// The block builds the four offset tables of its tile's rows and rests in shared memory, and
+// each thread reads its elements' src and dst offsets and staged places from them once; then
+// it moves every gridDim.x-th tile: all its loads in flight, staged, a barrier, stored in
+// dst's order. The tables and the staged tile share the dynamic shared memory.
+template <int E>
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_min_blocks)
+    permute_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdPacked t) {
+  constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E>::per_thread;
+  extern __shared__ __align__(16) unsigned char smem[];
+  int32_t* const load_row = reinterpret_cast<int32_t*>(smem);
+  int32_t* const load_rest = load_row + t.load_row;
+  int2* const store_row = reinterpret_cast<int2*>(load_rest + t.load_rest);  // (dst, staged)
+  int2* const store_rest = store_row + t.store_row;
+  for (uint32_t n = threadIdx.x; n < t.load_row; n += threads) load_row[n] = t.load_row_at(n).src;
+  for (uint32_t n = threadIdx.x; n < t.load_rest; n += threads) load_rest[n] = t.load_rest_at(n).src;
+  for (uint32_t n = threadIdx.x; n < t.store_row; n += threads) {
+    const auto o = t.store_row_at(n);
+    store_row[n] = make_int2(o.dst, o.staged);
+  }
+  for (uint32_t n = threadIdx.x; n < t.store_rest; n += threads) {
+    const auto o = t.store_rest_at(n);
+    store_rest[n] = make_int2(o.dst, o.staged);
+  }
+  __syncthreads();
+  int32_t from[per_thread], to[per_thread];
+  uint32_t staged[per_thread];  // the load's place in the low half, the store's in the high
+  int live = 0;                 // the thread's elements in the tile
+#pragma unroll
+  for (int r = 0; r < per_thread; ++r) {
+    const uint32_t l = threadIdx.x + r * threads;
+    if (l < t.volume) {
+      uint32_t i, j;
+      const uint32_t k = t.load_div.divmod(l, &i), m = t.store_div.divmod(l, &j);
+      const int2 row = store_row[j], rest = store_rest[m];
+      from[r] = load_row[i] + load_rest[k];
+      to[r] = row.x + rest.x;
+      staged[r] = (i + t.ld * k) | uint32_t(row.y + rest.y) << 16;
+      live = r + 1;
+    }
+  }
+  __syncthreads();  // the tables are the tile's memory from here
+  Elem<E>* const tile = reinterpret_cast<Elem<E>*>(smem);
+  for (uint32_t item = blockIdx.x; item < t.items; item += gridDim.x) {
+    int64_t s, d, os, od;
+    f.outer_offsets(t.origin(item, &s, &d), &os, &od);
+    s += os;
+    d += od;
+    Elem<E> v[per_thread];
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r)
+      if (r < live) v[r] = src[s + from[r]];
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r)
+      if (r < live) tile[staged[r] & 0xffff] = v[r];
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < per_thread; ++r)
+      if (r < live) dst[d + to[r]] = tile[staged[r] >> 16];
+    __syncthreads();
+  }
+}
+
+bool plan(detail::NdPlan* p, const char** why) {
+  if (!layout::nd_packed(&p->form, &p->packed, why)) return false;
+  p->block = {uint32_t(layout::nd_packed_threads), 1, 1};
+  p->grid = {uint32_t(std::min<int64_t>(p->packed.items, layout::nd_packed_blocks)), 1, 1};
+  return true;
+}
+
+cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+    constexpr int E = decltype(size)::value;
+    permute_packed<E><<<to_dim3(p.grid), to_dim3(p.block), p.packed.smem_bytes, stream>>>(
+        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.packed);
+    return cudaGetLastError();
+  });
+}
+
+std::string blocks(const detail::NdPlan& p) { return layout::text(p.packed) + ", element by element"; }
+
+}  // namespace
+
+const detail::NdEngine permute_packed = {
+    "permute_packed", "tiles of several axes on each side through shared memory, element by element, for short "
+                      "fastest axes",
+    plan, launch, blocks};
+
+}  // namespace xpose::engines

@@ -1,0 +1,308 @@
+// permute_packed: tiles made of several axes on each side, for permutations whose fastest axis
+// is short on either side (the idea of cuTT's Packed kernel and of TTLG). The tile's axes are
+// the fewest of src's fastest axes whose run reaches `run` bytes, the same of dst's (one axis
+// may be in both), and then whole outer axes while the tile holds fewer than a block's
+// elements; an axis the run needs only part of is cut into equal tiles. A block stages a tile
+// in shared memory read in src's order and writes it in dst's:
+//   load element l = i + load_row * k: i along the load row (the tile's axes in src order up
+//     to and including the first cut one: src's run), k along the rest; staged at i + ld * k
+//   store element l = j + store_row * m: j along dst's run, m along the rest
+// Each side's offsets are a sum of a row's and a rest's, so the block builds four small tables
+// once, and each thread keeps its elements' offsets in registers for every tile it moves.
+// A cut axis's last tile is moved back to end at the extent: every tile is whole, the
+// elements it shares with the tile before it are written twice with the same values.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "layout/elem_size.hpp"
+#include "layout/fast_divmod.hpp"
+#include "layout/grid.hpp"
+#include "layout/hd.hpp"
+#include "layout/permute_nd.hpp"
+
+namespace xpose::layout {
+
+constexpr int nd_packed_threads = 256;
+constexpr int nd_packed_min_blocks = 4;   // resident blocks an SM: 64 registers a thread
+constexpr int nd_packed_max_axes = 8;      // axes a tile spans
+constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
+constexpr int64_t nd_packed_blocks = 2048;  // blocks at most; each moves every gridDim.x-th tile
+
+// Elements a thread moves per tile: every load of them in flight before the first store.
+template <int E>
+struct NdPackedOf {
+  static constexpr int per_thread = E <= 4 ? 8 : 32 / E;
+  static constexpr int most = nd_packed_threads * per_thread;  // a tile's elements at most
+};
+
+inline int nd_packed_most(int64_t elem_bytes) {
+  return with_elem_bytes(elem_bytes, [](auto e) { return NdPackedOf<decltype(e)::value>::most; });
+}
+
+struct NdPackedAxis {
+  uint32_t extent = 1, tile = 1;  // the axis's extent and the tile's along it
+  int64_t src = 0, dst = 0;       // strides, elements
+  int32_t staged = 0;             // stride in the staged tile
+};
+
+struct NdPacked {
+  int rank = 0;  // the tile's axes
+  NdPackedAxis axis[nd_packed_max_axes];
+  int8_t load_order[nd_packed_max_axes] = {}, store_order[nd_packed_max_axes] = {};  // row axes first
+  int load_rank = 0, store_rank = 0;                 // the rows' axes
+  uint32_t load_row = 1, load_rest = 1, store_row = 1, store_rest = 1;  // elements along each
+  FastDivmod load_div, store_div;                    // by load_row, by store_row
+  uint32_t volume = 1, ld = 1;                       // a tile's elements; the staged tile's pitch
+  int split_rank = 0;                                // the cut axes, fastest tile index first
+  int8_t split[nd_packed_max_split] = {};
+  FastDivmod split_tiles[nd_packed_max_split];
+  uint32_t items = 1;                                // tiles, times the outer indices
+  int run_bytes = 0;                                 // the run the tile was cut for
+  uint32_t smem_bytes = 0;                           // dynamic shared memory a block takes
+
+  // Where element n of the axes order[0 .. count) (the first fastest) lies in src, in dst and
+  // in the staged tile, from the tile's origin.
+  struct Offsets {
+    int32_t src, dst, staged;
+  };
+  XPOSE_HD Offsets offsets(const int8_t* order, int count, uint32_t n) const {
+    Offsets o = {0, 0, 0};
+    for (int i = 0; i < count; ++i) {
+      const NdPackedAxis& x = axis[order[i]];
+      const uint32_t c = n % x.tile;
+      n /= x.tile;
+      o.src += int32_t(c) * int32_t(x.src);
+      o.dst += int32_t(c) * int32_t(x.dst);
+      o.staged += int32_t(c) * x.staged;
+    }
+    return o;
+  }
+  // The table entries of element n of each side's row and rest.
+  XPOSE_HD Offsets load_row_at(uint32_t n) const { return offsets(load_order, load_rank, n); }
+  XPOSE_HD Offsets load_rest_at(uint32_t n) const { return offsets(load_order + load_rank, rank - load_rank, n); }
+  XPOSE_HD Offsets store_row_at(uint32_t n) const { return offsets(store_order, store_rank, n); }
+  XPOSE_HD Offsets store_rest_at(uint32_t n) const { return offsets(store_order + store_rank, rank - store_rank, n); }
+
+  // Tile `item`'s origin in src and dst, and the outer index left for the form's outer axes.
+  XPOSE_HD uint32_t origin(uint32_t item, int64_t* src, int64_t* dst) const {
+    int64_t s = 0, d = 0;
+    for (int n = 0; n < split_rank; ++n) {
+      uint32_t index;
+      item = split_tiles[n].divmod(item, &index);
+      const NdPackedAxis& x = axis[split[n]];
+      const int64_t start = index * int64_t(x.tile) < int64_t(x.extent - x.tile) ? index * int64_t(x.tile)
+                                                                                 : int64_t(x.extent - x.tile);
+      s += start * x.src;
+      d += start * x.dst;
+    }
+    *src = s;
+    *dst = d;
+    return item;
+  }
+};
+
+// The bytes of the shared-memory tables a block builds before it stages anything (they share
+// the tile's memory).
+inline int64_t nd_packed_table_bytes(const NdPacked& t) {
+  return 4 * (int64_t(t.load_row) + t.load_rest + 2 * int64_t(t.store_row) + 2 * int64_t(t.store_rest));
+}
+
+namespace packed_detail {
+
+// The axes of a form: a, b (where tiled) and the outer ones.
+inline int all_axes(const NdForm& f, PermuteAxis* out) {
+  int n = 0;
+  out[n++] = {f.extent_a, f.src_a, f.dst_a};
+  if (f.tiled) out[n++] = {f.extent_b, f.src_b, f.dst_b};
+  for (int i = 0; i < f.outer_rank; ++i) out[n++] = {int64_t(f.outer_extent[i].divisor), f.outer_src[i], f.outer_dst[i]};
+  return n;
+}
+
+// Grows the tile along `order` (axis indices, fastest first) until its run there holds `goal`
+// elements: whole axes, then the last one cut into equal tiles of about what the run still
+// needs where it is longer (an axis the other side's run cut shorter grows to that). tile[x]
+// == 0: axis x is not in the tile yet.
+inline void grow_run(const PermuteAxis* axes, const int* order, int n, int64_t goal, int64_t* tile) {
+  int64_t run = 1;
+  for (int k = 0; k < n && run < goal; ++k) {
+    const int x = order[k];
+    const int64_t extent = axes[x].extent, need = ceil_div(goal, run);
+    if (tile[x] < extent && tile[x] < need) tile[x] = extent <= need ? extent : ceil_div(extent, ceil_div(extent, need));
+    run *= tile[x];
+    if (tile[x] < extent) break;  // a cut axis ends the run
+  }
+}
+
+}  // namespace packed_detail
+
+// Plans permute_packed for *f, or false with *why. Its outer axes become those the tile does
+// not span (in the form's order). `most` (a test's) bounds a tile's elements below the kernel's.
+inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) {
+  using namespace packed_detail;
+  const int64_t E = f->elem_bytes, cap = most > 0 ? std::min(most, nd_packed_most(E)) : nd_packed_most(E);
+  PermuteAxis axes[16];
+  const int n = all_axes(*f, axes);
+  int by_src[16], by_dst[16];
+  for (int i = 0; i < n; ++i) by_src[i] = by_dst[i] = i;
+  std::stable_sort(by_src, by_src + n, [&](int x, int y) { return axes[x].src_stride < axes[y].src_stride; });
+  std::stable_sort(by_dst, by_dst + n, [&](int x, int y) { return axes[x].dst_stride < axes[y].dst_stride; });
+  // The longest run on both sides (bytes, from 512 down) whose tile fits: one element's at
+  // worst.
+  int64_t tile[16] = {}, volume = 1;
+  int run_bytes = 0;
+  for (int r = 512; !run_bytes; r /= 2) {
+    std::fill(tile, tile + n, int64_t(0));
+    grow_run(axes, by_src, n, std::max<int64_t>(1, r / E), tile);
+    grow_run(axes, by_dst, n, std::max<int64_t>(1, r / E), tile);
+    volume = 1;
+    for (int x = 0; x < n; ++x) volume *= tile[x] ? tile[x] : 1;
+    if (volume <= cap || r <= E) run_bytes = r;
+  }
+  // Whole outer axes (dst's order) while they fit; then part of the next one.
+  for (int k = 0; k < n && volume < cap; ++k) {
+    const int x = by_dst[k];
+    if (tile[x]) continue;
+    const int64_t room = cap / volume, extent = axes[x].extent;
+    if (room < 2) break;
+    tile[x] = extent <= room ? extent : ceil_div(extent, ceil_div(extent, room));
+    volume *= tile[x];
+    if (tile[x] < extent) break;
+  }
+  NdPacked t;
+  int index_of[16];  // axis x's place in t.axis, or -1
+  int split_count = 0;
+  for (int x = 0; x < n; ++x) {
+    index_of[x] = -1;
+    if (!tile[x]) continue;
+    if (t.rank == nd_packed_max_axes) {
+      *why = "its tile would span more than 8 axes";
+      return false;
+    }
+    index_of[x] = t.rank;
+    NdPackedAxis& a = t.axis[t.rank++];
+    a.extent = uint32_t(axes[x].extent);
+    a.tile = uint32_t(tile[x]);
+    a.src = axes[x].src_stride;
+    a.dst = axes[x].dst_stride;
+    split_count += tile[x] < axes[x].extent;
+  }
+  if (split_count > nd_packed_max_split) {
+    *why = "its tile would cut more than 3 axes";
+    return false;
+  }
+  // Offsets inside a tile are 32-bit.
+  int64_t src_span = 0, dst_span = 0;
+  for (int i = 0; i < t.rank; ++i) {
+    src_span += int64_t(t.axis[i].tile - 1) * t.axis[i].src;
+    dst_span += int64_t(t.axis[i].tile - 1) * t.axis[i].dst;
+  }
+  if (src_span > INT32_MAX || dst_span > INT32_MAX) {
+    *why = "a tile would span 2^31 or more elements of src or dst";
+    return false;
+  }
+  // Each side's row: its order's axes in the tile, up to and including the first cut one;
+  // the rest follow, dst's row axes first on the load side (the store side reads them a
+  // padded row apart).
+  const auto rows = [&](const int* order, int8_t* list, uint32_t* row_elems) {
+    int count = 0;
+    uint32_t elems = 1;
+    for (int k = 0; k < n; ++k) {
+      const int x = order[k];
+      if (!tile[x]) break;
+      list[count++] = int8_t(index_of[x]);
+      elems *= uint32_t(tile[x]);
+      if (tile[x] < axes[x].extent) break;
+    }
+    *row_elems = elems;
+    return count;
+  };
+  t.load_rank = rows(by_src, t.load_order, &t.load_row);
+  t.store_rank = rows(by_dst, t.store_order, &t.store_row);
+  const auto fill_rest = [&](int8_t* list, int count, const int* first, const int* then) {
+    for (const int* order : {first, then})
+      for (int k = 0; k < n; ++k) {
+        const int x = order[k];
+        if (!tile[x] || std::find(list, list + count, int8_t(index_of[x])) != list + count) continue;
+        list[count++] = int8_t(index_of[x]);
+      }
+    return count;
+  };
+  fill_rest(t.load_order, t.load_rank, by_dst, by_src);
+  fill_rest(t.store_order, t.store_rank, by_src, by_src);
+  t.volume = uint32_t(volume);
+  t.load_rest = t.volume / t.load_row;
+  t.store_rest = t.volume / t.store_row;
+  t.load_div = FastDivmod(t.load_row);
+  t.store_div = FastDivmod(t.store_row);
+  // The staged pitch: a row of more than one, padded so that a warp reading down a column of
+  // the staged tile (dst's run, a pitch apart) meets 32 different banks: ld * E / 4 odd (4
+  // bytes and less), ld odd (8 and 16).
+  t.ld = t.load_row;
+  if (t.load_rest > 1) {
+    const uint32_t step = E < 4 ? uint32_t(4 / E) : 1, modulus = E < 4 ? uint32_t(8 / E) : 2;
+    while (t.ld % modulus != step % modulus) ++t.ld;
+  }
+  if (int64_t(t.ld) * t.load_rest > 65536) {  // the kernel keeps a staged place in 16 bits
+    *why = "its staged tile would hold more than 2^16 places";
+    return false;
+  }
+  uint32_t row_stride = 1, rest_stride = t.ld;
+  for (int k = 0; k < t.rank; ++k) {
+    NdPackedAxis& a = t.axis[t.load_order[k]];
+    uint32_t& stride = k < t.load_rank ? row_stride : rest_stride;
+    a.staged = int32_t(stride);
+    stride *= a.tile;
+  }
+  // The cut axes' tile indices vary fastest from one tile to the next (in src's order), then
+  // the outer axes the tile does not span.
+  uint64_t items = 1;
+  for (int k = 0; k < n; ++k) {
+    const int x = by_src[k];
+    if (!tile[x] || tile[x] == axes[x].extent) continue;
+    const uint64_t tiles = uint64_t(ceil_div(axes[x].extent, tile[x]));
+    t.split[t.split_rank] = int8_t(index_of[x]);
+    t.split_tiles[t.split_rank++] = FastDivmod(uint32_t(tiles));
+    items *= tiles;
+  }
+  // The outer axes: those the tile does not span, in the form's (dst's) order.
+  NdForm g = *f;
+  g.outer_rank = 0;
+  uint64_t outer = 1;
+  for (int k = 0; k < n; ++k) {
+    const int x = by_dst[k];
+    if (tile[x]) continue;
+    g.outer_extent[g.outer_rank] = FastDivmod(uint32_t(axes[x].extent));
+    g.outer_src[g.outer_rank] = axes[x].src_stride;
+    g.outer_dst[g.outer_rank++] = axes[x].dst_stride;
+    outer *= uint64_t(axes[x].extent);
+  }
+  items *= outer;
+  if (items > UINT32_MAX) {
+    *why = "it holds 2^32 or more tiles";
+    return false;
+  }
+  g.outer_count = uint32_t(outer);
+  t.items = uint32_t(items);
+  t.run_bytes = run_bytes;
+  t.smem_bytes = uint32_t(std::max<int64_t>(int64_t(t.ld) * t.load_rest * E, nd_packed_table_bytes(t)));
+  *f = g;
+  *out = t;
+  return true;
+}
+
+// "3 x 21 (src's run) by 64 (dst's run), 4032 elements, 2 cut axes"
+inline std::string text(const NdPacked& t) {
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  std::string r;
+  for (int k = 0; k < t.rank; ++k) {
+    const NdPackedAxis& a = t.axis[t.load_order[k]];
+    r += (k ? " x " : "") + s(a.tile) + (a.tile < a.extent ? "/" + s(a.extent) : "");
+  }
+  return r + " tiles (" + s(t.volume) + " elements, src's run " + s(t.load_row) + ", dst's " + s(t.store_row) +
+         ", cut for " + s(t.run_bytes) + "-byte runs), " + s(t.items) + " of them";
+}
+
+}  // namespace xpose::layout

@@ -16,10 +16,12 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
          const int64_t most = f.elem_bytes == 16 ? t.nd_regs_max_run_16 : t.nd_regs_max_run;
-         return run_a <= most && run_b <= most && (f.elem_bytes != 1 || run_a >= t.nd_regs_min_byte_run);
+         const bool short_runs = (run_a <= most && run_b <= most) || std::min(run_a, run_b) <= t.nd_regs_max_short_run;
+         return short_runs && (f.elem_bytes != 1 || run_a >= t.nd_regs_min_byte_run);
        },
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, both runs at most `nd_regs_max_run` "
-       "bytes (16-byte elements: `nd_regs_max_run_16`; 1-byte elements: src's at least `nd_regs_min_byte_run`)",
+       "bytes (16-byte elements: `nd_regs_max_run_16`) or one at most `nd_regs_max_short_run`; 1-byte elements: "
+       "src's at least `nd_regs_min_byte_run`",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "... longer runs", "long runs of whole vectors: full 16-byte traffic on both sides"},
@@ -34,13 +36,20 @@ const std::vector<NdRule>& nd_rules() {
       {"short_sides", &engines::permute_packed,
        [](const NdPlan& p, const Tuning& t) {
          const layout::NdForm& f = p.form;
-         const int64_t run_b = f.tiled ? f.extent_b : f.extent_a;
-         return std::min(f.extent_a, run_b) * f.elem_bytes < t.nd_packed_max_run;
+         return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.nd_packed_max_run;
        },
-       "src's or dst's fastest run shorter than `nd_packed_max_run` bytes",
+       "src's fastest axis and dst's differ, one's run shorter than `nd_packed_max_run` bytes",
        "short axes packed several to a tile side: longer runs on both sides"},
       {"tiles", &engines::permute_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},
+      {"narrow_rows", &engines::permute_packed,
+       [](const NdPlan& p, const Tuning& t) {
+         const int64_t e = p.form.elem_bytes;
+         return e <= 2 || (e == 4 && p.form.extent_a * e > t.nd_packed_rows_min_run);
+       },
+       "one axis fastest on both sides, elements of 1 or 2 bytes, or of 4 in rows longer than "
+       "`nd_packed_rows_min_run`",
+       "narrow elements: permute_rows' element-wise index math per element falls behind"},
       {"rows", &engines::permute_rows, [](const NdPlan&, const Tuning&) { return true; },
        "one axis is fastest on both sides", "nothing to turn"},
   };

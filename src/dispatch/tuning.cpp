@@ -37,10 +37,12 @@ constexpr Tuning h100 = [] {
   // 33 and 64) with at least half of their 64 columns.
   t.nd_regs_max_run = 128;
   t.nd_regs_max_run_16 = 256;
+  t.nd_regs_max_short_run = 64;
   t.nd_regs_min_byte_run = 128;
   t.nd_stores_min_cols = 32;
   t.nd_stores_min_rows_bytes = 64;
   t.nd_packed_max_run = 128;
+  t.nd_packed_rows_min_run = 512;
   return t;
 }();
 

@@ -36,10 +36,12 @@ namespace xpose::detail {
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
+  X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \
   X(nd_regs_min_byte_run, true, "rule short_runs: for 1-byte elements, the shortest src run it takes") \
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \
-  X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed")
+  X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \
+  X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed")
 
 struct Tuning {
   const char* name = "";     // "H100", "H200", "other GPUs"

@@ -24,10 +24,10 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
     permute_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdPacked t) {
   constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E>::per_thread;
   extern __shared__ __align__(16) unsigned char smem[];
-  int32_t* const load_row = reinterpret_cast<int32_t*>(smem);
-  int32_t* const load_rest = load_row + t.load_row;
-  int2* const store_row = reinterpret_cast<int2*>(load_rest + t.load_rest);  // (dst, staged)
+  int2* const store_row = reinterpret_cast<int2*>(smem);  // (dst, staged); 8-byte entries first
   int2* const store_rest = store_row + t.store_row;
+  int32_t* const load_row = reinterpret_cast<int32_t*>(store_rest + t.store_rest);
+  int32_t* const load_rest = load_row + t.load_row;
   for (uint32_t n = threadIdx.x; n < t.load_row; n += threads) load_row[n] = t.load_row_at(n).src;
   for (uint32_t n = threadIdx.x; n < t.load_rest; n += threads) load_rest[n] = t.load_rest_at(n).src;
   for (uint32_t n = threadIdx.x; n < t.store_row; n += threads) {
@@ -57,23 +57,38 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
   }
   __syncthreads();  // the tables are the tile's memory from here
   Elem<E>* const tile = reinterpret_cast<Elem<E>*>(smem);
-  for (uint32_t item = blockIdx.x; item < t.items; item += gridDim.x) {
-    int64_t s, d, os, od;
-    f.outer_offsets(t.origin(item, &s, &d), &os, &od);
+  Elem<E> v[per_thread];
+  // Issues tile `item`'s loads into v; its dst origin in *d.
+  const auto load = [&](uint32_t item, int64_t* d) {
+    int64_t s, os, od;
+    f.outer_offsets(t.origin(item, &s, d), &os, &od);
     s += os;
-    d += od;
-    Elem<E> v[per_thread];
+    *d += od;
 #pragma unroll
     for (int r = 0; r < per_thread; ++r)
       if (r < live) v[r] = src[s + from[r]];
+  };
+  uint32_t item = blockIdx.x;  // < t.items: the grid is no larger
+  int64_t d;
+  load(item, &d);
+  for (;;) {
 #pragma unroll
     for (int r = 0; r < per_thread; ++r)
       if (r < live) tile[staged[r] & 0xffff] = v[r];
     __syncthreads();
+    // The next tile's loads go out before this one's stores: a block keeps its loads in flight
+    // while it stores.
+    const uint32_t next = item + gridDim.x;
+    const bool more = next > item && next < t.items;
+    int64_t d_next = 0;
+    if (more) load(next, &d_next);
 #pragma unroll
     for (int r = 0; r < per_thread; ++r)
       if (r < live) dst[d + to[r]] = tile[staged[r] >> 16];
-    __syncthreads();
+    if (!more) break;
+    __syncthreads();  // every store has read its place before the next tile is staged
+    item = next;
+    d = d_next;
   }
 }
 

@@ -181,6 +181,10 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
       *why = "its tile would span more than 8 axes";
       return false;
     }
+    if (axes[x].extent > int64_t(UINT32_MAX)) {
+      *why = "its tile would span an axis of 2^32 or more elements";
+      return false;
+    }
     index_of[x] = t.rank;
     NdPackedAxis& a = t.axis[t.rank++];
     a.extent = uint32_t(axes[x].extent);

@@ -841,6 +841,22 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       ASSERT_LT(uint64_t(t.outer_y) * (t.outer_z - 1), uint64_t(f.outer_count));
       continue;
     }
+    if (kernel == "permute_packed") {
+      const layout::NdPacked& t = plan.packed;
+      uint64_t tiles = 1;
+      for (int n = 0; n < t.split_rank; ++n) {
+        const layout::NdPackedAxis& x = t.axis[t.split[n]];
+        ASSERT_LT(x.tile, x.extent);
+        ASSERT_EQ(uint64_t(t.split_tiles[n].divisor), uint64_t((x.extent + x.tile - 1) / x.tile));
+        tiles *= t.split_tiles[n].divisor;
+      }
+      ASSERT_EQ(uint64_t(t.items), tiles * f.outer_count);
+      ASSERT_LE(t.volume, uint32_t(layout::nd_packed_most(f.elem_bytes)));
+      ASSERT_LE(t.smem_bytes, 48u * 1024);  // no opt-in to more dynamic shared memory
+      ASSERT_EQ(uint64_t(plan.grid.x), std::min<uint64_t>(t.items, layout::nd_packed_blocks));
+      ASSERT_EQ(1u, plan.grid.y);
+      continue;
+    }
     if (kernel == "permute_vec_regs") {
       const layout::NdVecRegs& g = plan.regs;
       const uint64_t na = g.na, lanes = g.lanes_a.divisor, per_block = uint64_t(plan.block.x) * g.per_thread;

@@ -167,7 +167,9 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
-      {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "tiles"},                 // 36 bytes of rows, none to join them
+      {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "short_sides"},           // 36 bytes of rows, none to join them
+      {{5, 7, 21, 21}, {1, 0, 3, 2}, 8, "tiles"},                // runs of 168 bytes, no whole vectors, 21 columns
+      {{4, 5, 3, 77}, {1, 0, 2, 3}, 2, "narrow_rows"},           // fp16 rows
       {{4, 5, 3, 7}, {1, 0, 2, 3}, 4, "rows"},                   // the fastest axis stays fastest
   };
   std::set<std::string> seen;

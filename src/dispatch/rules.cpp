@@ -42,18 +42,18 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // moves near vector speed, need a whole aligned_stores tile each way too (fp64 20x1000001).
 // Batches whose matrices interleave (the batch axis between the two swapped ones) are judged
 // by their total: cute_padded's tiles lost there at every element size on the H100's random
-// draws (fp32 1746x951x4 (2,1,0) 26% of a copy against 89%, fp64 136x162x61x3 (3,1,2,0) 31 against 87,
-// u8 55x8x61x3226 (3,1,2,0) 35 against 76; seeds 1126001-1126003).
+// draws (fp32 1746x951x4 (2,1,0) 26% of a copy against 89%, u8 55x8x61x3226 (3,1,2,0) 35
+// against 76; seeds 1126001-1126003). 8-byte ones keep their 32 rows and 64 columns: fp64
+// 136x162x61x3 (3,1,2,0) ran at 87% against 31 there, but fp64 433x3906x2 (2,1,0) at 15.
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  const bool interleaved = p.batch_interleaved();
-  if (p.matrix_bytes() < unaligned_min_matrix && !interleaved) return false;
+  if (p.matrix_bytes() < unaligned_min_matrix && !p.batch_interleaved()) return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
     case 2:
     case 4: return p.bytes() > t.unaligned_side;
-    case 8: return p.bytes() > t.unaligned_side_8 && (interleaved || (p.rows >= 32 && p.cols >= 64));
+    case 8: return p.bytes() > t.unaligned_side_8 && p.rows >= 32 && p.cols >= 64;
     default: return false;
   }
 }

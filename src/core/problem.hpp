@@ -33,9 +33,6 @@ struct Problem {
   bool batch_pitches_aligned_16() const {
     return batch <= 1 || ((stride_src * elem_bytes) % 16 == 0 && (stride_dst * elem_bytes) % 16 == 0);
   }
-  // The batch's matrices interleave on a side: a batch stride inside one matrix's rows there
-  // (a permutation whose batch axis lies between the two it swaps, or a broadcast batch).
-  bool batch_interleaved() const { return batch > 1 && (stride_src < rows * ld_src || stride_dst < cols * ld_dst); }
   // Every src row of every matrix starts on a 16-byte boundary.
   bool src_rows_aligned_16() const {
     const auto bytes = [&](int64_t n) { return uint64_t(n) * uint64_t(elem_bytes); };

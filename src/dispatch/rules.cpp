@@ -40,16 +40,10 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // cute_padded leads (fp32 1001^2, fp16 1000 x 100x100, fp64 4096 x 33x33), past it
 // aligned_stores (fp32 3001^2, fp16 100x1000001). Elements of 8 bytes, which cute_padded
 // moves near vector speed, need a whole aligned_stores tile each way too (fp64 20x1000001).
-// Batches of 2- and 4-byte elements whose matrices interleave (the batch axis between the two
-// swapped ones) are judged by their total: cute_padded lost there on the H100's random draws
-// (fp32 1746x951x4 (2,1,0) 26% of a copy against aligned_stores' 89, fp16 6x19x1107x2x219
-// (4,1,2,3,0) 20 against 80; seeds 1126001-1126003). Not 1- and 8-byte ones: aligned_stores
-// ran fp64 433x3906x2 (2,1,0) at 15% on the H100, u8 49x526x731x2 (3,1,2,0) at 1% on the H200.
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  const bool by_total = p.batch_interleaved() && (p.elem_bytes == 2 || p.elem_bytes == 4);
-  if (p.matrix_bytes() < unaligned_min_matrix && !by_total) return false;
+  if (p.matrix_bytes() < unaligned_min_matrix) return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
     case 2:
@@ -164,8 +158,7 @@ const std::vector<Rule>& rules() {
       {"unaligned_large", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_side` a side "
-       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB (2- and "
-       "4-byte batches whose matrices interleave: that large in all)",
+       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB",
        "large, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"unaligned_large_bytes", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return p.elem_bytes == 1 && large_unaligned(p, t); },

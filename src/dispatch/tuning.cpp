@@ -43,8 +43,9 @@ constexpr Tuning h100 = [] {
   // From the H100's random draws with every N-D kernel timed (xpose-permute-bench --random
   // --every-kernel, seeds 1126001-1126003): register blocks where one run is at most 48 bytes
   // (fp64 a run of 16 bytes: 96% of a copy against vec_tiled's 19; c128 48 bytes: 85 against
-  // 40; at 64 bytes the case list's fp32 32x16x64x16x64 stays vec_tiled's); permute_packed where a run is short and the fastest axes differ (ahead of
-  // permute_tiled on 2 draws in 3; its worst 19% against 0.1), and for rows of 1- and 2-byte
+  // 40; at 64 bytes the case list's fp32 32x16x64x16x64 stays vec_tiled's); permute_packed
+  // where a run is short and the fastest axes differ (ahead of permute_tiled on 2 draws in 3;
+  // its worst 19% against 0.1), and for rows of 1- and 2-byte
   // elements, and of 4-byte ones past 256 bytes (u8 2943-byte rows 41% against permute_rows'
   // 16, fp32 324-byte rows 75 against 57; 244-byte rows 49 against 59).
   t.nd_regs_max_short_run = 48;

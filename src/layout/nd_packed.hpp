@@ -93,8 +93,8 @@ struct NdPacked {
       uint32_t index;
       item = split_tiles[n].divmod(item, &index);
       const NdPackedAxis& x = axis[split[n]];
-      const int64_t start = index * int64_t(x.tile) < int64_t(x.extent - x.tile) ? index * int64_t(x.tile)
-                                                                                 : int64_t(x.extent - x.tile);
+      const int64_t first = index * int64_t(x.tile), last = int64_t(x.extent - x.tile);
+      const int64_t start = first < last ? first : last;
       s += start * x.src;
       d += start * x.dst;
     }
@@ -117,7 +117,8 @@ inline int all_axes(const NdForm& f, PermuteAxis* out) {
   int n = 0;
   out[n++] = {f.extent_a, f.src_a, f.dst_a};
   if (f.tiled) out[n++] = {f.extent_b, f.src_b, f.dst_b};
-  for (int i = 0; i < f.outer_rank; ++i) out[n++] = {int64_t(f.outer_extent[i].divisor), f.outer_src[i], f.outer_dst[i]};
+  for (int i = 0; i < f.outer_rank; ++i)
+    out[n++] = {int64_t(f.outer_extent[i].divisor), f.outer_src[i], f.outer_dst[i]};
   return n;
 }
 
@@ -130,7 +131,8 @@ inline void grow_run(const PermuteAxis* axes, const int* order, int n, int64_t g
   for (int k = 0; k < n && run < goal; ++k) {
     const int x = order[k];
     const int64_t extent = axes[x].extent, need = ceil_div(goal, run);
-    if (tile[x] < extent && tile[x] < need) tile[x] = extent <= need ? extent : ceil_div(extent, ceil_div(extent, need));
+    if (tile[x] < extent && tile[x] < need)
+      tile[x] = extent <= need ? extent : ceil_div(extent, ceil_div(extent, need));
     run *= tile[x];
     if (tile[x] < extent) break;  // a cut axis ends the run
   }
@@ -173,7 +175,6 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   }
   NdPacked t;
   int index_of[16];  // axis x's place in t.axis, or -1
-  int split_count = 0;
   for (int x = 0; x < n; ++x) {
     index_of[x] = -1;
     if (!tile[x]) continue;
@@ -191,11 +192,6 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
     a.tile = uint32_t(tile[x]);
     a.src = axes[x].src_stride;
     a.dst = axes[x].dst_stride;
-    split_count += tile[x] < axes[x].extent;
-  }
-  if (split_count > nd_packed_max_split) {
-    *why = "its tile would cut more than 3 axes";
-    return false;
   }
   // Offsets inside a tile are 32-bit.
   int64_t src_span = 0, dst_span = 0;
@@ -208,8 +204,8 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
     return false;
   }
   // Each side's row: its order's axes in the tile, up to and including the first cut one;
-  // the rest follow, dst's row axes first on the load side (the store side reads them a
-  // padded row apart).
+  // the rest follow, in dst's order on the load side (dst's row axes first: the store side
+  // reads them a padded row apart), in src's on the store side.
   const auto rows = [&](const int* order, int8_t* list, uint32_t* row_elems) {
     int count = 0;
     uint32_t elems = 1;
@@ -225,17 +221,15 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   };
   t.load_rank = rows(by_src, t.load_order, &t.load_row);
   t.store_rank = rows(by_dst, t.store_order, &t.store_row);
-  const auto fill_rest = [&](int8_t* list, int count, const int* first, const int* then) {
-    for (const int* order : {first, then})
-      for (int k = 0; k < n; ++k) {
-        const int x = order[k];
-        if (!tile[x] || std::find(list, list + count, int8_t(index_of[x])) != list + count) continue;
-        list[count++] = int8_t(index_of[x]);
-      }
-    return count;
+  const auto fill_rest = [&](int8_t* list, int count, const int* order) {
+    for (int k = 0; k < n; ++k) {
+      const int x = order[k];
+      const int8_t i = int8_t(index_of[x]);
+      if (tile[x] && std::find(list, list + count, i) == list + count) list[count++] = i;
+    }
   };
-  fill_rest(t.load_order, t.load_rank, by_dst, by_src);
-  fill_rest(t.store_order, t.store_rank, by_src, by_src);
+  fill_rest(t.load_order, t.load_rank, by_dst);
+  fill_rest(t.store_order, t.store_rank, by_src);
   t.volume = uint32_t(volume);
   t.load_rest = t.volume / t.load_row;
   t.store_rest = t.volume / t.store_row;
@@ -266,6 +260,10 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   for (int k = 0; k < n; ++k) {
     const int x = by_src[k];
     if (!tile[x] || tile[x] == axes[x].extent) continue;
+    if (t.split_rank == nd_packed_max_split) {
+      *why = "its tile would cut more than 3 axes";
+      return false;
+    }
     const uint64_t tiles = uint64_t(ceil_div(axes[x].extent, tile[x]));
     t.split[t.split_rank] = int8_t(index_of[x]);
     t.split_tiles[t.split_rank++] = FastDivmod(uint32_t(tiles));

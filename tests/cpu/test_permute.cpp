@@ -389,6 +389,32 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
       max_count);
 }
 
+// One draw's bytes: src filled at random (its first element `offset` bytes in), the model's
+// dst in `want` and a dst for the walk under test in `got` (both 0xA5 where nothing is
+// written), and the request resolved with `got` as its dst.
+struct DrawnBytes {
+  std::vector<uint8_t> src, want, got;
+  size_t offset = 0;
+  Permutation p;
+  const uint8_t* from() const { return src.data() + offset; }
+};
+
+::testing::AssertionResult draw_bytes(const testing::RandomPermutation& r, size_t offset, std::mt19937_64& rng,
+                                      DrawnBytes* d) {
+  const int64_t E = r.elem_bytes;
+  d->offset = offset;
+  d->src.assign(offset + size_t(r.src_span_elements() * E), 0);
+  for (auto& b : d->src) b = uint8_t(rng());
+  d->want.assign(size_t(r.dst_span_elements() * E), 0xA5);
+  d->got = d->want;
+  r.model(d->from(), d->want.data());
+  const PermuteArgs args{d->from(), d->got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
+                         r.src_or_null(), r.dst_or_null()};
+  const Result e = resolve_permute(args, &d->p);
+  if (e.failed()) return ::testing::AssertionFailure() << e.message;
+  return ::testing::AssertionSuccess();
+}
+
 // Draws whose shapes permute_vec_tiled serves about half the time (whole vectors, vector
 // pads, 16-byte bases): its walk (in dst's and in src's block order), permute_vec_regs' walk
 // and the rows kernel's chunks (cut small) write what the model writes.
@@ -401,16 +427,12 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, true);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     const int64_t E = r.elem_bytes;
-    std::vector<uint8_t> src(size_t(r.src_span_elements() * E));
-    for (auto& b : src) b = uint8_t(rng());
-    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
-    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
-    r.model(src.data(), want.data());
-    const PermuteArgs args{src.data(), got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
-                           r.src_or_null(), r.dst_or_null()};
-    Permutation p;
-    const Result e = resolve_permute(args, &p);
-    ASSERT_FALSE(e.failed()) << e.message;
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, 0, rng, &d));
+    const std::vector<uint8_t>& src = d.src;
+    const std::vector<uint8_t>& want = d.want;
+    std::vector<uint8_t>& got = d.got;
+    const Permutation& p = d.p;
     const layout::PermuteAxes n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
     layout::NdForm f;
     const char* why = nullptr;
@@ -418,7 +440,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     layout::NdVecRegs g;
     if (layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &g,
                             &why)) {
-      std::vector<uint8_t> by_regs(dst_bytes, 0xA5);
+      std::vector<uint8_t> by_regs(got.size(), 0xA5);
       ASSERT_TRUE(run_vec_regs(f, g, src.data(), by_regs.data()));
       ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise; "
                                << layout::text(f);
@@ -458,25 +480,19 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, false);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     const int64_t E = r.elem_bytes;
-    const size_t offset = size_t(E) * (rng() % 2);  // off 16 bytes half the time
-    std::vector<uint8_t> src(offset + size_t(r.src_span_elements() * E));
-    for (auto& b : src) b = uint8_t(rng());
-    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
-    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
-    r.model(src.data() + offset, want.data());
-    const PermuteArgs args{src.data() + offset, got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(),
-                           E, r.src_or_null(), r.dst_or_null()};
-    Permutation p;
-    const Result e = resolve_permute(args, &p);
-    ASSERT_FALSE(e.failed()) << e.message;
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, size_t(E) * (rng() % 2), rng, &d));  // off 16 bytes half the time
+    const std::vector<uint8_t>& want = d.want;
+    std::vector<uint8_t>& got = d.got;
+    const Permutation& p = d.p;
     layout::NdForm f;
     const char* why = nullptr;
     ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;
     layout::NdAlignedStores t;
-    if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(src.data() + offset), &t, &why)) continue;
+    if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(d.from()), &t, &why)) continue;
     ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
     ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
-    ASSERT_TRUE(run_aligned_stores(f, t, src.data() + offset, got.data()));
+    ASSERT_TRUE(run_aligned_stores(f, t, d.from(), got.data()));
     ASSERT_EQ(want, got) << "the aligned stores (rows x" << t.row_fused << ", columns x" << t.col_fused
                          << ") write otherwise";
     ++served;
@@ -505,16 +521,12 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
     const int most = trial % 3 ? 4 << (rng() % 9) : 0;  // 4 .. 1024 elements; 0: the kernel's
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + ", tiles of at most " + std::to_string(most));
     const int64_t E = r.elem_bytes;
-    std::vector<uint8_t> src(size_t(r.src_span_elements() * E));
-    for (auto& b : src) b = uint8_t(rng());
-    const size_t dst_bytes = size_t(r.dst_span_elements() * E);
-    std::vector<uint8_t> want(dst_bytes, 0xA5), got(dst_bytes, 0xA5);
-    r.model(src.data(), want.data());
-    const PermuteArgs args{src.data(), got.data(), int(r.extents.size()), r.extents.data(), r.perm.data(), E,
-                           r.src_or_null(), r.dst_or_null()};
-    Permutation p;
-    const Result e = resolve_permute(args, &p);
-    ASSERT_FALSE(e.failed()) << e.message;
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, 0, rng, &d));
+    const std::vector<uint8_t>& src = d.src;
+    const std::vector<uint8_t>& want = d.want;
+    std::vector<uint8_t>& got = d.got;
+    const Permutation& p = d.p;
     layout::NdForm f;
     const char* why = nullptr;
     ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;

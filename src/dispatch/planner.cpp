@@ -94,6 +94,14 @@ bool transpose_of(const Permutation& p, const layout::PermuteAxes& reduced, Prob
   return true;
 }
 
+// A batch whose matrices interleave: a batch stride on either side shorter than one matrix's
+// span there (the batch axis lies between the rows and the columns). The 2-D engines tile
+// one matrix at a time, a poor fit where a side is a few elements; such problems go to the
+// N-D table (README: "Choosing a kernel").
+bool interleaves(const Problem& p) {
+  return p.batch > 1 && (p.stride_src < (p.rows - 1) * p.ld_src + p.cols || p.stride_dst < (p.cols - 1) * p.ld_dst + p.rows);
+}
+
 void classify(CallPlan* plan, const void* src, const void* dst) {
   plan->src_class = address(src) % plan_alignment;
   plan->dst_class = address(dst) % plan_alignment;
@@ -131,7 +139,13 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "16-byte elements on an 8-byte boundary in 16 axes that do not fuse: "
                                            "align src and dst to 16 bytes");
   Problem problem;
-  if (!nd_named && transpose_of(p, plan.shape, &problem)) {
+  const bool two_d = !nd_named && transpose_of(p, plan.shape, &problem);
+  std::string why;
+  if (two_d && !named && interleaves(problem) && choose_nd(plan.shape, p.src, p.dst, nullptr, d, &plan.nd, &why)) {
+    *out = plan;
+    return ok();
+  }
+  if (two_d) {
     if (Result e = named ? choose_named(*named, problem, d, &plan.transpose) : choose(problem, d, &plan.transpose);
         e.failed())
       return e;
@@ -142,7 +156,6 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
     return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(kernel) + " transposes batched matrices; this permutation is "
                                                "not one once normalized (" + axes_text(plan.shape) +
                                                "): name one of " + nd_names() + ", or let xpose choose");
-  std::string why;
   if (!choose_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, d, &plan.nd, &why))
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(plan.shape) + ") cannot be served: " + why);
   *out = plan;
@@ -160,6 +173,7 @@ Result plan_transpose(const char* kernel, const Problem& p, const Device& d, Cal
     out->as_pairs = true;
     return ok();
   }
+  if (!p.empty() && !named && interleaves(p)) return plan_permute(nullptr, as_permutation(p), d, out);
   CallPlan plan;
   classify(&plan, p.src, p.dst);
   if (!p.empty())

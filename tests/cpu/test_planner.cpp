@@ -115,6 +115,46 @@ TEST(Planner, BasesOfAnotherClassAreNotTheSame) {
   EXPECT_FALSE(same_class(plan, p.src, reinterpret_cast<const void*>((uintptr_t(1) << 30) + 8)));
 }
 
+// A batched transpose whose matrices interleave (the batch axis between the rows and the
+// columns) goes to the N-D table, as a permutation and as a transpose; a batch of whole
+// matrices stays on the 2-D path, and so does an interleaved one a 2-D engine is named for.
+TEST(Planner, InterleavedBatchesGoToTheNdTable) {
+  struct Example {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    int64_t elem_bytes;
+    bool interleaved;
+  };
+  const Example examples[] = {
+      {{3060, 35, 20, 3}, {3, 1, 2, 0}, 4, true},   // 3060 x 3 matrices, batch 700 between them
+      {{1746, 951, 4}, {2, 1, 0}, 4, true},
+      {{3, 606, 2904, 7}, {3, 1, 2, 0}, 1, true},
+      {{64, 300, 200}, {0, 2, 1}, 4, false},         // 64 whole 300 x 200 matrices
+      {{1940, 35, 1629}, {1, 2, 0}, 2, false},
+  };
+  for (const Example& x : examples) {
+    SCOPED_TRACE(::testing::PrintToString(x.extents) + " " + ::testing::PrintToString(x.perm));
+    Permutation p;
+    ASSERT_FALSE(resolve_permute_layout({nullptr, nullptr, int(x.extents.size()), x.extents.data(), x.perm.data(),
+                                         x.elem_bytes, nullptr, nullptr},
+                                        &p)
+                     .failed());
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 30);
+    Problem t;
+    ASSERT_TRUE(transpose_form(p, &t));
+    for (const Device* d : {&testing::h100, &testing::h200}) {
+      CallPlan as_permutation, as_transpose, named;
+      ASSERT_FALSE(plan_permute(nullptr, p, *d, &as_permutation).failed());
+      ASSERT_FALSE(plan_transpose(nullptr, t, *d, &as_transpose).failed());
+      EXPECT_EQ(as_permutation.nd.plan.engine != nullptr, x.interleaved);
+      EXPECT_EQ(as_transpose.nd.plan.engine != nullptr, x.interleaved);
+      ASSERT_FALSE(plan_transpose("smem_padded", t, *d, &named).failed());
+      EXPECT_STREQ(plan_text(named).kernel.c_str(), "smem_padded");
+    }
+  }
+}
+
 // transpose_problem gives what resolve_transpose() makes of the 2-D form's arguments, for every
 // permutation whose normalized form is a transpose: valid by construction.
 TEST(Planner, TheTwoDFormIsWhatResolveMakes) {

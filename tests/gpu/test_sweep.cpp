@@ -18,6 +18,7 @@ struct Case {
   int64_t ld_src_extra = 0, ld_dst_extra = 0;    // ld beyond the extent, in elements
   int64_t stride_src_extra = 0, stride_dst_extra = 0;
   int64_t src_offset = 0, dst_offset = 0;        // elements of misalignment
+  int64_t stride_src = 0, stride_dst = 0;        // batch strides where set: batches that interleave
 };
 
 const std::vector<Case> cases = {
@@ -86,6 +87,10 @@ const std::vector<Case> cases = {
     {"Nx1 batched, the default batch stride from a dst pitch that addresses nothing", 1000, 1, 3, 0, 40},
     {"rows past grid y limit", 2100000, 3, 1},
     {"batch past grid z limit", 2, 3, 70000},
+    // Batches whose matrices interleave (the automatic choice takes the N-D table's kernels).
+    {"batch interleaved in src rows", 37, 5, 11, 75, 0, 0, 0, 0, 0, 7, 0},
+    {"batch interleaved on both sides", 300, 7, 9, 56, 2400, 0, 0, 0, 0, 7, 300},
+    {"batch interleaved in dst rows, offset pointers", 6, 1500, 4, 0, 24, 0, 0, 3, 1, 0, 7},
 };
 
 struct Param {
@@ -115,6 +120,8 @@ bool run_case(const Param& param, const Case& c, uint64_t seed) {
   args.ld_dst = c.ld_dst_extra ? c.rows + c.ld_dst_extra : 0;
   if (c.stride_src_extra) args.stride_src = c.rows * (c.cols + c.ld_src_extra) + c.stride_src_extra;
   if (c.stride_dst_extra) args.stride_dst = c.cols * (c.rows + c.ld_dst_extra) + c.stride_dst_extra;
+  if (c.stride_src) args.stride_src = c.stride_src;
+  if (c.stride_dst) args.stride_dst = c.stride_dst;
   Images im;
   std::string why;
   EXPECT_TRUE(make_images(args, c.src_offset, c.dst_offset, seed, &im, &why)) << why;

@@ -38,12 +38,17 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // empty or few, go to cute_padded's element-wise tiles (rules unaligned_small, fallback). Measured on the H100
 // and H200 (aligned_stores against cute_padded; docs/performance.md, rule unaligned_large): below the bound
 // cute_padded leads (fp32 1001^2, fp16 1000 x 100x100, fp64 4096 x 33x33), past it
-// aligned_stores (fp32 3001^2, fp16 100x1000001). Elements of 8 bytes, which cute_padded
-// moves near vector speed, need a whole aligned_stores tile each way too (fp64 20x1000001).
+// aligned_stores (fp32 3001^2). Elements of 8 bytes, which cute_padded moves near vector speed,
+// need a whole aligned_stores tile each way too (fp64 20x1000001).
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
+// Dst rows long enough for aligned_stores' tile, which stages up to 256 bytes of each (short rows
+// leave most of it empty: cute_padded's element tiles lead there; docs/performance.md, rule
+// unaligned_large).
+bool stores_rows(const Problem& p, const Tuning& t) { return p.rows * p.elem_bytes > t.stores_min_rows_bytes; }
+
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  if (p.matrix_bytes() < unaligned_min_matrix) return false;
+  if (p.matrix_bytes() < unaligned_min_matrix || !stores_rows(p, t)) return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
     case 2:
@@ -104,11 +109,11 @@ const std::vector<Rule>& rules() {
        "bytes with a short side: 16-byte vectors on both sides"},
       {"pitch_16_mod_32", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) {
-         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 &&
+         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 && stores_rows(p, t) &&
                 p.bytes() > (p.elem_bytes == 2 ? t.pitch_side_halves : t.pitch_side);
        },
        "2-, 4- or 8-byte elements whose dst pitch is 16 mod 32 bytes, more than `pitch_side` a side (src or dst, "
-       "batch included; 2-byte elements: `pitch_side_halves`)",
+       "batch included; 2-byte elements: `pitch_side_halves`), dst rows of more than `stores_min_rows_bytes` bytes",
        "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
       {"large_tma", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {
@@ -158,12 +163,13 @@ const std::vector<Rule>& rules() {
       {"unaligned_large", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_side` a side "
-       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB",
+       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB, dst rows of "
+       "more than `stores_min_rows_bytes` bytes",
        "large, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"unaligned_large_bytes", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return p.elem_bytes == 1 && large_unaligned(p, t); },
        "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side, "
-       "matrices of at least 1 MiB",
+       "matrices of at least 1 MiB, dst rows of more than `stores_min_rows_bytes` bytes",
        "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"unaligned_small", XPOSE_CUTE_ENGINE(cute_padded),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 8; },

@@ -30,6 +30,7 @@ constexpr Tuning h100 = [] {
   t.unaligned_side = 16 * MiB;
   t.unaligned_side_8 = 24 * MiB;
   t.unaligned_bytes_side = 16 * MiB;
+  t.stores_min_rows_bytes = 128;
   t.row_tiles_max_elem = 16;
   // N-D (docs/performance.md, "N-D permutations"; tools/experiments/nd_tiles.cu): register
   // blocks win for runs up to 128 bytes (16-byte elements: 256), bytes only from src runs of
@@ -41,13 +42,9 @@ constexpr Tuning h100 = [] {
   t.nd_stores_min_cols = 32;
   t.nd_stores_min_rows_bytes = 64;
   // From the H100's random draws with every N-D kernel timed (xpose-permute-bench --random
-  // --every-kernel, seeds 1126001-1126003): register blocks where one run is at most 48 bytes
-  // (fp64 a run of 16 bytes: 96% of a copy against vec_tiled's 19; c128 48 bytes: 85 against
-  // 40; at 64 bytes the case list's fp32 32x16x64x16x64 stays vec_tiled's); permute_packed
-  // where a run is short and the fastest axes differ (ahead of permute_tiled on 2 draws in 3;
-  // its worst 19% against 0.1), and for rows of 1- and 2-byte
-  // elements, and of 4-byte ones past 256 bytes (u8 2943-byte rows 41% against permute_rows'
-  // 16, fp32 324-byte rows 75 against 57; 244-byte rows 49 against 59).
+  // --every-kernel; docs/performance.md, "Random problems"): register blocks also where one run
+  // is at most 48 bytes; permute_packed where a run is short and the fastest axes differ, and
+  // for rows of 1- and 2-byte elements, and of 4-byte ones past 256 bytes.
   t.nd_regs_max_short_run = 48;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;

@@ -33,6 +33,7 @@ namespace xpose::detail {
   X(unaligned_side, true, "rule unaligned_large: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
   X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
+  X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large, unaligned_large_bytes: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \

@@ -321,6 +321,12 @@ TEST(PlanAuto, UnalignedRowsTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
   EXPECT_EQ("aligned_stores", chosen(problem(32, 1000001, 8)));
   EXPECT_EQ(small_unaligned, chosen(with_ld(33, 33, 8, 0, 0, 4096)));        // 35 MB of 8.7 KB matrices
   EXPECT_EQ(small_unaligned, chosen(with_ld(100, 100, 1, 0, 0, 2000)));      // bytes too: 20 MB of 10 KB
+  // Dst rows of at most stores_min_rows_bytes (128) leave aligned_stores' tile mostly empty.
+  EXPECT_EQ(small_unaligned, chosen(problem(13, 1860656, 2)));                // 26-byte rows
+  EXPECT_EQ(small_unaligned, chosen(with_ld(64, 16235, 2, 0, 0, 64)));        // 128-byte rows, a batch
+  EXPECT_EQ(small_unaligned, chosen(with_ld(128, 40605, 1, 0, 0, 15)));       // bytes: 128-byte rows
+  EXPECT_EQ("aligned_stores", chosen(problem(65, 300001, 2)));                // 130-byte rows
+  EXPECT_EQ("aligned_stores", chosen(problem(129, 300001, 1)));
 }
 
 TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {

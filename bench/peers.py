@@ -42,6 +42,19 @@ def host_text(record):
     return f"host {record['host_us']:7.1f} us" if record.get("host_us") is not None else ""
 
 
+def commit_of(bench):
+    """The commit the bench binary was built from (its --version), whose draws and kernels are
+    timed; else the checkout's."""
+    if bench:
+        try:
+            out = subprocess.run([bench, "--version"], capture_output=True, text=True).stdout
+            if "(commit " in out:
+                return out.split("(commit ", 1)[1].split(")", 1)[0]
+        except OSError:
+            pass
+    return commit_of_checkout()
+
+
 def commit_of_checkout():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamp = os.path.join(root, ".deps", "commit")  # tools/fetch-deps writes it before each GPU run
@@ -114,7 +127,7 @@ def main():
     if cp is not None:
         attrs = cp.cuda.Device(0).attributes
         peak = 2.0 * attrs["MemoryClockRate"] * 1e3 * (attrs["GlobalMemoryBusWidth"] / 8) / 1e9
-    common = {"device": props.name, "commit": commit_of_checkout(),
+    common = {"device": props.name, "commit": commit_of(args.bench),
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
     print(f"peers.py: {props.name}, torch {torch.__version__}, cupy {cp.__version__ if cp else 'absent'}, "
           f"{common['date']}")

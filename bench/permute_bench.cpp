@@ -94,6 +94,9 @@ int run(int argc, char** argv) {
   std::vector<int64_t> extents;
   std::vector<int> perm;
   CLI::App app{"xpose-permute-bench: N-D permutations against the copy of the same bytes"};
+  app.set_version_flag("--version",
+                       std::string("xpose-permute-bench ") + xpose_version() + " (commit " + XPOSE_COMMIT + ")",
+                       "print the version and the commit it was built from, and exit");
   app.add_flag("--check", check, "compare every result with the CPU path, bit for bit");
   app.add_option("--reps", reps, "timed calls (the median is reported)")->check(CLI::Range(1, 10000));
   app.add_option("--warmup", warmup, "untimed calls first")->check(CLI::Range(0, 1000));

@@ -150,6 +150,16 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.stderr, "")
         self.assertRegex(r.stdout, rf"^xpose-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
 
+    def test_permute_bench_version_is_the_headers(self):
+        # peers.py stamps its records with the commit the bench it draws from was built at.
+        permute_bench = os.path.join(os.path.dirname(BENCH), "xpose-permute-bench")
+        if not os.path.exists(permute_bench):
+            self.skipTest(f"{permute_bench} not built")
+        r = subprocess.run([permute_bench, "--version"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        self.assertRegex(r.stdout, rf"^xpose-permute-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
+
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_a_failed_write_is_an_error_found_up_front(self):
         for option in ["--json", "--csv"]:

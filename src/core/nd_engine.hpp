@@ -6,10 +6,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+#include <new>
 #include <string>
+#include <type_traits>
 
 #include "layout/grid.hpp"
-#include "layout/nd_packed.hpp"
 #include "layout/permute_nd.hpp"
 
 namespace xpose::detail {
@@ -17,18 +19,29 @@ namespace xpose::detail {
 struct NdEngine;
 
 // Everything an N-D launch needs, decided once: the form (an engine may re-order its outer
-// axes or fuse some into its blocks), the engine's own block parameters (only its own are
-// filled), the bases and the launch.
+// axes or fuse some into its blocks), the engine's own parameters (its tiles, blocks, tables:
+// a value of a type of its own layout header, in `params`), the bases and the launch.
 struct NdPlan {
   const NdEngine* engine = nullptr;  // null: not planned
   layout::NdForm form;
-  layout::NdVecTiles vec;          // permute_vec_tiled's tiles
-  layout::NdVecRegs regs;          // permute_vec_regs' blocks
-  layout::NdAlignedStores stores;  // permute_aligned_stores' blocks
-  layout::NdPacked packed;         // permute_packed's tiles
   const void* src = nullptr;
   void* dst = nullptr;
   layout::Dims grid, block;  // permute_rows sizes each chunk's grid itself
+
+  // The engine's parameters: make<T>() starts a fresh T there (in the engine's plan), params<T>()
+  // is it (in its launch, its text and its rule). Plans compare and copy as bytes.
+  template <class T>
+  T& make() {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(bytes) && alignof(T) <= 16,
+                  "an engine's parameters: trivially copyable, at most 512 bytes");
+    std::memset(bytes, 0, sizeof(bytes));
+    return *new (bytes) T{};
+  }
+  template <class T>
+  const T& params() const {
+    return *std::launder(reinterpret_cast<const T*>(bytes));
+  }
+  alignas(16) unsigned char bytes[512] = {};
 };
 
 struct NdEngine {

@@ -27,7 +27,8 @@ const std::vector<NdRule>& nd_rules() {
        "... longer runs", "long runs of whole vectors: full 16-byte traffic on both sides"},
       {"contiguous_sides", &engines::permute_aligned_stores,
        [](const NdPlan& p, const Tuning& t) {
-         return p.stores.cols >= t.nd_stores_min_cols && p.stores.rows * p.form.elem_bytes > t.nd_stores_min_rows_bytes;
+         const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
+         return s.cols >= t.nd_stores_min_cols && s.rows * p.form.elem_bytes > t.nd_stores_min_rows_bytes;
        },
        "src's fastest axis contiguous in src and dst's in dst, elements of at most 8 bytes, at least "
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "

@@ -274,16 +274,17 @@ cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
 // permute_aligned_stores: the same blocks for each outer index of a permutation whose src
 // fastest axis is contiguous in src and dst's in dst (layout::NdAlignedStores).
 bool plan_nd(detail::NdPlan* p, const char** why) {
-  if (!layout::nd_aligned_stores(&p->form, reinterpret_cast<uintptr_t>(p->src), &p->stores, why)) return false;
+  layout::NdAlignedStores& t = p->make<layout::NdAlignedStores>();
+  if (!layout::nd_aligned_stores(&p->form, reinterpret_cast<uintptr_t>(p->src), &t, why)) return false;
   const int threads = layout::with_aligned_dst_tile(p->form.elem_bytes, [](auto a) { return decltype(a)::threads; });
   p->block = {uint32_t(threads), 1, 1};
-  p->grid = {p->stores.blocks(), p->stores.outer_y, p->stores.outer_z};
+  p->grid = {t.blocks(), t.outer_y, t.outer_z};
   return true;
 }
 
 cudaError_t launch_nd(const detail::NdPlan& plan, cudaStream_t s) {
   const layout::NdForm& f = plan.form;
-  const layout::NdAlignedStores& t = plan.stores;
+  const layout::NdAlignedStores& t = plan.params<layout::NdAlignedStores>();
   Problem p;
   p.src = plan.src;
   p.dst = plan.dst;
@@ -311,12 +312,13 @@ cudaError_t launch_nd(const detail::NdPlan& plan, cudaStream_t s) {
 std::string blocks_nd(const detail::NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdForm& f = p.form;
+  const layout::NdAlignedStores& t = p.params<layout::NdAlignedStores>();
   return s(layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::piece; })) +
          "x64 blocks of dst's fastest axis (" + s(f.extent_b) +
-         (p.stores.row_fused > 1 ? " x " + s(p.stores.row_fused) + " of the axis dst continues it with" : "") +
+         (t.row_fused > 1 ? " x " + s(t.row_fused) + " of the axis dst continues it with" : "") +
          ") by src's (" + s(f.extent_a) +
-         (p.stores.col_fused > 1 ? " x " + s(p.stores.col_fused) + " of the axis src continues it with" : "") +
-         "), 16-byte " + (p.stores.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
+         (t.col_fused > 1 ? " x " + s(t.col_fused) + " of the axis src continues it with" : "") +
+         "), 16-byte " + (t.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
          ", 16-byte stores on 32-byte sectors";
 }
 

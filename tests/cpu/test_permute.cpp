@@ -823,7 +823,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       continue;
     }
     if (kernel == "permute_aligned_stores") {
-      const layout::NdAlignedStores& t = plan.stores;
+      const layout::NdAlignedStores& t = plan.params<layout::NdAlignedStores>();
       const int64_t piece = 256 / f.elem_bytes, max_shift = 32 / f.elem_bytes - 1;
       ASSERT_TRUE(f.tiled);
       ASSERT_EQ(1, f.src_a);
@@ -854,7 +854,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       continue;
     }
     if (kernel == "permute_packed") {
-      const layout::NdPacked& t = plan.packed;
+      const layout::NdPacked& t = plan.params<layout::NdPacked>();
       uint64_t tiles = 1;
       for (int n = 0; n < t.split_rank; ++n) {
         const layout::NdPackedAxis& x = t.axis[t.split[n]];
@@ -870,7 +870,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       continue;
     }
     if (kernel == "permute_vec_regs") {
-      const layout::NdVecRegs& g = plan.regs;
+      const layout::NdVecRegs& g = plan.params<layout::NdVecRegs>();
       const uint64_t na = g.na, lanes = g.lanes_a.divisor, per_block = uint64_t(plan.block.x) * g.per_thread;
       ASSERT_EQ(uint64_t(f.extent_a), na * g.vec);
       ASSERT_EQ(uint64_t(f.extent_b), uint64_t(g.nb.divisor) * g.vec);
@@ -883,7 +883,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       ASSERT_LE(uint64_t(plan.grid.x) * per_block, uint64_t(1) << 32);  // the kernel's 32-bit unit indices
       continue;
     }
-    const layout::NdVecTiles& t = plan.vec;
+    const layout::NdVecTiles& t = plan.params<layout::NdVecTiles>();
     ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.tiles_a) * t.tiles_b);
     ASSERT_GE(uint64_t(t.tiles_a) * t.cols(), uint64_t(f.extent_a));
     ASSERT_GE(uint64_t(t.tiles_b) << t.sub_shift, uint64_t(f.extent_b));

@@ -3,6 +3,7 @@
 // resolve_transpose() makes of the same arguments.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -36,7 +37,7 @@ void expect_same_launch(const CallPlan& a, const CallPlan& b) {
     EXPECT_EQ(a.nd.plan.src, b.nd.plan.src);
     EXPECT_EQ(a.nd.plan.dst, b.nd.plan.dst);
     EXPECT_EQ(layout::text(a.nd.plan.form), layout::text(b.nd.plan.form));
-    EXPECT_EQ(a.nd.plan.stores.src_rows_aligned, b.nd.plan.stores.src_rows_aligned);
+    EXPECT_EQ(0, std::memcmp(a.nd.plan.bytes, b.nd.plan.bytes, sizeof a.nd.plan.bytes));  // the engine's parameters
     EXPECT_TRUE(a.nd.plan.grid.x == b.nd.plan.grid.x && a.nd.plan.grid.y == b.nd.plan.grid.y && a.nd.plan.grid.z == b.nd.plan.grid.z);
   }
   if (a.transpose.plan.engine && b.transpose.plan.engine) {

@@ -93,22 +93,24 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
 }
 
 bool plan(detail::NdPlan* p, const char** why) {
-  if (!layout::nd_packed(&p->form, &p->packed, why)) return false;
+  NdPacked& t = p->make<NdPacked>();
+  if (!layout::nd_packed(&p->form, &t, why)) return false;
   p->block = {uint32_t(layout::nd_packed_threads), 1, 1};
-  p->grid = {uint32_t(std::min<int64_t>(p->packed.items, layout::nd_packed_blocks)), 1, 1};
+  p->grid = {uint32_t(std::min<int64_t>(t.items, layout::nd_packed_blocks)), 1, 1};
   return true;
 }
 
 cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
   return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
-    permute_packed<E><<<to_dim3(p.grid), to_dim3(p.block), p.packed.smem_bytes, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.packed);
+    const NdPacked& t = p.params<NdPacked>();
+    permute_packed<E><<<to_dim3(p.grid), to_dim3(p.block), t.smem_bytes, stream>>>(
+        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, t);
     return cudaGetLastError();
   });
 }
 
-std::string blocks(const detail::NdPlan& p) { return layout::text(p.packed) + ", element by element"; }
+std::string blocks(const detail::NdPlan& p) { return layout::text(p.params<NdPacked>()) + ", element by element"; }
 
 }  // namespace
 

@@ -54,11 +54,11 @@ __global__ void __launch_bounds__(layout::nd_regs_threads)
 }
 
 bool plan(detail::NdPlan* p, const char** why) {
-  if (!layout::nd_vec_regs(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->regs,
-                           why))
+  layout::NdVecRegs& g = p->make<layout::NdVecRegs>();
+  if (!layout::nd_vec_regs(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &g, why))
     return false;
   p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
-  p->grid = {uint32_t(p->regs.blocks()), 1, 1};
+  p->grid = {uint32_t(g.blocks()), 1, 1};
   return true;
 }
 
@@ -66,16 +66,17 @@ cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
   return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     permute_vec_regs<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.regs);
+        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.params<layout::NdVecRegs>());
     return cudaGetLastError();
   });
 }
 
 std::string blocks(const detail::NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
-  return s(p.regs.vec) + "x" + s(p.regs.vec) + " blocks of dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
-         s(p.form.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(p.regs.lanes_a.divisor) +
-         " threads along src's, " + s(p.regs.per_thread) + " blocks a thread";
+  const layout::NdVecRegs& g = p.params<layout::NdVecRegs>();
+  return s(g.vec) + "x" + s(g.vec) + " blocks of dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
+         s(p.form.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(g.lanes_a.divisor) +
+         " threads along src's, " + s(g.per_thread) + " blocks a thread";
 }
 
 }  // namespace

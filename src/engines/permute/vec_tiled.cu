@@ -93,14 +93,14 @@ __global__ void __launch_bounds__(layout::NdVecTile<E>::threads, layout::NdVecTi
 }
 
 bool plan(detail::NdPlan* p, const char** why) {
-  if (!layout::nd_vec_tiles(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &p->vec,
-                            why))
+  layout::NdVecTiles& t = p->make<layout::NdVecTiles>();
+  if (!layout::nd_vec_tiles(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &t, why))
     return false;
-  layout::order_outer_for_tiles(p->vec, &p->form);
+  layout::order_outer_for_tiles(t, &p->form);
   const int threads =
       layout::with_elem_bytes(p->form.elem_bytes, [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; });
   p->block = {uint32_t(threads), 1, 1};
-  p->grid = {p->vec.tiles_a * p->vec.tiles_b, uint32_t(std::min<int64_t>(p->vec.groups, layout::max_grid_yz)), 1};
+  p->grid = {t.tiles_a * t.tiles_b, uint32_t(std::min<int64_t>(t.groups, layout::max_grid_yz)), 1};
   return true;
 }
 
@@ -108,15 +108,16 @@ cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
   return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     permute_vec_tiled<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.vec);
+        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.params<layout::NdVecTiles>());
     return cudaGetLastError();
   });
 }
 
 std::string blocks(const detail::NdPlan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
-  return s(p.vec.rows) + "x" + s(p.vec.cols()) + " tiles (swizzled " + s(p.vec.tile) + "x" + s(p.vec.tile) +
-         " slabs) of " + s(p.vec.subs) + " outer indices x dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
+  const layout::NdVecTiles& t = p.params<layout::NdVecTiles>();
+  return s(t.rows) + "x" + s(t.cols()) + " tiles (swizzled " + s(t.tile) + "x" + s(t.tile) + " slabs) of " + s(t.subs) +
+         " outer indices x dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
          s(p.form.extent_a) + "), 16-byte vectors on both sides";
 }
 

@@ -78,10 +78,6 @@ PlanOptions options_for(const Engine& e, const Problem& p, const Tuning& t) {
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
-      {"short_side", XPOSE_ENGINE(skinny), [](const Problem&, const Device&, const Tuning&) { return true; },
-       "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
-       "cols), any element size, any batch",
-       "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
       {"tile_batch", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.batch > 1 && middle_size(p) && p.bytes() <= t.tile_batch_side &&
@@ -101,6 +97,10 @@ const std::vector<Rule>& rules() {
        "matrices of at least 64x64 (whole byte tiles); 2- and 4-byte matrices up to 8 KiB that fill less than 3/4 of "
        "the 32x64-element tiles covering them",
        "a batch of small dense matrices: whole matrices per block"},
+      {"short_side", XPOSE_ENGINE(skinny), [](const Problem&, const Device&, const Tuning&) { return true; },
+       "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
+       "cols), any element size, any batch the rules above leave",
+       "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
        "a matrix), rows and bases 16-byte aligned, CuTe family built",

@@ -115,7 +115,9 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   EXPECT_NE("tiny_batched", chosen(with_ld(50, 100, 1, 0, 0, 2000)));   // 1-byte: 4 KiB at most
   EXPECT_NE("tiny_batched", chosen(with_ld(16, 16, 4, 20, 0, 100)));  // src rows padded
   EXPECT_NE("tiny_batched", chosen(problem(32, 32, 4)));  // one matrix
-  EXPECT_EQ("skinny", chosen(with_ld(4, 100, 4, 0, 0, 1000)));  // a short side first
+  EXPECT_EQ("tiny_batched", chosen(with_ld(4, 100, 4, 0, 0, 1000)));  // tiny matrices before a short side
+  EXPECT_EQ("tiny_batched", chosen(with_ld(4, 3, 4, 0, 0, 7554344)));
+  EXPECT_EQ("skinny", chosen(with_ld(4, 3000, 4, 0, 0, 100)));  // a short side of larger matrices
   Choice c;
   ASSERT_FALSE(choose(with_ld(32, 32, 4, 0, 0, 100000), h100, &c).failed());
   EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1"))

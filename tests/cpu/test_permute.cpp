@@ -396,11 +396,12 @@ struct DrawnBytes {
   std::vector<uint8_t> src, want, got;
   size_t offset = 0;
   Permutation p;
+  layout::NdForm form;  // p's N-D form, normalized with elements of at most `widest` bytes
   const uint8_t* from() const { return src.data() + offset; }
 };
 
-::testing::AssertionResult draw_bytes(const testing::RandomPermutation& r, size_t offset, std::mt19937_64& rng,
-                                      DrawnBytes* d) {
+::testing::AssertionResult draw_bytes(const testing::RandomPermutation& r, size_t offset, int64_t widest,
+                                      std::mt19937_64& rng, DrawnBytes* d) {
   const int64_t E = r.elem_bytes;
   d->offset = offset;
   d->src.assign(offset + size_t(r.src_span_elements() * E), 0);
@@ -412,6 +413,9 @@ struct DrawnBytes {
                          r.src_or_null(), r.dst_or_null()};
   const Result e = resolve_permute(args, &d->p);
   if (e.failed()) return ::testing::AssertionFailure() << e.message;
+  const char* why = nullptr;
+  if (!layout::nd_form(layout::normalize(d->p.shape(), widest), &d->form, &why))
+    return ::testing::AssertionFailure() << "no N-D form: " << (why ? why : "");
   return ::testing::AssertionSuccess();
 }
 
@@ -426,17 +430,13 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   for (int trial = 0; trial < 1000; ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, true);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
-    const int64_t E = r.elem_bytes;
     DrawnBytes d;
-    ASSERT_TRUE(draw_bytes(r, 0, rng, &d));
+    ASSERT_TRUE(draw_bytes(r, 0, 16, rng, &d));  // the vectors' bases are 16-byte aligned
     const std::vector<uint8_t>& src = d.src;
     const std::vector<uint8_t>& want = d.want;
     std::vector<uint8_t>& got = d.got;
-    const Permutation& p = d.p;
-    const layout::PermuteAxes n = layout::normalize(p.shape(), 16);  // the vectors' bases are 16-byte aligned
-    layout::NdForm f;
+    layout::NdForm f = d.form;
     const char* why = nullptr;
-    ASSERT_TRUE(layout::nd_form(n, &f, &why)) << why;
     layout::NdVecRegs g;
     if (layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &g,
                             &why)) {
@@ -481,13 +481,11 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     const int64_t E = r.elem_bytes;
     DrawnBytes d;
-    ASSERT_TRUE(draw_bytes(r, size_t(E) * (rng() % 2), rng, &d));  // off 16 bytes half the time
+    ASSERT_TRUE(draw_bytes(r, size_t(E) * (rng() % 2), E, rng, &d));  // off 16 bytes half the time
     const std::vector<uint8_t>& want = d.want;
     std::vector<uint8_t>& got = d.got;
-    const Permutation& p = d.p;
-    layout::NdForm f;
+    layout::NdForm f = d.form;
     const char* why = nullptr;
-    ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;
     layout::NdAlignedStores t;
     if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(d.from()), &t, &why)) continue;
     ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
@@ -520,16 +518,13 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 13, false);
     const int most = trial % 3 ? 4 << (rng() % 9) : 0;  // 4 .. 1024 elements; 0: the kernel's
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + ", tiles of at most " + std::to_string(most));
-    const int64_t E = r.elem_bytes;
     DrawnBytes d;
-    ASSERT_TRUE(draw_bytes(r, 0, rng, &d));
+    ASSERT_TRUE(draw_bytes(r, 0, r.elem_bytes, rng, &d));
     const std::vector<uint8_t>& src = d.src;
     const std::vector<uint8_t>& want = d.want;
     std::vector<uint8_t>& got = d.got;
-    const Permutation& p = d.p;
-    layout::NdForm f;
+    layout::NdForm f = d.form;
     const char* why = nullptr;
-    ASSERT_TRUE(layout::nd_form(layout::normalize(p.shape(), E), &f, &why)) << why;
     layout::NdPacked t;
     if (!layout::nd_packed(&f, &t, &why, most)) continue;
     ASSERT_TRUE(run_packed(f, t, src.data(), got.data())) << layout::text(t);

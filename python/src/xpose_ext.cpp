@@ -551,6 +551,132 @@ nb::object permute_torch(const std::string& fn, nb::handle x, nb::handle out, co
   return result.give(fn);
 }
 
+// ---- Plain PyTorch tensors in eager mode, without a Python frame ----
+// xpose's public functions hand a plain torch.Tensor here first. Where everything is plain (x and
+// out exact torch.Tensors that DLPack's exchange reads, on a CUDA device or the CPU, not lazily
+// conjugated or negated; axes a list or tuple of ints; nothing for autograd to record or refuse;
+// for a new result, no tracing, torch function or dispatch mode or functorch transform active)
+// the call is served here as the Python layer would serve it; anything else returns None and
+// the Python layer takes the call (and says what is wrong). The conditions are those of
+// _permute_torch, _check_torch_tensor, _check_torch_out and _torch._plain_eager (the exchange
+// refuses sparse, quantized and meta tensors itself).
+struct TorchQueries {
+  PyTypeObject* tensor = nullptr;
+  nb::object grad_enabled, tracing, function_modes, dispatch_modes, functorch;
+  nb::object is_conj = nb::str("is_conj"), is_neg = nb::str("is_neg"), is_inference = nb::str("is_inference"),
+             requires_grad = nb::str("requires_grad");
+};
+TorchQueries* torch_queries = nullptr;  // set once, kept for the module's life
+
+// Whether torch (the module) has every query the fast path asks; from then on it is used.
+bool use_torch_fast(nb::handle torch) {
+  if (torch_exchange == nullptr) return false;
+  auto q = std::make_unique<TorchQueries>();
+  try {
+    nb::object tensor = torch.attr("Tensor");
+    nb::object C = torch.attr("_C");
+    q->grad_enabled = torch.attr("is_grad_enabled");
+    q->tracing = C.attr("_is_tracing");
+    q->function_modes = C.attr("_len_torch_function_stack");
+    q->dispatch_modes = C.attr("_len_torch_dispatch_stack");
+    q->functorch = C.attr("_are_functorch_transforms_active");
+    if (!PyType_Check(tensor.ptr())) return false;
+    q->tensor = reinterpret_cast<PyTypeObject*>(tensor.release().ptr());  // a reference kept
+  } catch (const nb::python_error&) {
+    return false;  // a PyTorch without one of them: the Python layer serves every call
+  }
+  if (torch_queries == nullptr) torch_queries = q.release();
+  return true;
+}
+
+// The Python truth of a new reference (consumed); a query that fails counts as true, so that
+// the Python layer takes the call.
+bool truthy(PyObject* value) {
+  const int t = value != nullptr ? PyObject_IsTrue(value) : -1;
+  Py_XDECREF(value);
+  if (t < 0) PyErr_Clear();
+  return t != 0;
+}
+bool attr_true(nb::handle o, const nb::object& name) { return truthy(PyObject_GetAttr(o.ptr(), name.ptr())); }
+bool method_true(nb::handle o, const nb::object& name) { return truthy(PyObject_CallMethodNoArgs(o.ptr(), name.ptr())); }
+bool call_true(const nb::object& f) { return truthy(PyObject_CallNoArgs(f.ptr())); }
+
+// t's view where t is a plain tensor (above), else false.
+bool plain_view(const TorchQueries& q, nb::handle t, const char* name, View* v) {
+  if (Py_TYPE(t.ptr()) != q.tensor) return false;
+  dl::Tensor d{};
+  if (torch_exchange->dltensor_from_py_object_no_sync(t.ptr(), &d) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  const int32_t type = d.device.device_type;
+  if (d.ndim < 0 || d.ndim > kMaxRank || d.dtype.lanes != 1 || d.dtype.bits % 8 != 0 ||
+      (type != dl::kCUDA && type != dl::kCPU && type != dl::kCUDAHost))
+    return false;
+  if (method_true(t, q.is_conj) || method_true(t, q.is_neg)) return false;
+  *v = dl_view("", name, d);
+  v->dtype = d.dtype;
+  return true;
+}
+
+// The axes of a plain call: a list or tuple of nd ints (negative ones from the end), each axis
+// once; None reverses them where `reverse_none` (NumPy's reading). False: the Python layer reads them.
+bool plain_axes(nb::handle axes, int nd, bool reverse_none, std::vector<int>* out) {
+  if (axes.is_none()) {
+    for (int k = nd - 1; k >= 0; --k) out->push_back(k);
+    return reverse_none;
+  }
+  PyObject* seq = axes.ptr();
+  if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) return false;
+  if (PySequence_Fast_GET_SIZE(seq) != nd) return false;
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  uint32_t seen = 0;
+  for (int k = 0; k < nd; ++k) {
+    if (!PyLong_CheckExact(items[k])) return false;
+    int overflow = 0;
+    long d = PyLong_AsLongAndOverflow(items[k], &overflow);
+    if (overflow != 0) return false;
+    if (d < 0) d += nd;
+    if (d < 0 || d >= nd || (seen >> d & 1u) != 0) return false;
+    seen |= 1u << d;
+    out->push_back(int(d));
+  }
+  return true;
+}
+
+// xpose.<fn>(x, axes, out) where all is plain, else None. fn "matrix_transpose" and "transpose"
+// swap the last two axes (axes unread).
+nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::handle out) {
+  const TorchQueries* q = torch_queries;
+  View xv, ov;
+  if (q == nullptr || !plain_view(*q, x, "x", &xv)) return nb::none();
+  std::vector<int> dims;
+  if (fn == "matrix_transpose" || fn == "transpose") {
+    if (xv.ndim < 2) return nb::none();
+    for (int k = 0; k < xv.ndim; ++k) dims.push_back(k);
+    std::swap(dims[size_t(xv.ndim) - 1], dims[size_t(xv.ndim) - 2]);
+  } else if (!plain_axes(axes, xv.ndim, fn == "permute", &dims)) {
+    return nb::none();
+  }
+  const bool grad = call_true(q->grad_enabled);
+  if (out.is_none()) {
+    if ((grad && attr_true(x, q->requires_grad)) || call_true(q->tracing) || call_true(q->function_modes) ||
+        call_true(q->dispatch_modes) || call_true(q->functorch))
+      return nb::none();
+    int64_t shape[kMaxRank];
+    result_shape(fn, xv, dims, shape);
+    NewTensor result(fn, xv, shape);
+    run(fn, xv, result.view(), dims, torch_stream(fn, xv), "auto");
+    return result.give(fn);
+  }
+  if (!plain_view(*q, out, "out", &ov) || std::memcmp(&ov.dtype, &xv.dtype, sizeof xv.dtype) != 0 ||
+      ov.device != xv.device || method_true(out, q->is_inference) ||
+      (grad && (attr_true(x, q->requires_grad) || attr_true(out, q->requires_grad))))
+    return nb::none();  // the Python layer serves it, or says what is wrong in PyTorch's terms
+  run(fn, xv, ov, dims, torch_stream(fn, xv), "auto");
+  return nb::borrow(out);
+}
+
 // xpose.Plan's native half: a permutation of one layout of x and out (as fields), checked and
 // planned once on their device; execute takes arrays of that layout and re-checks their bases.
 class ArrayPlan {
@@ -679,6 +805,8 @@ NB_MODULE(_xpose, m) {
   m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
   m.def("use_torch_exchange", &use_torch_exchange, "tensor_type"_a);
   m.def("permute_torch", &permute_torch, "fn"_a, "x"_a, "out"_a.none(), "axes"_a, "kernel"_a);
+  m.def("use_torch_fast", &use_torch_fast, "torch"_a);
+  m.def("torch_call", &torch_call, "fn"_a, "x"_a, "axes"_a.none(), "out"_a.none());
   m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
         "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);
   nb::class_<ArrayPlan>(m, "ArrayPlan")

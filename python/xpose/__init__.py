@@ -183,18 +183,30 @@ def permute_dims(x, axes, out=None):
     (autograd, inference tensors) or CUDA fails; nothing is written when a check fails.
     PyTorch tensors without `out` go through the custom op `torch.ops.xpose.permute` where it
     adds something (torch.compile, autograd, tracing, meta tensors)."""
+    if type(x) is _PLAIN and not _compiling():
+        y = _xpose.torch_call("permute_dims", x, axes, out)
+        if y is not None:
+            return y
     return _permute(x, axes, out, "permute_dims")
 
 
 def matrix_transpose(x, out=None):
     """The last two axes of `x` swapped (any rank of 2 or more), as the Python array API's
     `matrix_transpose`: `permute_dims(x, (..., -1, -2))`, under the same rules."""
+    if type(x) is _PLAIN and not _compiling():
+        y = _xpose.torch_call("matrix_transpose", x, None, out)
+        if y is not None:
+            return y
     return _matrix_transpose(x, out, "auto", "matrix_transpose")
 
 
 def permute(x, dims=None, out=None):
     """`permute_dims` under NumPy's name and reading: `numpy.transpose(x, dims)` made dense;
     `dims` None reverses the axes."""
+    if type(x) is _PLAIN and not _compiling():
+        y = _xpose.torch_call("permute", x, dims, out)
+        if y is not None:
+            return y
     return _permute(x, dims, out, "permute")
 
 
@@ -202,6 +214,10 @@ def transpose(x, out=None, kernel="auto"):
     """`matrix_transpose`: the last two axes swapped (2-D, a 3-D batch of matrices, or more
     axes), under the same rules. `kernel` names one of `xpose.kernels()` instead of the
     automatic choice (GPU arrays only)."""
+    if type(x) is _PLAIN and kernel == "auto" and not _compiling():
+        y = _xpose.torch_call("transpose", x, None, out)
+        if y is not None:
+            return y
     return _matrix_transpose(x, out, kernel, "transpose")
 
 
@@ -426,14 +442,27 @@ def _permute(x, axes, out, fn, kernel="auto"):
 
 
 _TORCH_EXCHANGE = False  # whether torch.Tensor offers DLPack's C exchange API (PyTorch 2.10 and later)
+# torch.Tensor where the native boundary serves plain tensors in eager mode itself
+# (_xpose.torch_call: the checks of _permute_torch and _torch._plain_eager, made without a Python
+# frame; None where anything is not plain, and this layer takes the call). Never under
+# torch.compile's tracing, which records the custom op instead.
+_PLAIN = None
+
+
+def _compiling():
+    return False  # until torch is seen: torch.compiler.is_compiling from then on
 
 
 def _seen_torch():
-    global _TENSOR, _TORCH_EXCHANGE
+    global _TENSOR, _TORCH_EXCHANGE, _PLAIN, _compiling
     if _TENSOR is not None:  # once: the exchange table is read when torch is first seen
         return
-    tensor = sys.modules["torch"].Tensor
+    torch = sys.modules["torch"]
+    tensor = torch.Tensor
     _TORCH_EXCHANGE = _xpose.use_torch_exchange(tensor)
+    compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
+    if _TORCH_EXCHANGE and compiling is not None and _xpose.use_torch_fast(torch):
+        _compiling, _PLAIN = compiling, tensor
     _TENSOR = tensor
 
 

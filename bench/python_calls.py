@@ -11,7 +11,9 @@ own copy of the same bytes (`out.copy_(x)`, `cupy.copyto`, a jitted `x + 0` for 
 
   host_us   N calls back to back, one synchronization at the end: microseconds a call
   call_ms   one call from an idle GPU: CUDA events around it (JAX: the wall clock to
-            block_until_ready), the L2 flushed first; the median of --reps calls
+            block_until_ready), the L2 flushed first; the median of --reps calls, a case's
+            rows taken in turn within each rep (a drift of clocks or placement over the
+            run reaches every row alike)
   pct_copy  the ceiling's call_ms over the row's: 100 is the speed of the copy
 
 The cases: the named list below (the layouts users meet: attention heads, images, matrices),
@@ -119,19 +121,24 @@ def main():
         done()
         return (time.perf_counter() - t0) / args.calls * 1e6
 
-    def call_ms(fn):
-        """One call from an idle, L2-flushed GPU, CUDA events around it (the host cost inside)."""
-        times = []
+    def one_call(fn):
+        """One call from an idle, L2-flushed GPU, CUDA events around it (the host cost inside), ms."""
+        flush.zero_()
+        sync()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end)
+
+    def call_ms(fns):
+        """The median of --reps single calls of each of fns, taken in turn within each rep."""
+        times = [[] for _ in fns]
         for _ in range(args.reps):
-            flush.zero_()
-            sync()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return statistics.median(times)
+            for k, fn in enumerate(fns):
+                times[k].append(one_call(fn))
+        return [statistics.median(t) for t in times]
 
     def wall_ms(fn):
         """JAX: one call to block_until_ready on the wall clock, the L2 flushed first."""
@@ -159,17 +166,17 @@ def main():
         y = torch.empty(shape, dtype=tdt, device="cuda")
         copy_out = torch.empty_like(x)
         mib = x.numel() * x.element_size() / 2**20
-        rows = []
+        timed = []  # (lib, what, fn, done, ceiling row): timed together, below
 
-        def row(lib, what, fn, done, ceiling, timer=call_ms, check=None):
+        def row(lib, what, fn, done, ceiling=None, check=None):
             if check is not None and not check():
                 fail(f"{label}: {lib} {what} differs from x.permute(perm).contiguous()")
-            rows.append((lib, what, host_us(fn, done), timer(fn), ceiling))
+            timed.append((lib, what, fn, done, len(timed) if ceiling is None else ceiling))
+            return len(timed) - 1
 
-        torch_copy = call_ms(lambda: copy_out.copy_(x))
         as_ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
         bits = lambda a: a.view(as_ints[a.element_size()])  # noqa: E731 - compare bits: NaNs too
-        row("torch", "copy (ceiling)", lambda: copy_out.copy_(x), sync, torch_copy)
+        torch_copy = row("torch", "copy (ceiling)", lambda: copy_out.copy_(x), sync)
         row("torch", "x.permute(p).contiguous()", lambda: x.permute(perm).contiguous(), sync, torch_copy)
         row("xpose", "permute_dims(x, p)", lambda: xpose.permute_dims(x, perm), sync, torch_copy,
             check=lambda: torch.equal(bits(xpose.permute_dims(x, perm)), bits(want)))
@@ -183,10 +190,12 @@ def main():
             c = cp.from_dlpack(x)
             c_out = cp.empty_like(c)
             cdone = cp.cuda.Device().synchronize
-            cupy_copy = call_ms(lambda: cp.copyto(c_out, c))
-            row("cupy", "copyto (ceiling)", lambda: cp.copyto(c_out, c), cdone, cupy_copy)
+            cupy_copy = row("cupy", "copyto (ceiling)", lambda: cp.copyto(c_out, c), cdone)
             row("cupy", "ascontiguousarray(x.transpose(p))", lambda: cp.ascontiguousarray(c.transpose(perm)), cdone,
                 cupy_copy)
+        hus = [host_us(fn, done) for _, _, fn, done, _ in timed]
+        ms = call_ms([fn for _, _, fn, _, _ in timed])
+        rows = [(lib, what, h, m, ms[ceiling]) for (lib, what, _, _, ceiling), h, m in zip(timed, hus, ms)]
         if jax is not None:
             j = jax.dlpack.from_dlpack(x)
             jcopy = jax.jit(lambda v: v + jnp.zeros((), v.dtype))

@@ -723,6 +723,36 @@ class ArrayPlan {
     return result.give(fn_);
   }
 
+  // A plain PyTorch tensor's dtype (through DLPack's exchange), for call_plain.
+  void plain_dtype(nb::handle x) {
+    const TorchQueries* q = torch_queries;
+    View v;
+    if (q != nullptr && plain_view(*q, x, "x", &v)) dtype_ = v.dtype, plain_ = true;
+  }
+
+  // Plain PyTorch tensors of the plan's dtype on a CUDA device (torch_call's conditions for out),
+  // served without a Python check; else None, and xpose.Plan's Python half takes the call.
+  nb::object call_plain(nb::handle x, nb::handle out) const {
+    const TorchQueries* q = torch_queries;
+    View xv, ov;
+    if (!plain_ || q == nullptr || !plain_view(*q, x, "x", &xv) || xv.device < 0 ||
+        std::memcmp(&xv.dtype, &dtype_, sizeof dtype_) != 0)
+      return nb::none();
+    const uintptr_t stream = torch_stream(fn_, xv);
+    if (out.is_none()) {
+      same_layout(xv, x_);  // before anything is allocated
+      NewTensor result(fn_, xv, out_.shape);
+      launch(xv, result.view(), stream);
+      return result.give(fn_);
+    }
+    if (!plain_view(*q, out, "out", &ov) || std::memcmp(&ov.dtype, &dtype_, sizeof dtype_) != 0 || ov.device < 0 ||
+        method_true(out, q->is_inference) ||
+        (call_true(q->grad_enabled) && (attr_true(x, q->requires_grad) || attr_true(out, q->requires_grad))))
+      return nb::none();
+    launch(xv, ov, stream);
+    return nb::borrow(out);
+  }
+
   std::string explain() const { return xpose_plan_explain(plan_.plan); }
 
  private:
@@ -763,6 +793,8 @@ class ArrayPlan {
   std::string kernel_;
   Planned plan_;
   bool empty_ = false;
+  bool plain_ = false;  // dtype_ read
+  dl::DataType dtype_{};
 };
 
 std::vector<std::string> kernel_names() {
@@ -818,6 +850,8 @@ NB_MODULE(_xpose, m) {
       .def("execute", &ArrayPlan::execute, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a, "out_shape"_a,
            "out_strides"_a, "itemsize"_a, "device"_a, "stream"_a)
       .def("execute_torch", &ArrayPlan::execute_torch, "x"_a, "out"_a.none())
+      .def("plain_dtype", &ArrayPlan::plain_dtype, "x"_a)
+      .def("call_plain", &ArrayPlan::call_plain, "x"_a, "out"_a.none())
       .def("explain", &ArrayPlan::explain);
   const auto released = nb::call_guard<nb::gil_scoped_release>();
   nb::class_<DistPlan>(m, "DistPlan")

@@ -64,6 +64,11 @@ def test_a_plan_runs_on_every_array_of_its_layout():
             assert same_bits(y, x.permute(axes)), f"seed {seed} trial {trial}: {shape} {axes} {dtype}"
             out = torch.full_like(y, 0)
             assert plan(x, out=out) is out and same_bits(out, y)
+            plain, xpose._PLAIN = xpose._PLAIN, None  # the Python layer's path, the same bits
+            try:
+                assert same_bits(plan(x), y) and plan(x, out=out) is out and same_bits(out, y)
+            finally:
+                xpose._PLAIN = plain
 
 
 @needs_gpu
@@ -82,7 +87,10 @@ def test_a_plan_with_out_and_other_streams():
 
 
 @needs_gpu
-def test_arrays_of_another_layout_are_refused_and_nothing_is_written():
+@pytest.mark.parametrize("native", [True, False], ids=["native eager path", "Python layer"])
+def test_arrays_of_another_layout_are_refused_and_nothing_is_written(native, monkeypatch):
+    if not native:
+        monkeypatch.setattr(xpose, "_PLAIN", None)
     x = random_tensor((8, 16), torch.float32, torch.Generator(device="cuda").manual_seed(2))
     plan = xpose.Plan(x, (1, 0))
     out = torch.full((16, 8), 3.0, device="cuda")

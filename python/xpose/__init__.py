@@ -259,6 +259,10 @@ class Plan:
             self._check_out(x, out, fn)
             fo = _fields(out, lib, "out", fn)
         self._native = _xpose.ArrayPlan(fn, *fx[:3], *fo[:3], fx[3], fx[4], dims, kernel)
+        if lib == "torch":
+            _seen_torch()
+            if type(x) is _PLAIN:  # plain tensors of x's dtype are then served without a Python check
+                self._native.plain_dtype(x)
 
     def _check_out(self, x, out, fn):
         _check_out_of(self._lib, x, out, fn)
@@ -266,6 +270,10 @@ class Plan:
             _check_torch_out(x, out, fn)
 
     def __call__(self, x, out=None):
+        if type(x) is _PLAIN:
+            y = self._native.call_plain(x, out)
+            if y is not None:
+                return y
         fn = "Plan"
         if _library(x) != self._lib or x.dtype != self._dtype:
             raise _error(TypeError, f"x is {type(x).__module__}.{type(x).__name__} of {getattr(x, 'dtype', None)}; "

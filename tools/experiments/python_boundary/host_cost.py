@@ -1,6 +1,6 @@
 """Host microseconds per call as users call it: N calls back to back, one synchronization at
-the end, the median of 5 repeats; xpose beside each library's own permute-and-copy, on small
-tensors (where the host cost is all there is).
+the end, the median of 5 repeats (a table's rows in turn within each); xpose beside each
+library's own permute-and-copy, on small tensors (where the host cost is all there is).
     PYTHONPATH=<site with xpose> python3 host_cost.py"""
 import statistics
 import time
@@ -10,22 +10,22 @@ import xpose
 N = 3000
 
 
-def per_call(f, sync):
-    f()
-    sync()
-    runs = []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(N):
-            f()
-        sync()
-        runs.append((time.perf_counter() - t0) / N * 1e6)
-    return statistics.median(runs)
-
-
 def table(lib, cases, sync):
-    for what, f in cases:
-        print(f"| {lib} | {what} | {per_call(f, sync):.1f} |", flush=True)
+    """Each case's calls a microsecond, the median of 5 repeats; the cases taken in turn within a
+    repeat, so that a change of the machine's speed during the run reaches every row alike."""
+    for _, f in cases:
+        f()
+    sync()
+    runs = [[] for _ in cases]
+    for _ in range(5):
+        for k, (_, f) in enumerate(cases):
+            t0 = time.perf_counter()
+            for _ in range(N):
+                f()
+            sync()
+            runs[k].append((time.perf_counter() - t0) / N * 1e6)
+    for (what, _), r in zip(cases, runs):
+        print(f"| {lib} | {what} | {statistics.median(r):.1f} |", flush=True)
 
 
 print("| library | call | host us/call |\n|---|---|---:|")

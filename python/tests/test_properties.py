@@ -293,3 +293,74 @@ def test_gpu_views(name):
         check(backend, request, seed)
 
     run()
+
+
+# JAX arrays have no strides a user sets: their views are JAX's own ops (transposes, steps,
+# slices at an offset, broadcasts), each a new array. Any such array, of every element type JAX
+# has, through xpose.permute_dims eagerly and xpose.jax.permute_dims under jax.jit, is
+# jnp.transpose bit for bit, or a bad `axes` is refused in one line. On JAX's default device
+# (the GPU where there is one).
+JAX_DTYPES = ["bool", "int8", "uint8", "float8_e4m3fn", "float8_e5m2", "float16", "bfloat16", "int16", "int32",
+              "float32", "complex64"]
+
+
+@st.composite
+def jax_requests(draw):
+    shape = draw(st.lists(st.integers(0, 6), min_size=1, max_size=5))
+    views = draw(st.lists(st.sampled_from(["transpose", "step", "offset", "broadcast"]), max_size=3))
+    dtype = draw(st.sampled_from(JAX_DTYPES))
+    good = draw(st.integers(0, 9)) > 0
+    return shape, views, dtype, good, draw(st.randoms(use_true_random=False))
+
+
+def test_jax_arrays():
+    jax = pytest.importorskip("jax", reason="JAX is not installed")
+    jnp = pytest.importorskip("jax.numpy")
+    import xpose.jax as xj
+
+    jitted = {}
+
+    @given(request=jax_requests(), seed=SEEDS)
+    def run(request, seed):
+        shape, views, dtype, good, rnd = request
+        dt = jnp.dtype(dtype)
+        raw = np.random.default_rng(seed).integers(0, 256, int(np.prod(shape)) * dt.itemsize, dtype=np.uint8)
+        if dtype == "bool":
+            raw &= 1
+        x = jnp.asarray(raw.view(dt).reshape(shape))
+        for v in views:
+            if v == "transpose":
+                order = list(range(x.ndim))
+                rnd.shuffle(order)
+                x = jnp.transpose(x, order)
+            elif v == "step":
+                x = x[(slice(None, None, 2),) * x.ndim]
+            elif v == "offset":
+                x = x[(slice(1, None),) * x.ndim]
+            elif x.ndim < 6:
+                x = jnp.broadcast_to(x, (3,) + x.shape)
+        axes = list(range(x.ndim))
+        rnd.shuffle(axes)
+        if rnd.random() < 0.3:
+            axes = [a - x.ndim for a in axes]
+        if not good:
+            axes = axes[:-1] if axes and rnd.random() < 0.5 else axes + [0]
+        note(f"{dtype} {shape} views {views} -> {x.shape}, axes {axes}")
+        want = np.asarray(jnp.transpose(x, [a % x.ndim for a in axes])) if good else None
+        for name, call in (("permute_dims", lambda: xpose.permute_dims(x, axes)),
+                           ("jax.permute_dims", lambda: jitted.setdefault(
+                               (tuple(axes),), jax.jit(lambda v, a=tuple(axes): xj.permute_dims(v, a)))(x))):
+            if not good:
+                with pytest.raises(ValueError) as e:
+                    call()
+                message = str(e.value)
+                assert message.startswith(f"xpose.{name}: ") and "\n" not in message, message
+                continue
+            y = call()
+            assert isinstance(y, jax.Array) and y.dtype == x.dtype and y.shape == want.shape, (name, y.shape)
+            assert np.asarray(y).tobytes() == want.tobytes(), f"xpose.{name} differs from jnp.transpose"
+            assert list(y.devices()) == list(x.devices()), "the result left x's device"
+
+    if not xj.available():
+        pytest.skip("this xpose was built without jaxlib in its build environment (no custom call)")
+    run()

@@ -432,33 +432,29 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     DrawnBytes d;
     ASSERT_TRUE(draw_bytes(r, 0, 16, rng, &d));  // the vectors' bases are 16-byte aligned
-    const std::vector<uint8_t>& src = d.src;
-    const std::vector<uint8_t>& want = d.want;
-    std::vector<uint8_t>& got = d.got;
     layout::NdForm f = d.form;
     const char* why = nullptr;
     layout::NdVecRegs g;
-    if (layout::nd_vec_regs(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &g,
-                            &why)) {
-      std::vector<uint8_t> by_regs(got.size(), 0xA5);
-      ASSERT_TRUE(run_vec_regs(f, g, src.data(), by_regs.data()));
-      ASSERT_EQ(want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise; "
-                               << layout::text(f);
+    const uintptr_t from = reinterpret_cast<uintptr_t>(d.src.data()), to = reinterpret_cast<uintptr_t>(d.got.data());
+    if (layout::nd_vec_regs(f, from, to, &g, &why)) {
+      std::vector<uint8_t> by_regs(d.got.size(), 0xA5);
+      ASSERT_TRUE(run_vec_regs(f, g, d.src.data(), by_regs.data()));
+      ASSERT_EQ(d.want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise; "
+                                 << layout::text(f);
       ++regs;
     }
     layout::NdVecTiles t;
-    if (layout::nd_vec_tiles(f, reinterpret_cast<uintptr_t>(src.data()), reinterpret_cast<uintptr_t>(got.data()), &t,
-                             &why)) {
+    if (layout::nd_vec_tiles(f, from, to, &t, &why)) {
       const int64_t second = f.outer_rank > 1 ? f.outer_src[1] : 0;
       layout::order_outer_for_tiles(t, &f);  // may visit the outer axes in src's order
       reordered += f.outer_rank > 1 && f.outer_src[1] != second;
-      ASSERT_TRUE(run_vec_tiles(f, t, src.data(), got.data()));
-      ASSERT_EQ(want, got) << "the vector tiles (" << t.subs << " outer indices a tile) write otherwise";
+      ASSERT_TRUE(run_vec_tiles(f, t, d.src.data(), d.got.data()));
+      ASSERT_EQ(d.want, d.got) << "the vector tiles (" << t.subs << " outer indices a tile) write otherwise";
       ++vector_tiles;
       packed += t.subs > 1;
     } else if (!f.tiled) {
-      run_rows_chunks(f, src.data(), got.data(), 1 + int64_t(rng() % 40));
-      ASSERT_EQ(want, got) << "the rows kernel's chunks write otherwise";
+      run_rows_chunks(f, d.src.data(), d.got.data(), 1 + int64_t(rng() % 40));
+      ASSERT_EQ(d.want, d.got) << "the rows kernel's chunks write otherwise";
       ++rows;
     }
   }
@@ -482,17 +478,15 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     const int64_t E = r.elem_bytes;
     DrawnBytes d;
     ASSERT_TRUE(draw_bytes(r, size_t(E) * (rng() % 2), E, rng, &d));  // off 16 bytes half the time
-    const std::vector<uint8_t>& want = d.want;
-    std::vector<uint8_t>& got = d.got;
     layout::NdForm f = d.form;
     const char* why = nullptr;
     layout::NdAlignedStores t;
     if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(d.from()), &t, &why)) continue;
     ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
     ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
-    ASSERT_TRUE(run_aligned_stores(f, t, d.from(), got.data()));
-    ASSERT_EQ(want, got) << "the aligned stores (rows x" << t.row_fused << ", columns x" << t.col_fused
-                         << ") write otherwise";
+    ASSERT_TRUE(run_aligned_stores(f, t, d.from(), d.got.data()));
+    ASSERT_EQ(d.want, d.got) << "the aligned stores (rows x" << t.row_fused << ", columns x" << t.col_fused
+                             << ") write otherwise";
     ++served;
     row_fused += t.row_fused > 1;
     col_fused += t.col_fused > 1;
@@ -520,15 +514,12 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + ", tiles of at most " + std::to_string(most));
     DrawnBytes d;
     ASSERT_TRUE(draw_bytes(r, 0, r.elem_bytes, rng, &d));
-    const std::vector<uint8_t>& src = d.src;
-    const std::vector<uint8_t>& want = d.want;
-    std::vector<uint8_t>& got = d.got;
     layout::NdForm f = d.form;
     const char* why = nullptr;
     layout::NdPacked t;
     if (!layout::nd_packed(&f, &t, &why, most)) continue;
-    ASSERT_TRUE(run_packed(f, t, src.data(), got.data())) << layout::text(t);
-    ASSERT_EQ(want, got) << "the packed tiles write otherwise: " << layout::text(t);
+    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.got.data())) << layout::text(t);
+    ASSERT_EQ(d.want, d.got) << "the packed tiles write otherwise: " << layout::text(t);
     ++served;
     ++cut[t.split_rank];
     overlapping += t.load_rank + t.store_rank > t.rank;

@@ -619,6 +619,14 @@ bool plain_view(const TorchQueries& q, nb::handle t, const char* name, View* v) 
   return true;
 }
 
+// out's view where out is a plain tensor of `dtype` on `device` that PyTorch lets a call with
+// x write (not an inference tensor; no gradient to refuse), else false.
+bool plain_out(const TorchQueries& q, nb::handle x, nb::handle out, const dl::DataType& dtype, int device, View* ov) {
+  return plain_view(q, out, "out", ov) && std::memcmp(&ov->dtype, &dtype, sizeof dtype) == 0 && ov->device == device &&
+         !method_true(out, q.is_inference) &&
+         !(call_true(q.grad_enabled) && (attr_true(x, q.requires_grad) || attr_true(out, q.requires_grad)));
+}
+
 // The axes of a plain call: a list or tuple of nd ints (negative ones from the end), each axis
 // once; None reverses them where `reverse_none` (NumPy's reading). False: the Python layer reads them.
 bool plain_axes(nb::handle axes, int nd, bool reverse_none, std::vector<int>* out) {
@@ -658,9 +666,8 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
   } else if (!plain_axes(axes, xv.ndim, fn == "permute", &dims)) {
     return nb::none();
   }
-  const bool grad = call_true(q->grad_enabled);
   if (out.is_none()) {
-    if ((grad && attr_true(x, q->requires_grad)) || call_true(q->tracing) || call_true(q->function_modes) ||
+    if ((call_true(q->grad_enabled) && attr_true(x, q->requires_grad)) || call_true(q->tracing) || call_true(q->function_modes) ||
         call_true(q->dispatch_modes) || call_true(q->functorch))
       return nb::none();
     int64_t shape[kMaxRank];
@@ -669,9 +676,7 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
     run(fn, xv, result.view(), dims, torch_stream(fn, xv), "auto");
     return result.give(fn);
   }
-  if (!plain_view(*q, out, "out", &ov) || std::memcmp(&ov.dtype, &xv.dtype, sizeof xv.dtype) != 0 ||
-      ov.device != xv.device || method_true(out, q->is_inference) ||
-      (grad && (attr_true(x, q->requires_grad) || attr_true(out, q->requires_grad))))
+  if (!plain_out(*q, x, out, xv.dtype, xv.device, &ov))
     return nb::none();  // the Python layer serves it, or says what is wrong in PyTorch's terms
   run(fn, xv, ov, dims, torch_stream(fn, xv), "auto");
   return nb::borrow(out);
@@ -730,7 +735,7 @@ class ArrayPlan {
     if (q != nullptr && plain_view(*q, x, "x", &v)) dtype_ = v.dtype, plain_ = true;
   }
 
-  // Plain PyTorch tensors of the plan's dtype on a CUDA device (torch_call's conditions for out),
+  // Plain PyTorch tensors of the plan's dtype on a CUDA device (out as plain_out takes it),
   // served without a Python check; else None, and xpose.Plan's Python half takes the call.
   nb::object call_plain(nb::handle x, nb::handle out) const {
     const TorchQueries* q = torch_queries;
@@ -745,10 +750,7 @@ class ArrayPlan {
       launch(xv, result.view(), stream);
       return result.give(fn_);
     }
-    if (!plain_view(*q, out, "out", &ov) || std::memcmp(&ov.dtype, &dtype_, sizeof dtype_) != 0 || ov.device < 0 ||
-        method_true(out, q->is_inference) ||
-        (call_true(q->grad_enabled) && (attr_true(x, q->requires_grad) || attr_true(out, q->requires_grad))))
-      return nb::none();
+    if (!plain_out(*q, x, out, dtype_, xv.device, &ov)) return nb::none();
     launch(xv, ov, stream);
     return nb::borrow(out);
   }

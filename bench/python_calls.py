@@ -3,7 +3,8 @@
 costs and the time of one call with that host cost in it, each against a copy of the same
 bytes measured the same way in the same run.
 
-Per case (extents, permutation, dtype): PyTorch's `x.permute(p).contiguous()`, xpose's
+Per case (extents, permutation, dtype): PyTorch's `x.permute(p).contiguous()` and `x.clone()`
+(what PyTorch's allocator adds to a copy), xpose's
 `permute_dims(x, p)` with and without `out=` and the C ABI's `xpose_permute` on the same
 tensors (the Python layer's reference), CuPy's `ascontiguousarray(x.transpose(p))`,
 JAX's jitted `jnp.transpose` and xpose.jax's jitted custom call; the ceiling is the library's
@@ -11,9 +12,10 @@ own copy of the same bytes (`out.copy_(x)`, `cupy.copyto`, a jitted `x + 0` for 
 
   host_us   N calls back to back, one synchronization at the end: microseconds a call
   call_ms   one call from an idle GPU: CUDA events around it (JAX: the wall clock to
-            block_until_ready), the L2 flushed first; the median of --reps calls, a case's
-            rows taken in turn within each rep (a drift of clocks or placement over the
-            run reaches every row alike)
+            block_until_ready), the L2 flushed first, the result kept past the end event;
+            the median of --reps calls, a case's rows all taken once within each rep, in a
+            fresh seeded order (a drift over the run, and the op that ran just before, reach
+            every row alike)
   pct_copy  the ceiling's call_ms over the row's: 100 is the speed of the copy
 
 The cases: the named list below (the layouts users meet: attention heads, images, matrices),
@@ -23,6 +25,7 @@ then --random draws (seeded; the seed is printed) of rank 2-6, 4-byte or smaller
 import datetime
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -41,7 +44,6 @@ NAMED = [  # (label, dtype, extents, perm)
 
 
 def random_cases(n, seed):
-    import random
 
     rng = random.Random(seed)
     cases = []
@@ -122,22 +124,31 @@ def main():
         return (time.perf_counter() - t0) / args.calls * 1e6
 
     def one_call(fn):
-        """One call from an idle, L2-flushed GPU, CUDA events around it (the host cost inside), ms."""
+        """One call from an idle, L2-flushed GPU, CUDA events around it (the host cost inside), ms.
+        The result is kept until the end event is recorded, as a caller keeps what it asked for:
+        freeing it inside the window would charge the call with the caller's later release."""
         flush.zero_()
         sync()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        result = fn()
         end.record()
         end.synchronize()
+        del result
         return start.elapsed_time(end)
 
+    order_rng = random.Random(seed)
+
     def call_ms(fns):
-        """The median of --reps single calls of each of fns, taken in turn within each rep."""
+        """The median of --reps single calls of each of fns, all taken once within each rep in a
+        fresh order (what ran just before moves a call by up to 25 us: each row meets every
+        predecessor alike)."""
         times = [[] for _ in fns]
         for _ in range(args.reps):
-            for k, fn in enumerate(fns):
-                times[k].append(one_call(fn))
+            order = list(range(len(fns)))
+            order_rng.shuffle(order)
+            for k in order:
+                times[k].append(one_call(fns[k]))
         return [statistics.median(t) for t in times]
 
     def wall_ms(fn):
@@ -177,6 +188,7 @@ def main():
         as_ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32}
         bits = lambda a: a.view(as_ints[a.element_size()])  # noqa: E731 - compare bits: NaNs too
         torch_copy = row("torch", "copy (ceiling)", lambda: copy_out.copy_(x), sync)
+        row("torch", "x.clone() (a copy into a new tensor)", lambda: x.clone(), sync, torch_copy)
         row("torch", "x.permute(p).contiguous()", lambda: x.permute(perm).contiguous(), sync, torch_copy)
         row("xpose", "permute_dims(x, p)", lambda: xpose.permute_dims(x, perm), sync, torch_copy,
             check=lambda: torch.equal(bits(xpose.permute_dims(x, perm)), bits(want)))

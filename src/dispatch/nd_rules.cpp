@@ -5,6 +5,7 @@
 
 #include "dispatch/registry.hpp"
 #include "engines/engines.hpp"
+#include "layout/nd_row_vectors.hpp"
 #include "layout/permute_nd.hpp"
 
 namespace xpose::detail {
@@ -43,6 +44,14 @@ const std::vector<NdRule>& nd_rules() {
        "short axes packed several to a tile side: longer runs on both sides"},
       {"tiles", &engines::permute_tiled, [](const NdPlan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},
+      {"contiguous_rows", &engines::permute_row_vectors,
+       [](const NdPlan& p, const Tuning& t) {
+         return p.form.elem_bytes <= t.nd_row_vectors_max_elem &&
+                p.params<layout::NdRowVectors>().row_bytes >= t.nd_row_vectors_min_run;
+       },
+       "one axis fastest on both sides and contiguous on both, elements of at most `nd_row_vectors_max_elem` bytes, "
+       "rows of at least `nd_row_vectors_min_run` bytes",
+       "whole rows at any alignment: 16-byte stores, 16-byte loads shifted where src and dst differ in alignment"},
       {"narrow_rows", &engines::permute_packed,
        [](const NdPlan& p, const Tuning& t) {
          const int64_t e = p.form.elem_bytes;

@@ -32,7 +32,8 @@ std::string engine_names() {
 const std::vector<const NdEngine*>& nd_engines() {
   using namespace xpose::engines;
   static const std::vector<const NdEngine*> all = {&permute_vec_regs, &permute_vec_tiled, &permute_aligned_stores,
-                                                   &permute_packed, &permute_tiled, &permute_rows};
+                                                   &permute_row_vectors, &permute_packed, &permute_tiled,
+                                                   &permute_rows};
   return all;
 }
 

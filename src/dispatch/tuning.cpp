@@ -48,6 +48,11 @@ constexpr Tuning h100 = [] {
   t.nd_regs_max_short_run = 48;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
+  // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
+  // draws (docs/performance.md, "Random problems", rule contiguous_rows): ahead for 1- to
+  // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
+  t.nd_row_vectors_min_run = 64;
+  t.nd_row_vectors_max_elem = 4;
   return t;
 }();
 

@@ -42,7 +42,9 @@ namespace xpose::detail {
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \
   X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \
-  X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed")
+  X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed") \
+  X(nd_row_vectors_min_run, true, "rule contiguous_rows: the shortest row, contiguous on both sides, permute_row_vectors takes") \
+  X(nd_row_vectors_max_elem, false, "rule contiguous_rows: the largest element it takes, bytes")
 
 struct Tuning {
   const char* name = "";     // "H100", "H200", "other GPUs"

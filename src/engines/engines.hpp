@@ -24,6 +24,7 @@ extern const Engine cute_tma;  // cute/cute_tma.cu
 extern const detail::NdEngine permute_vec_regs;        // permute/vec_regs.cu
 extern const detail::NdEngine permute_vec_tiled;       // permute/vec_tiled.cu
 extern const detail::NdEngine permute_aligned_stores;  // aligned_stores.cu, beside the 2-D kernel whose blocks it runs
+extern const detail::NdEngine permute_row_vectors;     // permute/row_vectors.cu
 extern const detail::NdEngine permute_packed;          // permute/packed.cu
 extern const detail::NdEngine permute_tiled;           // permute/tiled.cu
 extern const detail::NdEngine permute_rows;            // permute/rows.cu

@@ -18,8 +18,10 @@
 #include "cpu/reference.hpp"
 #include "dispatch/nd_rules.hpp"
 #include "dispatch/registry.hpp"
+#include "layout/aligned_dst.hpp"
 #include "layout/fast_divmod.hpp"
 #include "layout/nd_packed.hpp"
+#include "layout/nd_row_vectors.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
 #include "support/devices.hpp"
@@ -389,6 +391,65 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
       max_count);
 }
 
+// permute_row_vectors' walk on the host, as its kernel takes it: each launch's linear index
+// split into (outer index, granule), the granule's bytes from layout::row_granule at dst's
+// addresses, a whole granule's src bytes read as the aligned vectors around them and shifted
+// out (layout::shifted_chunk, shift_out_chunk) where those lie inside the src row, else element
+// by element. `src_at` and `dst_at` are the addresses the bases stand for (their alignment is
+// what the walk reads); every dst byte written is counted in `writes`.
+::testing::AssertionResult run_row_vectors(const layout::NdForm& f, const layout::NdRowVectors& t, const uint8_t* src,
+                                           uintptr_t src_at, uint8_t* dst, uintptr_t dst_at,
+                                           std::vector<int>* writes, int64_t max_count) {
+  const int64_t E = f.elem_bytes;
+  ::testing::AssertionResult result = ::testing::AssertionSuccess();
+  uint64_t outers = 0;
+  layout::for_each_row_vectors_chunk(
+      f, t,
+      [&](const layout::NdRowVectorsChunk& c) {
+        if (!result) return;
+        if (c.outer_base != outers || c.outers == 0 || uint64_t(c.outers) * t.granules.divisor > uint64_t(max_count)) {
+          result = ::testing::AssertionFailure() << "chunk at outer " << c.outer_base << " of " << c.outers;
+          return;
+        }
+        outers += c.outers;
+        for (uint32_t i = 0; i < c.outers * t.granules.divisor; ++i) {
+          uint32_t g;
+          const uint32_t outer = t.granules.divmod(i, &g);
+          int64_t s, d;
+          f.outer_offsets(c.outer_base + outer, &s, &d);
+          const uintptr_t from = src_at + uintptr_t(s * E), row = dst_at + uintptr_t(d * E);
+          const layout::RowGranule r = layout::row_granule(row, t.row_bytes, g);
+          if (r.begin >= r.end) continue;
+          uint8_t bytes[16];
+          bool have = false;
+          if (r.whole) {
+            if ((row + uintptr_t(r.first)) % 16 != 0) {
+              result = ::testing::AssertionFailure() << "a whole granule's store is not 16-byte aligned";
+              return;
+            }
+            const layout::ShiftedChunk sc = layout::shifted_chunk(from + uintptr_t(r.first), from, from + uintptr_t(t.row_bytes));
+            if (sc.whole) {
+              uint32_t w[8] = {};
+              std::memcpy(w, src + (s * E + int64_t(sc.first - from)), sc.offset ? 32 : 16);
+              uint32_t out[4];
+              layout::shift_out_chunk(w, sc.offset, out);
+              std::memcpy(bytes, out, 16);
+              have = true;
+            }
+          }
+          for (int64_t b = r.first; b < r.first + 16; ++b) {
+            if (b < 0 || b >= t.row_bytes) continue;
+            const uint8_t v = have ? bytes[b - r.first] : src[s * E + b];
+            dst[d * E + b] = v;
+            ++(*writes)[size_t(d * E + b)];
+          }
+        }
+      },
+      max_count);
+  if (result && outers != f.outer_count) return ::testing::AssertionFailure() << "the launches cover " << outers << " outer indices";
+  return result;
+}
+
 // One draw's bytes: src filled at random (its first element `offset` bytes in), the model's
 // dst in `want` and a dst for the walk under test in `got` (both 0xA5 where nothing is
 // written), and the request resolved with `got` as its dst.
@@ -529,6 +590,44 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
   EXPECT_GT(cut[2], 100);
   EXPECT_GT(cut[3], 5);
   EXPECT_GT(overlapping, 100);  // an axis in both runs
+}
+
+// permute_row_vectors' walk on rows of every alignment (the bases stand for addresses at every
+// element-aligned offset from 16 bytes, on each side), in launches cut short at random: every
+// dst byte is written once, with what the model writes.
+TEST(PermuteNdKernels, RowVectorsMatchTheModel) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int served = 0, shifted = 0, chunked = 0;
+  for (int trial = 0; trial < 3000 && served < 400; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 13, false);
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, 0, r.elem_bytes, rng, &d));
+    const layout::NdForm& f = d.form;
+    layout::NdRowVectors t;
+    const char* why = nullptr;
+    if (!layout::nd_row_vectors(f, &t, &why)) {
+      ASSERT_TRUE(f.tiled || f.src_a != 1 || f.dst_a != 1) << why;
+      continue;
+    }
+    const int64_t E = f.elem_bytes, slots = 16 / std::min<int64_t>(E, 16);
+    const uintptr_t src_at = (uintptr_t(1) << 20) + uintptr_t(E * int64_t(rng() % uint64_t(slots)));
+    const uintptr_t dst_at = (uintptr_t(1) << 30) + uintptr_t(E * int64_t(rng() % uint64_t(slots)));
+    const int64_t max_count = rng() % 2 ? layout::nd_row_vectors_max_count : int64_t(t.granules.divisor) * (1 + int64_t(rng() % 5));
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + "; " + layout::text(f) + "; src at " +
+                 std::to_string(src_at % 16) + ", dst at " + std::to_string(dst_at % 16) + " mod 16");
+    std::vector<int> writes(d.got.size(), 0);
+    ASSERT_TRUE(run_row_vectors(f, t, d.src.data(), src_at, d.got.data(), dst_at, &writes, max_count));
+    ASSERT_EQ(d.want, d.got) << "the row vectors write otherwise";
+    for (size_t b = 0; b < writes.size(); ++b) ASSERT_LE(writes[b], 1) << "dst byte " << b << " written twice";
+    ++served;
+    shifted += (src_at - dst_at) % 16 != 0 && t.row_bytes >= 48;
+    chunked += max_count < int64_t(f.outer_count) * int64_t(t.granules.divisor);
+  }
+  EXPECT_GT(served, 100);
+  EXPECT_GT(shifted, 20);
+  EXPECT_GT(chunked, 20);
 }
 
 // permute_packed's tiles of short fastest axes: both runs reach about the longest length the
@@ -798,6 +897,23 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
         ++chunks;
       });
       ASSERT_EQ(uint64_t(f.outer_count) * uint64_t(f.extent_a), covered);
+      continue;
+    }
+    if (kernel == "permute_row_vectors") {
+      const layout::NdRowVectors& t = plan.params<layout::NdRowVectors>();
+      ASSERT_FALSE(f.tiled);
+      ASSERT_EQ(1, f.src_a);
+      ASSERT_EQ(1, f.dst_a);
+      ASSERT_EQ(t.row_bytes, f.extent_a * f.elem_bytes);
+      ASSERT_GE(int64_t(t.granules.divisor) * 16, t.row_bytes + 15);  // a row at any alignment
+      uint64_t outers = 0;
+      layout::for_each_row_vectors_chunk(f, t, [&](const layout::NdRowVectorsChunk& c) {
+        ASSERT_EQ(uint64_t(c.outer_base), outers);
+        ASSERT_GE(c.outers, 1u);
+        ASSERT_LE(uint64_t(c.outers) * t.granules.divisor, uint64_t(layout::nd_row_vectors_max_count));
+        outers += c.outers;
+      });
+      ASSERT_EQ(uint64_t(f.outer_count), outers);
       continue;
     }
     ASSERT_GE(plan.grid.x, 1u);

@@ -210,8 +210,9 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
       {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "short_sides"},           // 36 bytes of rows, none to join them
       {{5, 7, 21, 21}, {1, 0, 3, 2}, 8, "tiles"},                // runs of 168 bytes, no whole vectors, 21 columns
-      {{4, 5, 3, 77}, {1, 0, 2, 3}, 2, "narrow_rows"},           // fp16 rows
-      {{4, 5, 3, 7}, {1, 0, 2, 3}, 4, "rows"},                   // the fastest axis stays fastest
+      {{4, 5, 3, 77}, {1, 0, 2, 3}, 2, "contiguous_rows"},       // fp16 rows of 462 bytes (3 x 77 fused)
+      {{4, 5, 3, 7}, {1, 0, 2, 3}, 2, "narrow_rows"},            // fp16 rows of 42 bytes (3 x 7 fused)
+      {{4, 5, 3, 3}, {1, 0, 2, 3}, 4, "rows"},                   // fp32 rows of 36 bytes
   };
   std::set<std::string> seen;
   for (const Example& e : examples) {

@@ -23,11 +23,11 @@ namespace {
 // that permutations the transpose engines take run through the N-D kernels too), where it
 // must either write what the model writes or refuse and write nothing. Exactly one of
 // permute_tiled and permute_rows serves each; permute_vec_tiled and permute_aligned_stores
-// serve only tiled forms.
+// serve only tiled forms, permute_row_vectors only rows.
 // `vectors`: draws of whole 16-byte vectors with 16-byte aligned bases (offset by 0 or 16
 // bytes), which permute_vec_tiled serves; else element-aligned bases off 16 bytes half the time.
 struct Served {
-  int vec_tiled = 0, aligned_stores = 0, tiled = 0, rows = 0;
+  int vec_tiled = 0, aligned_stores = 0, tiled = 0, rows = 0, row_vectors = 0;
 };
 
 Served check_random_permutations(int trials, int64_t max_elements, bool vectors) {
@@ -90,10 +90,13 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
     EXPECT_TRUE(served_by("permute_packed")) << "permute_packed refused a permutation of these small sizes";
     EXPECT_TRUE(!served_by("permute_aligned_stores") || served_by("permute_tiled"))
         << "permute_aligned_stores served a form permute_tiled does not";
+    EXPECT_TRUE(!served_by("permute_row_vectors") || served_by("permute_rows"))
+        << "permute_row_vectors served a form permute_rows does not";
     served.vec_tiled += served_by("permute_vec_tiled");
     served.aligned_stores += served_by("permute_aligned_stores");
     served.tiled += served_by("permute_tiled");
     served.rows += served_by("permute_rows");
+    served.row_vectors += served_by("permute_row_vectors");
   }
   return served;
 }
@@ -105,6 +108,7 @@ TEST(Permute, EveryPermutationMatchesTheModel) {
   EXPECT_GT(served.tiled, covered_floor(n, 600, 100));
   EXPECT_GT(served.aligned_stores, covered_floor(n, 600, 20));
   EXPECT_GT(served.rows, covered_floor(n, 600, 20));
+  EXPECT_GT(served.row_vectors, covered_floor(n, 600, 10));
 }
 
 TEST(Permute, WholeVectorPermutationsMatchTheModel) {

@@ -1,0 +1,92 @@
+// permute_row_vectors: rows of an axis fastest and contiguous on both sides (a form that is not
+// tiled, a's stride 1 in src and in dst), moved as 16-byte dst vectors at any alignment. Each
+// row is cut at dst's 16-byte boundaries into granules: a thread moves one granule, a whole one
+// with one aligned 16-byte store (its src bytes one aligned vector, or the two around them
+// shifted), a row's first and last (part of a granule) element by element. The walk is
+// (outer index, granule) as one linear index split by a fast divisor, in launches of fewer
+// than 2^30 granules.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "layout/fast_divmod.hpp"
+#include "layout/hd.hpp"
+#include "layout/permute_nd.hpp"
+
+namespace xpose::layout {
+
+constexpr int nd_row_vectors_threads = 256, nd_row_vectors_per_thread = 4;
+constexpr int nd_row_vectors_min_blocks = 4;  // resident blocks an SM: 64 registers a thread
+constexpr int64_t nd_row_vectors_max_count = int64_t(1) << 30;
+
+struct NdRowVectors {
+  int64_t row_bytes = 0;  // a's extent times the element
+  FastDivmod granules;    // the 16-byte dst granules a row at any alignment can touch: ceil((row_bytes + 15) / 16)
+};
+
+// Granule g of a row whose dst starts at byte address `dst_row`: the row's bytes [begin, end)
+// that fall in it (begin >= end: none); `first` is the row byte at the granule's start (negative
+// in a row's first granule where the row starts past it); `whole`: all 16 bytes are the row's.
+struct RowGranule {
+  int64_t first, begin, end;
+  bool whole;
+};
+
+XPOSE_HD inline RowGranule row_granule(uintptr_t dst_row, int64_t row_bytes, uint32_t g) {
+  RowGranule r;
+  r.first = int64_t(g) * 16 - int64_t(dst_row & 15);
+  r.begin = r.first > 0 ? r.first : 0;
+  r.end = r.first + 16 < row_bytes ? r.first + 16 : row_bytes;
+  r.whole = r.first >= 0 && r.first + 16 <= row_bytes;
+  return r;
+}
+
+// The plan for a form, or false with *why.
+inline bool nd_row_vectors(const NdForm& f, NdRowVectors* out, const char** why) {
+  if (f.tiled) {
+    *why = "permute_row_vectors copies rows of an axis fastest on both sides; here src's fastest axis and dst's "
+           "differ";
+    return false;
+  }
+  if (f.src_a != 1 || f.dst_a != 1) {
+    *why = "its rows are not contiguous on both sides";
+    return false;
+  }
+  const int64_t row_bytes = f.extent_a * f.elem_bytes;
+  const int64_t granules = (row_bytes + 30) / 16;
+  if (granules > nd_row_vectors_max_count) {
+    *why = "its rows are 2^34 bytes or longer";
+    return false;
+  }
+  out->row_bytes = row_bytes;
+  out->granules = FastDivmod(uint32_t(granules));
+  return true;
+}
+
+// A launch's outer indices.
+struct NdRowVectorsChunk {
+  uint32_t outer_base = 0, outers = 0;
+};
+
+// Calls each(chunk) for each launch, in order; `max_count` (a test's) bounds a launch's granules.
+template <class F>
+void for_each_row_vectors_chunk(const NdForm& f, const NdRowVectors& t, F&& each,
+                                int64_t max_count = nd_row_vectors_max_count) {
+  const int64_t per = std::max<int64_t>(1, max_count / int64_t(t.granules.divisor));
+  for (int64_t o = 0; o < int64_t(f.outer_count); o += per) {
+    NdRowVectorsChunk c;
+    c.outer_base = uint32_t(o);
+    c.outers = uint32_t(std::min<int64_t>(per, int64_t(f.outer_count) - o));
+    each(c);
+  }
+}
+
+// "rows of 1188 bytes, 75 16-byte dst granules each at most"
+inline std::string text(const NdRowVectors& t) {
+  return "rows of " + std::to_string(t.row_bytes) + " bytes, " + std::to_string(t.granules.divisor) +
+         " 16-byte dst granules each at most";
+}
+
+}  // namespace xpose::layout

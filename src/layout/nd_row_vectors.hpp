@@ -3,11 +3,10 @@
 // row is cut at dst's 16-byte boundaries into granules: a thread moves one granule, a whole one
 // with one aligned 16-byte store (its src bytes one aligned vector, or the two around them
 // shifted), a row's first and last (part of a granule) element by element. The walk is
-// (outer index, granule) as one linear index split by a fast divisor, in launches of fewer
-// than 2^30 granules.
+// permute_rows': (outer index, granule) as one linear index split by a fast divisor, in the
+// launches of for_each_rows_chunk over t.granules items a row.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -19,7 +18,6 @@ namespace xpose::layout {
 
 constexpr int nd_row_vectors_threads = 256, nd_row_vectors_per_thread = 4;
 constexpr int nd_row_vectors_min_blocks = 4;  // resident blocks an SM: 64 registers a thread
-constexpr int64_t nd_row_vectors_max_count = int64_t(1) << 30;
 
 struct NdRowVectors {
   int64_t row_bytes = 0;  // a's extent times the element
@@ -56,31 +54,13 @@ inline bool nd_row_vectors(const NdForm& f, NdRowVectors* out, const char** why)
   }
   const int64_t row_bytes = f.extent_a * f.elem_bytes;
   const int64_t granules = (row_bytes + 30) / 16;
-  if (granules > nd_row_vectors_max_count) {
+  if (granules > nd_rows_max_count) {
     *why = "its rows are 2^34 bytes or longer";
     return false;
   }
   out->row_bytes = row_bytes;
   out->granules = FastDivmod(uint32_t(granules));
   return true;
-}
-
-// A launch's outer indices.
-struct NdRowVectorsChunk {
-  uint32_t outer_base = 0, outers = 0;
-};
-
-// Calls each(chunk) for each launch, in order; `max_count` (a test's) bounds a launch's granules.
-template <class F>
-void for_each_row_vectors_chunk(const NdForm& f, const NdRowVectors& t, F&& each,
-                                int64_t max_count = nd_row_vectors_max_count) {
-  const int64_t per = std::max<int64_t>(1, max_count / int64_t(t.granules.divisor));
-  for (int64_t o = 0; o < int64_t(f.outer_count); o += per) {
-    NdRowVectorsChunk c;
-    c.outer_base = uint32_t(o);
-    c.outers = uint32_t(std::min<int64_t>(per, int64_t(f.outer_count) - o));
-    each(c);
-  }
 }
 
 // "rows of 1188 bytes, 75 16-byte dst granules each at most"

@@ -446,8 +446,9 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
 // ---------------------------------------------------------------------------------
 // permute_rows: (outer index, position along a) as one linear index split by a fast divisor,
 // each thread a few elements, so that short rows fill warps as long ones do. A launch covers
-// `outers` outer indices from `outer_base` and `length` elements of each row from `a_base`,
-// at most nd_rows_max_count indices in all; for_each_rows_chunk lists the launches.
+// `outers` outer indices from `outer_base` and `length` items of each row from `a_base`, at
+// most nd_rows_max_count indices in all; for_each_rows_chunk lists the launches. (The items of
+// a row: permute_rows' elements of a, permute_row_vectors' 16-byte granules.)
 struct NdRowsChunk {
   uint32_t outer_base = 0, outers = 0;
   int64_t a_base = 0;
@@ -459,18 +460,19 @@ struct NdRowsChunk {
 constexpr int nd_rows_threads = 256, nd_rows_per_thread = 4;
 constexpr int64_t nd_rows_max_count = int64_t(1) << 30;
 
-// Calls each(chunk) for each launch of a rows form, in order; `max_count` (a test's) bounds a chunk.
+// Calls each(chunk) for each launch over `per_row` items of each of a rows form's outer indices,
+// in order; `max_count` (a test's) bounds a chunk.
 template <class F>
-void for_each_rows_chunk(const NdForm& f, F&& each, int64_t max_count = nd_rows_max_count) {
-  const int64_t length = std::min<int64_t>(f.extent_a, max_count);
+void for_each_rows_chunk(const NdForm& f, int64_t per_row, F&& each, int64_t max_count = nd_rows_max_count) {
+  const int64_t length = std::min<int64_t>(per_row, max_count);
   const int64_t outers_per = std::max<int64_t>(1, max_count / length);
-  for (int64_t a = 0; a < f.extent_a; a += length)
+  for (int64_t a = 0; a < per_row; a += length)
     for (int64_t o = 0; o < int64_t(f.outer_count); o += outers_per) {
       NdRowsChunk c;
       c.outer_base = uint32_t(o);
       c.outers = uint32_t(std::min<int64_t>(outers_per, int64_t(f.outer_count) - o));
       c.a_base = a;
-      c.length = FastDivmod(uint32_t(std::min(length, f.extent_a - a)));
+      c.length = FastDivmod(uint32_t(std::min(length, per_row - a)));
       each(c);
     }
 }

@@ -376,7 +376,7 @@ template <class Rows, class Cols>
 void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
   const size_t E = size_t(f.elem_bytes);
   layout::for_each_rows_chunk(
-      f,
+      f, f.extent_a,
       [&](const layout::NdRowsChunk& c) {
         ASSERT_LE(int64_t(c.count()), max_count);
         for (uint32_t i = 0; i < uint32_t(c.count()); ++i) {
@@ -403,18 +403,20 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
   const int64_t E = f.elem_bytes;
   ::testing::AssertionResult result = ::testing::AssertionSuccess();
   uint64_t outers = 0;
-  layout::for_each_row_vectors_chunk(
-      f, t,
-      [&](const layout::NdRowVectorsChunk& c) {
+  layout::for_each_rows_chunk(
+      f, t.granules.divisor,
+      [&](const layout::NdRowsChunk& c) {
         if (!result) return;
-        if (c.outer_base != outers || c.outers == 0 || uint64_t(c.outers) * t.granules.divisor > uint64_t(max_count)) {
+        if (c.outer_base != outers || c.outers == 0 || c.a_base != 0 || c.length.divisor != t.granules.divisor ||
+            c.count() > uint64_t(max_count)) {
           result = ::testing::AssertionFailure() << "chunk at outer " << c.outer_base << " of " << c.outers;
           return;
         }
         outers += c.outers;
-        for (uint32_t i = 0; i < c.outers * t.granules.divisor; ++i) {
+        for (uint32_t i = 0; i < uint32_t(c.count()); ++i) {
           uint32_t g;
-          const uint32_t outer = t.granules.divmod(i, &g);
+          const uint32_t outer = c.length.divmod(i, &g);
+          g += uint32_t(c.a_base);
           int64_t s, d;
           f.outer_offsets(c.outer_base + outer, &s, &d);
           const uintptr_t from = src_at + uintptr_t(s * E), row = dst_at + uintptr_t(d * E);
@@ -614,7 +616,7 @@ TEST(PermuteNdKernels, RowVectorsMatchTheModel) {
     const int64_t E = f.elem_bytes, slots = 16 / std::min<int64_t>(E, 16);
     const uintptr_t src_at = (uintptr_t(1) << 20) + uintptr_t(E * int64_t(rng() % uint64_t(slots)));
     const uintptr_t dst_at = (uintptr_t(1) << 30) + uintptr_t(E * int64_t(rng() % uint64_t(slots)));
-    const int64_t max_count = rng() % 2 ? layout::nd_row_vectors_max_count : int64_t(t.granules.divisor) * (1 + int64_t(rng() % 5));
+    const int64_t max_count = rng() % 2 ? layout::nd_rows_max_count : int64_t(t.granules.divisor) * (1 + int64_t(rng() % 5));
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + "; " + layout::text(f) + "; src at " +
                  std::to_string(src_at % 16) + ", dst at " + std::to_string(dst_at % 16) + " mod 16");
     std::vector<int> writes(d.got.size(), 0);
@@ -888,7 +890,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
     if (kernel == "permute_rows") {
       uint64_t covered = 0, chunks = 0;
       if (f.extent_a / layout::nd_rows_max_count + f.outer_count / 64 > 100000) continue;  // too many to list
-      layout::for_each_rows_chunk(f, [&](const layout::NdRowsChunk& c) {
+      layout::for_each_rows_chunk(f, f.extent_a, [&](const layout::NdRowsChunk& c) {
         ASSERT_GE(c.outers, 1u);
         ASSERT_LE(c.count(), uint64_t(layout::nd_rows_max_count));
         ASSERT_LE(uint64_t(c.outer_base) + c.outers, uint64_t(f.outer_count));
@@ -907,10 +909,11 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       ASSERT_EQ(t.row_bytes, f.extent_a * f.elem_bytes);
       ASSERT_GE(int64_t(t.granules.divisor) * 16, t.row_bytes + 15);  // a row at any alignment
       uint64_t outers = 0;
-      layout::for_each_row_vectors_chunk(f, t, [&](const layout::NdRowVectorsChunk& c) {
+      layout::for_each_rows_chunk(f, t.granules.divisor, [&](const layout::NdRowsChunk& c) {
         ASSERT_EQ(uint64_t(c.outer_base), outers);
         ASSERT_GE(c.outers, 1u);
-        ASSERT_LE(uint64_t(c.outers) * t.granules.divisor, uint64_t(layout::nd_row_vectors_max_count));
+        ASSERT_EQ(0, c.a_base);
+        ASSERT_LE(c.count(), uint64_t(layout::nd_rows_max_count));
         outers += c.outers;
       });
       ASSERT_EQ(uint64_t(f.outer_count), outers);

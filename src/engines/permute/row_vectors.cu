@@ -24,11 +24,11 @@ using layout::NdRowVectors;
 template <int E>
 __global__ void __launch_bounds__(layout::nd_row_vectors_threads, layout::nd_row_vectors_min_blocks)
     permute_row_vectors(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f,
-                        const NdRowVectors t, const layout::NdRowVectorsChunk c) {
+                        const NdRowVectors t, const layout::NdRowsChunk c) {
   constexpr int threads = layout::nd_row_vectors_threads, per_thread = layout::nd_row_vectors_per_thread;
   constexpr int n = 16 / E;  // elements a granule
   constexpr uint32_t all = (1u << n) - 1;
-  const uint32_t count = c.outers * t.granules.divisor, first = blockIdx.x * (threads * per_thread) + threadIdx.x;
+  const uint32_t count = uint32_t(c.count()), first = blockIdx.x * (threads * per_thread) + threadIdx.x;
   Vector<E> v[per_thread];
   uint4 hi[per_thread];           // a shifted granule's second src vector
   unsigned char* to[per_thread];  // the granule's first dst byte
@@ -40,7 +40,8 @@ __global__ void __launch_bounds__(layout::nd_row_vectors_threads, layout::nd_row
     const uint32_t i = first + k * threads;
     if (i >= count) continue;
     uint32_t g;
-    const uint32_t outer = t.granules.divmod(i, &g);
+    const uint32_t outer = c.length.divmod(i, &g);
+    g += uint32_t(c.a_base);
     int64_t s, d;
     f.outer_offsets(c.outer_base + outer, &s, &d);
     const unsigned char* from = reinterpret_cast<const unsigned char*>(src + s);
@@ -104,10 +105,10 @@ cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
     constexpr int E = decltype(size)::value;
     const NdRowVectors& t = p.params<NdRowVectors>();
     cudaError_t e = cudaSuccess;
-    layout::for_each_row_vectors_chunk(p.form, t, [&](const layout::NdRowVectorsChunk& c) {
+    layout::for_each_rows_chunk(p.form, t.granules.divisor, [&](const layout::NdRowsChunk& c) {
       if (e != cudaSuccess) return;
       constexpr int64_t per_block = layout::nd_row_vectors_threads * layout::nd_row_vectors_per_thread;
-      const auto blocks = uint32_t(layout::ceil_div(int64_t(c.outers) * t.granules.divisor, per_block));
+      const auto blocks = uint32_t(layout::ceil_div(int64_t(c.count()), per_block));
       permute_row_vectors<E><<<blocks, to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.src),
                                                                      static_cast<Elem<E>*>(p.dst), p.form, t, c);
       e = cudaGetLastError();

@@ -55,7 +55,7 @@ cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
   return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     cudaError_t e = cudaSuccess;
-    layout::for_each_rows_chunk(p.form, [&](const NdRowsChunk& c) {
+    layout::for_each_rows_chunk(p.form, p.form.extent_a, [&](const NdRowsChunk& c) {
       if (e != cudaSuccess) return;
       constexpr int64_t per_block = layout::nd_rows_threads * layout::nd_rows_per_thread;
       const auto blocks = uint32_t(layout::ceil_div(int64_t(c.count()), per_block));

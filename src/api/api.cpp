@@ -262,13 +262,13 @@ namespace xpose {
 
 std::vector<KernelInfo> kernel_list() {
   std::vector<KernelInfo> list;
-  for (const detail::Engine* e : detail::engines()) list.push_back({e->name, e->summary});
+  for (const detail::Engine* e : detail::engines(detail::Input::transpose)) list.push_back({e->name, e->summary});
   return list;
 }
 
 std::vector<KernelInfo> permute_kernel_list() {
   std::vector<KernelInfo> list;
-  for (const detail::NdEngine* e : detail::nd_engines()) list.push_back({e->name, e->summary});
+  for (const detail::Engine* e : detail::engines(detail::Input::nd_form)) list.push_back({e->name, e->summary});
   return list;
 }
 
@@ -318,7 +318,7 @@ std::string explain(const void* src, void* dst, int64_t elem_bytes, const Shape&
 std::vector<RuleInfo> rules() {
   std::vector<RuleInfo> list;
   for (const detail::Rule& r : detail::rules()) {
-    const detail::Engine* e = detail::find_engine(r.engine_name);
+    const detail::Engine* e = detail::find_engine(r.engine_name, detail::Input::transpose);
     list.push_back({r.id, r.engine_name, r.condition, r.reason, e ? e->launch_text : "", r.engine != nullptr});
   }
   return list;

@@ -37,14 +37,32 @@ Support needs_16_byte_rows(const Problem& p, const char* who) {
   return served();
 }
 
-std::string describe(const EnginePlan& plan) {
-  std::string s = std::string("kernel ") + plan.engine->name;
-  if (*plan.variant_name) s += std::string(" (") + plan.variant_name + ")";
-  s += ", grid " + dims(plan.grid) + ", block " + dims(plan.block) + ", tile " + std::to_string(plan.walk.tile_rows) +
-       "x" + std::to_string(plan.walk.tile_cols);
-  if (plan.smem_bytes) s += ", " + std::to_string(plan.smem_bytes) + " bytes of dynamic shared memory";
-  if (plan.tiles_by_column) s += ", tiles column by column";
+Support plan_engine(const Engine& e, const Task& t, const Device& d, const PlanOptions& o, Plan* out) {
+  out->engine = nullptr;
+  if (t.input != e.input)
+    return refused(e.input == Input::transpose ? "it transposes batched matrices, not N-D forms"
+                                               : "it permutes N-D forms, not batched matrices");
+  if (Support s = e.supports(t, d); !s.served()) return s;
+  *out = Plan{};
+  out->engine = &e;
+  out->device = d.id;
+  out->task = t;
+  const Support s = e.plan(out, d, o);
+  if (!s.served()) out->engine = nullptr;
   return s;
+}
+
+std::string describe(const Plan& p) {
+  if (p.task.input == Input::transpose) {
+    std::string s = std::string("kernel ") + p.engine->name;
+    if (*p.variant_name) s += std::string(" (") + p.variant_name + ")";
+    return s + ", grid " + dims(p.grid) + ", block " + dims(p.block) + ", " + p.engine->text(p);
+  }
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  std::string text =
+      std::string(p.engine->name) + ": " + p.engine->text(p) + "; the form: " + layout::text(p.task.form) + "; ";
+  if (p.engine->sizes_grid) text += "grid " + s(p.grid.x) + "x" + s(p.grid.y) + ", ";
+  return text + "block " + s(p.block.x) + "x" + s(p.block.y) + ", " + s(p.task.form.elem_bytes) + "-byte elements";
 }
 
 }  // namespace xpose::detail

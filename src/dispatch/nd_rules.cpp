@@ -13,8 +13,8 @@ namespace xpose::detail {
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
       {"short_runs", &engines::permute_vec_regs,
-       [](const NdPlan& p, const Tuning& t) {
-         const layout::NdForm& f = p.form;
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
          const int64_t most = f.elem_bytes == 16 ? t.nd_regs_max_run_16 : t.nd_regs_max_run;
          const bool short_runs = (run_a <= most && run_b <= most) || std::min(run_a, run_b) <= t.nd_regs_max_short_run;
@@ -24,88 +24,91 @@ const std::vector<NdRule>& nd_rules() {
        "bytes (16-byte elements: `nd_regs_max_run_16`) or one at most `nd_regs_max_short_run`; 1-byte elements: "
        "src's at least `nd_regs_min_byte_run`",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
-      {"whole_vectors", &engines::permute_vec_tiled, [](const NdPlan&, const Tuning&) { return true; },
-       "... longer runs", "long runs of whole vectors: full 16-byte traffic on both sides"},
+      {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",
+       "long runs of whole vectors: full 16-byte traffic on both sides"},
       {"contiguous_sides", &engines::permute_aligned_stores,
-       [](const NdPlan& p, const Tuning& t) {
+       [](const Plan& p, const Tuning& t) {
          const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
-         return s.cols >= t.nd_stores_min_cols && s.rows * p.form.elem_bytes > t.nd_stores_min_rows_bytes;
+         return s.cols >= t.nd_stores_min_cols && s.rows * p.task.form.elem_bytes > t.nd_stores_min_rows_bytes;
        },
        "src's fastest axis contiguous in src and dst's in dst, elements of at most 8 bytes, at least "
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "
        "rows (dst's)",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
       {"short_sides", &engines::permute_packed,
-       [](const NdPlan& p, const Tuning& t) {
-         const layout::NdForm& f = p.form;
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
          return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.nd_packed_max_run;
        },
        "src's fastest axis and dst's differ, one's run shorter than `nd_packed_max_run` bytes",
        "short axes packed several to a tile side: longer runs on both sides"},
-      {"tiles", &engines::permute_tiled, [](const NdPlan&, const Tuning&) { return true; },
+      {"tiles", &engines::permute_tiled, [](const Plan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},
       {"contiguous_rows", &engines::permute_row_vectors,
-       [](const NdPlan& p, const Tuning& t) {
-         return p.form.elem_bytes <= t.nd_row_vectors_max_elem &&
+       [](const Plan& p, const Tuning& t) {
+         return p.task.form.elem_bytes <= t.nd_row_vectors_max_elem &&
                 p.params<layout::NdRowVectors>().row_bytes >= t.nd_row_vectors_min_run;
        },
        "one axis fastest on both sides and contiguous on both, elements of at most `nd_row_vectors_max_elem` bytes, "
        "rows of at least `nd_row_vectors_min_run` bytes",
        "whole rows at any alignment: 16-byte stores, 16-byte loads shifted where src and dst differ in alignment"},
       {"narrow_rows", &engines::permute_packed,
-       [](const NdPlan& p, const Tuning& t) {
-         const int64_t e = p.form.elem_bytes;
-         return e <= 2 || (e == 4 && p.form.extent_a * e > t.nd_packed_rows_min_run);
+       [](const Plan& p, const Tuning& t) {
+         const int64_t e = p.task.form.elem_bytes;
+         return e <= 2 || (e == 4 && p.task.form.extent_a * e > t.nd_packed_rows_min_run);
        },
        "one axis fastest on both sides, elements of 1 or 2 bytes, or of 4 in rows longer than "
        "`nd_packed_rows_min_run`",
        "narrow elements: permute_rows' element-wise index math per element falls behind"},
-      {"rows", &engines::permute_rows, [](const NdPlan&, const Tuning&) { return true; },
+      {"rows", &engines::permute_rows, [](const Plan&, const Tuning&) { return true; },
        "one axis is fastest on both sides", "nothing to turn"},
   };
   return table;
 }
 
 bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
-               NdChoice* out, std::string* why) {
+               Choice* out, std::string* why) {
   layout::NdForm form;
   const char* reason = nullptr;
   if (!layout::nd_form(reduced, &form, &reason)) {
     *why = reason ? reason : "it has no N-D form";
     return false;
   }
-  NdChoice c;
+  const Task task = Task::of(form, src, dst);
   if (kernel) {
-    const NdEngine* e = find_nd_engine(kernel);
+    const Engine* e = find_engine(kernel, Input::nd_form);
     if (!e) {
       *why = std::string("no N-D kernel is named ") + kernel;
       return false;
     }
-    if (!plan_nd(*e, form, src, dst, &c.plan, &reason)) {
-      *why = reason ? reason : "it does not serve this permutation";
+    if (const Support s = plan_engine(*e, task, d, {}, &out->plan); !s.served()) {
+      *why = detail::why(s, d);
       return false;
     }
-    *out = c;
+    out->rule = nullptr;
+    out->nd_rule = nullptr;
+    out->tuning = nullptr;
     return true;
   }
-  c.tuning = &tuning_for(d);
+  const Tuning& t = tuning_for(d);
+  Support refusal = refused("no N-D kernel serves it");
   for (const NdRule& r : nd_rules()) {
-    if (!plan_nd(*r.engine, form, src, dst, &c.plan, &reason)) continue;
-    if (!r.applies(c.plan, *c.tuning)) {
-      reason = "no rule took it";
+    if (const Support s = plan_engine(*r.engine, task, d, {}, &out->plan); !s.served()) {
+      refusal = s;
       continue;
     }
-    c.rule = &r;
-    *out = c;
+    if (!r.applies(out->plan, t)) {
+      refusal = refused("no rule took it");
+      continue;
+    }
+    out->rule = nullptr;
+    out->nd_rule = &r;
+    out->tuning = &t;
     return true;
   }
-  *why = reason ? reason : "no N-D kernel serves it";
+  out->plan.engine = nullptr;
+  *why = detail::why(refusal, d);
   return false;
-}
-
-std::string choice_text(const NdChoice& c) {
-  if (!c.rule) return describe(c.plan);
-  return std::string("rule ") + c.rule->id + " (" + c.tuning->name + " tuning): " + describe(c.plan);
 }
 
 }  // namespace xpose::detail

@@ -8,16 +8,17 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "core/engine.hpp"
+#include "dispatch/rules.hpp"
 #include "dispatch/tuning.hpp"
-#include "core/nd_engine.hpp"
 #include "layout/permute.hpp"
 
 namespace xpose::detail {
 
 struct NdRule {
   const char* id;         // what it tests ("short_runs", ...): docs/performance.md keys its measurements by it
-  const NdEngine* engine;
-  bool (*applies)(const NdPlan& plan, const Tuning& t);  // on the kernel's plan, where it serves
+  const Engine* engine;   // an N-D one (Input::nd_form)
+  bool (*applies)(const Plan& plan, const Tuning& t);  // on the kernel's plan, where it serves
   const char* condition;  // in words; `name` stands for the tuning record's field of that name
   const char* reason;     // one line: why this kernel there
 };
@@ -25,21 +26,10 @@ struct NdRule {
 // In the order they are tried.
 const std::vector<NdRule>& nd_rules();
 
-// A decision: the rule that made it (nullptr where the caller named the kernel), the tuning
-// record it read, and the plan.
-struct NdChoice {
-  const NdRule* rule = nullptr;
-  const Tuning* tuning = nullptr;
-  NdPlan plan;
-};
-
 // The plan for a normalized permutation with bases src and dst on device `d`: by the rule
-// table where `kernel` is null, else that N-D engine's (a name of nd_engines()); false with
+// table where `kernel` is null, else that N-D engine's (a name of engines(Input::nd_form)); false with
 // *why where none (or that one) serves it.
 bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
-               NdChoice* out, std::string* why);
-
-// "rule short_runs (H100 tuning): permute_vec_regs: ..." (the plan's own description where named)
-std::string choice_text(const NdChoice& c);
+               Choice* out, std::string* why);
 
 }  // namespace xpose::detail

@@ -10,15 +10,16 @@
 namespace xpose::detail {
 namespace {
 
-std::string nd_names() { return nd_engine_names(); }
+std::string nd_names() { return engine_names(Input::nd_form); }
 
 // The transpose engine a name calls for: nullptr (the automatic choice) for a null name.
 Result named_engine(const char* name, const Engine** out) {
   *out = nullptr;
   if (!name) return ok();
-  *out = find_engine(name);
+  *out = find_engine(name, Input::transpose);
   if (!*out)
-    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "unknown kernel " + quoted(name) + "; known: " + engine_names());
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT,
+                "unknown kernel " + quoted(name) + "; known: " + engine_names(Input::transpose));
   return ok();
 }
 
@@ -112,7 +113,7 @@ void classify(CallPlan* plan, const void* src, const void* dst) {
 bool transpose_form(const Permutation& p, Problem* out) { return transpose_of(p, normalized(p), out); }
 
 Result check_kernel_name(const char* kernel, bool permutation) {
-  if (permutation && kernel && find_nd_engine(kernel)) return ok();
+  if (permutation && kernel && find_engine(kernel, Input::nd_form)) return ok();
   const Engine* named = nullptr;
   Result e = named_engine(kernel, &named);
   if (e.failed() && permutation) e.message += "; for permutations also " + nd_names();
@@ -120,7 +121,7 @@ Result check_kernel_name(const char* kernel, bool permutation) {
 }
 
 Result plan_permute(const char* kernel, const Permutation& p, const Device& d, CallPlan* out) {
-  const bool nd_named = kernel && find_nd_engine(kernel);
+  const bool nd_named = kernel && find_engine(kernel, Input::nd_form);
   const Engine* named = nullptr;
   if (!nd_named)
     if (Result e = named_engine(kernel, &named); e.failed()) {
@@ -141,12 +142,12 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
   Problem problem;
   const bool two_d = !nd_named && transpose_of(p, plan.shape, &problem);
   std::string why;
-  if (two_d && !named && interleaves(problem) && choose_nd(plan.shape, p.src, p.dst, nullptr, d, &plan.nd, &why)) {
+  if (two_d && !named && interleaves(problem) && choose_nd(plan.shape, p.src, p.dst, nullptr, d, &plan.choice, &why)) {
     *out = plan;
     return ok();
   }
   if (two_d) {
-    if (Result e = named ? choose_named(*named, problem, d, &plan.transpose) : choose(problem, d, &plan.transpose);
+    if (Result e = named ? choose_named(*named, problem, d, &plan.choice) : choose(problem, d, &plan.choice);
         e.failed())
       return e;
     *out = plan;
@@ -156,7 +157,7 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
     return fail(XPOSE_ERROR_NOT_SUPPORTED, std::string(kernel) + " transposes batched matrices; this permutation is "
                                                "not one once normalized (" + axes_text(plan.shape) +
                                                "): name one of " + nd_names() + ", or let xpose choose");
-  if (!choose_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, d, &plan.nd, &why))
+  if (!choose_nd(plan.shape, p.src, p.dst, nd_named ? kernel : nullptr, d, &plan.choice, &why))
     return fail(XPOSE_ERROR_NOT_SUPPORTED, "this permutation (" + axes_text(plan.shape) + ") cannot be served: " + why);
   *out = plan;
   return ok();
@@ -177,8 +178,7 @@ Result plan_transpose(const char* kernel, const Problem& p, const Device& d, Cal
   CallPlan plan;
   classify(&plan, p.src, p.dst);
   if (!p.empty())
-    if (Result e = named ? choose_named(*named, p, d, &plan.transpose) : choose(p, d, &plan.transpose); e.failed())
-      return e;
+    if (Result e = named ? choose_named(*named, p, d, &plan.choice) : choose(p, d, &plan.choice); e.failed()) return e;
   *out = plan;
   return ok();
 }
@@ -189,23 +189,12 @@ bool same_class(const CallPlan& plan, const void* src, const void* dst) {
 
 CallPlan rebased(const CallPlan& plan, const void* src, void* dst) {
   CallPlan p = plan;
-  if (p.transpose.plan.engine) {
-    p.transpose.plan.problem.src = src;
-    p.transpose.plan.problem.dst = dst;
-  }
-  if (p.nd.plan.engine) {
-    p.nd.plan.src = src;
-    p.nd.plan.dst = dst;
-  }
+  p.choice.plan.task.rebase(src, dst);
   return p;
 }
 
 Result launch(const CallPlan& plan, cudaStream_t stream) {
-  if (const NdEngine* e = plan.nd.plan.engine) {
-    XPOSE_TRY_CUDA(e->launch(plan.nd.plan, stream));
-  } else if (const Engine* e = plan.transpose.plan.engine) {
-    XPOSE_TRY_CUDA(e->launch(plan.transpose.plan, stream));
-  }
+  if (const Engine* e = plan.choice.plan.engine) XPOSE_TRY_CUDA(e->launch(plan.choice.plan, stream));
   return ok();
 }
 
@@ -214,18 +203,17 @@ PlanText plan_text(const CallPlan& plan) {
   const std::string normalized = plan.permutation ? "normalized to " + axes_text(plan.shape) + ", " : "";
   const std::string pairs = plan.as_pairs ? "16-byte elements on an 8-byte boundary, run as the permutation (0, 2, 1), "
                                           : "";
-  if (plan.nd.plan.engine) {
-    const NdChoice& c = plan.nd;
-    t.kernel = c.plan.engine->name;
-    t.rule = c.rule ? c.rule->id : "";
-    t.tuning = c.tuning ? c.tuning->name : "";
-    t.text = pairs + normalized + "an N-D permutation: " + choice_text(c);
-  } else if (const Engine* e = plan.transpose.plan.engine) {
-    const Choice& c = plan.transpose;
+  const Choice& c = plan.choice;
+  if (const Engine* e = c.plan.engine) {
     t.kernel = e->name;
-    t.rule = c.rule ? c.rule->id : "";
+    t.rule = c.rule ? c.rule->id : c.nd_rule ? c.nd_rule->id : "";
     t.tuning = c.tuning ? c.tuning->name : "";
-    t.text = pairs + normalized + (plan.permutation ? "a batched 2-D transpose: " : "") + choice_text(c);
+    const bool nd = c.plan.task.input == Input::nd_form;
+    t.text = pairs + normalized +
+             (nd                 ? "an N-D permutation: "
+              : plan.permutation ? "a batched 2-D transpose: "
+                                 : "") +
+             choice_text(c);
   } else {
     t.text = plan.permutation ? "nothing to do: the permutation is empty" : "nothing to do: the problem is empty";
   }

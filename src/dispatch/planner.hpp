@@ -24,14 +24,13 @@ namespace xpose::detail {
 constexpr uintptr_t plan_alignment = 16;
 
 struct CallPlan {
-  Choice transpose;  // a transpose engine's plan (transpose.plan.engine set) ...
-  NdChoice nd;       // ... or an N-D engine's (nd.plan.engine set); neither: nothing to launch
+  Choice choice;  // a transpose engine's plan or an N-D engine's; choice.plan.engine null: nothing to launch
   bool permutation = false;    // planned from a permutation: the text gives its normalized form
   bool as_pairs = false;       // a transpose of 16-byte elements on an 8-byte boundary run as a permutation
   layout::PermuteAxes shape;  // a permutation's normalized form
   uintptr_t src_class = 0, dst_class = 0;  // the bases' remainders modulo plan_alignment
 
-  bool empty() const { return !transpose.plan.engine && !nd.plan.engine; }
+  bool empty() const { return !choice.plan.engine; }
 };
 
 // A kernel name a transpose (or a permutation) can take: null, an engine's or an N-D

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dispatch/nd_rules.hpp"
 #include "engines/engines.hpp"
 #include "layout/grid.hpp"
 #include "layout/smem_layout.hpp"
@@ -18,7 +19,7 @@ namespace {
 #endif
 #define XPOSE_ENGINE(name) #name, &engines::name
 
-bool served(const Engine& e, const Problem& p, const Device& d) { return e.supports(p, d).served(); }
+bool served(const Engine& e, const Problem& p, const Device& d) { return e.supports(Task::of(p), d).served(); }
 
 // Where the copy engine can address both sides (and the device has the TMA kernels).
 bool tma_addressable(const Problem& p, const Device& d) { return served(engines::tma_swizzle128, p, d); }
@@ -184,30 +185,36 @@ const std::vector<Rule>& rules() {
 
 Result choose(const Problem& p, const Device& d, Choice* out) {
   const Tuning& t = tuning_for(d);
-  Support refusal = refused(Refusal::other, "no rule applies");
+  const Task task = Task::of(p);
+  Support refusal = refused("no rule applies");
   for (const Rule& r : rules()) {
     if (!r.engine || !r.applies(p, d, t)) continue;
-    const Support s = r.engine->supports(p, d);
-    if (!s.served()) {
+    if (const Support s = plan_engine(*r.engine, task, d, options_for(*r.engine, p, t), &out->plan); !s.served()) {
       refusal = s;
       continue;
     }
-    *out = Choice{&r, &t, r.engine->plan(p, d, options_for(*r.engine, p, t))};
-    out->plan.engine = r.engine;
+    out->rule = &r;
+    out->nd_rule = nullptr;
+    out->tuning = &t;
     return ok();
   }
   return fail(XPOSE_ERROR_NOT_SUPPORTED, why(refusal, d));
 }
 
 Result choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out) {
-  if (const Support s = e.supports(p, d); !s.served()) return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
   // A named kernel runs as the automatic choice would run it (the device's tile order).
-  *out = Choice{nullptr, nullptr, e.plan(p, d, options_for(e, p, tuning_for(d)))};
-  out->plan.engine = &e;
+  if (const Support s = plan_engine(e, Task::of(p), d, options_for(e, p, tuning_for(d)), &out->plan); !s.served())
+    return fail(XPOSE_ERROR_NOT_SUPPORTED, why(s, d));
+  out->rule = nullptr;
+  out->nd_rule = nullptr;
+  out->tuning = nullptr;
   return ok();
 }
 
 std::string choice_text(const Choice& c) {
+  if (c.plan.task.input == Input::nd_form)
+    return c.nd_rule ? std::string("rule ") + c.nd_rule->id + " (" + c.tuning->name + " tuning): " + describe(c.plan)
+                     : describe(c.plan);
   if (!c.rule) return describe(c.plan) + ": named by the caller";
   return "rule " + std::string(c.rule->id) + " (" + c.tuning->name + " tuning): " + describe(c.plan) + ": " +
          c.rule->reason;

@@ -1,6 +1,7 @@
-// The automatic choice as data: an ordered table of rules, each a condition on the problem
-// (its thresholds from the device's tuning record) and the engine it sends the problem to.
-// The first rule whose condition holds and whose engine serves the problem wins.
+// The automatic choice among the transpose engines as data: an ordered table of rules, each a
+// condition on the problem (its thresholds from the device's tuning record) and the engine it
+// sends the problem to. The first rule whose condition holds and whose engine serves the
+// problem wins.
 #pragma once
 
 #include <string>
@@ -24,12 +25,15 @@ struct Rule {
 // In the order they are tried.
 const std::vector<Rule>& rules();
 
-// A decision: the rule that made it (nullptr where the caller named the engine), the
-// tuning record it read, and the plan.
+struct NdRule;  // dispatch/nd_rules.hpp
+
+// A decision, a transpose's or a permutation's: the rule that made it (neither where the
+// caller named the engine), the tuning record it read, and the plan.
 struct Choice {
-  const Rule* rule = nullptr;
+  const Rule* rule = nullptr;       // the transpose rule ...
+  const NdRule* nd_rule = nullptr;  // ... or the N-D one
   const Tuning* tuning = nullptr;
-  EnginePlan plan;
+  Plan plan;  // plan.engine null: nothing planned
 };
 
 // The automatic choice: the first rule that applies and whose engine serves the problem.
@@ -39,7 +43,8 @@ Result choose(const Problem& p, const Device& d, Choice* out);
 // One named engine, or NOT_SUPPORTED with its own reason.
 Result choose_named(const Engine& e, const Problem& p, const Device& d, Choice* out);
 
-// "rule aligned (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"
+// "rule aligned (H100 tuning): kernel vec_swizzled, grid ..., tile 64x64: <reason>"; for an N-D
+// plan "rule short_runs (H100 tuning): permute_vec_regs: ..." (the plan's own description where named)
 std::string choice_text(const Choice& c);
 
 }  // namespace xpose::detail

@@ -12,10 +12,13 @@
 namespace xpose::engines {
 
 using detail::Device;
-using detail::EnginePlan;
+using detail::Input;
+using detail::Plan;
 using detail::PlanOptions;
 using detail::Problem;
 using detail::Support;
+using detail::Task;
+using detail::Tiles;
 
 // Elements are moved as opaque words of their size.
 template <int E> struct ElemOf;
@@ -55,7 +58,7 @@ struct TileRef {
 // Each block turns exactly one tile: block (x, y, z) is column tile x, row tile y and
 // batch z, counted from the launch's origin. Walks larger than CUDA's grid limits are
 // split into several launches on the host (launch_tiles), so kernels carry no tile loops.
-// by_column: the launch's tiles are taken column by column (the plan's tiles_by_column).
+// by_column: the launch's tiles are taken column by column (the plan's Tiles::by_column).
 struct TileOrigin {
   int64_t col_tile = 0, row_tile = 0, batch = 0;
   bool by_column = false;

@@ -25,9 +25,10 @@ __global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_naive(Pro
 }
 
 template <bool CoalescedRead>
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_naive<decltype(e)::value, CoalescedRead>, plan, s, plan.problem);
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+    return launch_tiles(transpose_naive<decltype(e)::value, CoalescedRead>, plan, s, p);
   });
 }
 
@@ -35,9 +36,13 @@ constexpr const char* classic_launch = "32x32 tile, 32x8 threads";
 
 }  // namespace
 
-const Engine naive_read = {"naive_read", "coalesced reads, strided writes, no shared memory", classic_launch,
-                            any_problem, classic_plan, launch<true>};
-const Engine naive_write = {"naive_write", "strided reads, coalesced writes, no shared memory", classic_launch,
-                             any_problem, classic_plan, launch<false>};
+const Engine naive_read = {"naive_read",   "coalesced reads, strided writes, no shared memory",
+                           classic_launch, Input::transpose,
+                           any_task,       classic_plan,
+                           launch<true>,   tiles_text};
+const Engine naive_write = {"naive_write",  "strided reads, coalesced writes, no shared memory",
+                            classic_launch, Input::transpose,
+                            any_task,       classic_plan,
+                            launch<false>,  tiles_text};
 
 }  // namespace xpose::engines

@@ -109,9 +109,9 @@ Direction direction(const Problem& p) {
   return Direction::none;
 }
 
-Support supports(const Problem& p, const Device& d) {
+Support supports(const Task& t, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
-  if (direction(p) == Direction::none)
+  if (direction(t.problem) == Direction::none)
     return detail::refused(detail::Refusal::other,
                            "skinny needs a short side of at most 8 elements stored dense (rows <= 8 with ld_dst == "
                            "rows, or cols <= 8 with ld_src == cols)");
@@ -120,26 +120,30 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
 
 // The variant is the short side, negative for de-interleaving.
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
+Support plan(Plan* plan, const Device&, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int J = span<decltype(e)::value>;
     const bool interleave = direction(p) == Direction::interleave;
-    EnginePlan plan = interleave ? tile_plan(p, d, int(p.rows), J, {threads, 1, 1}) : tile_plan(p, d, J, int(p.cols), {threads, 1, 1});
-    plan.variant = interleave ? int(p.rows) : -int(p.cols);
-    plan.variant_name = interleave ? "interleave" : "de-interleave";
-    return plan;
+    if (interleave)
+      tile_plan(plan, int(p.rows), J, {threads, 1, 1});
+    else
+      tile_plan(plan, J, int(p.cols), {threads, 1, 1});
+    plan->variant = interleave ? int(p.rows) : -int(p.cols);
+    plan->variant_name = interleave ? "interleave" : "de-interleave";
+    return detail::served();
   });
 }
 
 template <int E, bool Interleave, int S = 1>
-cudaError_t launch_short(const EnginePlan& plan, cudaStream_t s, int short_side) {
+cudaError_t launch_short(const Plan& plan, cudaStream_t s, int short_side) {
   if constexpr (S < layout::skinny_max)
     if (short_side != S) return launch_short<E, Interleave, S + 1>(plan, s, short_side);
-  return launch_tiles(transpose_skinny<E, S, Interleave>, plan, s, plan.problem);
+  return launch_tiles(transpose_skinny<E, S, Interleave>, plan, s, plan.task.problem);
 }
 
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     if (plan.variant > 0) return launch_short<E, true>(plan, s, plan.variant);
     return launch_short<E, false>(plan, s, -plan.variant);
@@ -148,7 +152,13 @@ cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
 
 }  // namespace
 
-const Engine skinny = {"skinny", "short side of at most 8 elements: 16-byte lines turned in registers into a dense run",
-                       "256 threads per span of 4096/E long-side indices", supports, plan, launch};
+const Engine skinny = {"skinny",
+                       "short side of at most 8 elements: 16-byte lines turned in registers into a dense run",
+                       "256 threads per span of 4096/E long-side indices",
+                       Input::transpose,
+                       supports,
+                       plan,
+                       launch,
+                       tiles_text};
 
 }  // namespace xpose::engines

@@ -33,21 +33,35 @@ __global__ void __launch_bounds__(cl::block_x * cl::block_y) transpose_smem(Prob
 }
 
 template <template <int> class TileOf>
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_smem<decltype(e)::value, TileOf>, plan, s, plan.problem);
-  });
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
+  return with_elem_bytes(p.elem_bytes,
+                         [&](auto e) { return launch_tiles(transpose_smem<decltype(e)::value, TileOf>, plan, s, p); });
 }
 
 constexpr const char* classic_launch = "32x32 tile, 32x8 threads";
 
 }  // namespace
 
-const Engine smem = {"smem", "32x32 tile through shared memory, column reads bank-conflicted", classic_launch,
-                     any_problem, classic_plan, launch<cl::Plain>};
-const Engine smem_padded = {"smem_padded", "32x32 tile, rows padded by one bank", classic_launch, any_problem,
-                            classic_plan, launch<cl::Padded>};
-const Engine smem_swizzled = {"smem_swizzled", "32x32 tile, column c of row r stored at c ^ r", classic_launch,
-                              any_problem, classic_plan, launch<cl::Swizzled>};
+const Engine smem = {"smem",
+                     "32x32 tile through shared memory, column reads bank-conflicted",
+                     classic_launch,
+                     Input::transpose,
+                     any_task,
+                     classic_plan,
+                     launch<cl::Plain>,
+                     tiles_text};
+const Engine smem_padded = {"smem_padded",      "32x32 tile, rows padded by one bank",
+                            classic_launch,     Input::transpose,
+                            any_task,           classic_plan,
+                            launch<cl::Padded>, tiles_text};
+const Engine smem_swizzled = {"smem_swizzled",
+                              "32x32 tile, column c of row r stored at c ^ r",
+                              classic_launch,
+                              Input::transpose,
+                              any_task,
+                              classic_plan,
+                              launch<cl::Swizzled>,
+                              tiles_text};
 
 }  // namespace xpose::engines

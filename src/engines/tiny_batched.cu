@@ -58,8 +58,9 @@ int64_t chunk_elems(const Problem& p) {
   return TinyBatch::matrices_per_chunk(n, int(p.elem_bytes)) * n;
 }
 
-Support supports(const Problem& p, const Device& d) {
+Support supports(const Task& t, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  const Problem& p = t.problem;
   const int64_t n = p.rows * p.cols;
   const bool dense = p.ld_src == p.cols && p.ld_dst == p.rows && (p.batch == 1 || (p.stride_src == n && p.stride_dst == n));
   if (!dense || p.matrix_bytes() > TinyBatch::max_bytes)
@@ -73,22 +74,22 @@ Support supports(const Problem& p, const Device& d) {
 static_assert(TinyBatch::max_bytes == 8192, "tiny_batched's refusal names the bound");
 
 // One block per chunk of whole matrices; the walk's tile is one matrix.
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
-  EnginePlan plan;
-  plan.device = d.id;
-  plan.problem = p;
-  plan.chunk_elems = chunk_elems(p);
-  plan.walk = {layout::ceil_div(p.rows * p.cols * p.batch, plan.chunk_elems), 1, 1, int(p.rows), int(p.cols)};
-  plan.grid = {uint32_t(plan.walk.col_tiles), 1, 1};
-  plan.block = {uint32_t(TinyBatch::threads), 1, 1};
-  return plan;
+Support plan(Plan* plan, const Device&, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
+  Tiles& t = plan->make<Tiles>();
+  t.chunk_elems = chunk_elems(p);
+  t.walk = {layout::ceil_div(p.rows * p.cols * p.batch, t.chunk_elems), 1, 1, int(p.rows), int(p.cols)};
+  plan->grid = {uint32_t(t.walk.col_tiles), 1, 1};
+  plan->block = {uint32_t(TinyBatch::threads), 1, 1};
+  return detail::served();
 }
 
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
-    const Problem& p = plan.problem;
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
+  return with_elem_bytes(p.elem_bytes, [&](auto e) {
     transpose_tiny_batched<decltype(e)::value><<<to_dim3(plan.grid), to_dim3(plan.block), 0, s>>>(
-        p, int(plan.chunk_elems), layout::FastDivmod(uint32_t(p.rows * p.cols)), layout::FastDivmod(uint32_t(p.rows)));
+        p, int(tiles(plan).chunk_elems), layout::FastDivmod(uint32_t(p.rows * p.cols)),
+        layout::FastDivmod(uint32_t(p.rows)));
     return cudaGetLastError();
   });
 }
@@ -96,7 +97,13 @@ cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
 }  // namespace
 
 const Engine tiny_batched = {
-    "tiny_batched", "batches of dense matrices of at most 8 KiB: whole matrices per block, 16-byte loads and stores",
-    "16 KiB of whole matrices per block, 256 threads", supports, plan, launch};
+    "tiny_batched",
+    "batches of dense matrices of at most 8 KiB: whole matrices per block, 16-byte loads and stores",
+    "16 KiB of whole matrices per block, 256 threads",
+    Input::transpose,
+    supports,
+    plan,
+    launch,
+    tiles_text};
 
 }  // namespace xpose::engines

@@ -74,31 +74,35 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads) transpose_vec_swi
     vectors_through_smem<E, true>(p, t, smem);
 }
 
-Support supports(const Problem& p, const Device& d) {
+Support supports(const Task& t, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
-  return detail::needs_16_byte_rows(p, "vec_swizzled");
+  return detail::needs_16_byte_rows(t.problem, "vec_swizzled");
 }
 
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions& o) {
-  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+Support plan(Plan* plan, const Device&, const PlanOptions& o) {
+  return with_elem_bytes(plan->task.problem.elem_bytes, [&](auto e) {
     using V = layout::VecTile<decltype(e)::value>;
-    EnginePlan plan = tile_plan(p, d, V::tile, V::tile, {uint32_t(V::threads), 1, 1});
-    plan.tiles_by_column = o.tiles_by_column;
-    return plan;
+    tile_plan(plan, V::tile, V::tile, {uint32_t(V::threads), 1, 1}).by_column = o.tiles_by_column;
+    return detail::served();
   });
 }
 
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, plan, s, plan.problem);
-  });
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
+  return with_elem_bytes(p.elem_bytes,
+                         [&](auto e) { return launch_tiles(transpose_vec_swizzled<decltype(e)::value>, plan, s, p); });
 }
 
 }  // namespace
 
-const Engine vec_swizzled = {
-    "vec_swizzled", "16-byte vector loads and stores, swizzled shared-memory tile",
-    "64x64 tile for 1- and 4-byte elements, else 32x32; 256 threads (128 for 2-byte)", supports, plan, launch,
-    /*takes_tile_order=*/true};
+const Engine vec_swizzled = {"vec_swizzled",
+                             "16-byte vector loads and stores, swizzled shared-memory tile",
+                             "64x64 tile for 1- and 4-byte elements, else 32x32; 256 threads (128 for 2-byte)",
+                             Input::transpose,
+                             supports,
+                             plan,
+                             launch,
+                             tiles_text,
+                             /*takes_tile_order=*/true};
 
 }  // namespace xpose::engines

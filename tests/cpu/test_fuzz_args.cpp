@@ -445,11 +445,11 @@ void exercise_the_planner(const Problem& p, Checker& c) {
       c.expect(e.status == XPOSE_ERROR_NOT_SUPPORTED && !e.message.empty(), "choose failed badly: " + e.message);
     else
       c.expect(choice.plan.engine && choice.plan.grid.x >= 1 && !choice_text(choice).empty(), "choose gave an empty plan");
-    for (const Engine* k : engines()) {
-      const Support s = k->supports(p, d);
+    for (const Engine* k : engines(Input::transpose)) {
+      Plan plan;
+      const Support s = plan_engine(*k, Task::of(p), d, {}, &plan);
       c.expect(why(s, d).find('\n') == std::string::npos, std::string(k->name) + "'s refusal is not one line");
       if (!s.served()) continue;
-      const EnginePlan plan = k->plan(p, d, {});
       c.expect(plan.grid.x >= 1 && plan.grid.y >= 1 && plan.grid.z >= 1 && plan.block.x >= 1,
                std::string(k->name) + " planned an empty grid");
     }

@@ -743,11 +743,11 @@ TEST(PermuteNdKernels, RegisterBlocksWhereBothRunsAreShort) {
     const layout::PermuteAxes n = layout::normalize(shape_of(r.extents, r.perm, r.e), 16);
     SCOPED_TRACE(std::string(r.chosen) + ", " + std::to_string(r.e) + "-byte elements, extent " +
                  std::to_string(r.extents.back()));
-    detail::NdChoice choice;
+    detail::Choice choice;
     std::string why;
     ASSERT_TRUE(detail::choose_nd(n, src, dst, nullptr, testing::h100, &choice, &why)) << why;
     EXPECT_STREQ(r.chosen, choice.plan.engine->name);
-    EXPECT_STREQ(std::string(r.chosen) == "permute_vec_regs" ? "short_runs" : "whole_vectors", choice.rule->id);
+    EXPECT_STREQ(std::string(r.chosen) == "permute_vec_regs" ? "short_runs" : "whole_vectors", choice.nd_rule->id);
     for (const char* named : {"permute_vec_regs", "permute_vec_tiled"})
       EXPECT_TRUE(detail::choose_nd(n, src, dst, named, testing::h100, &choice, &why)) << named << ": " << why;
   }
@@ -864,7 +864,7 @@ TEST(PermuteReference, MatchesTheModelAndSoDoNormalizedAndTransposeForms) {
 // What the N-D planner makes of an accepted request (its bases moved to 16 bytes, so that the
 // vector tiles are in play): each kernel, named or chosen, either refuses with a reason or
 // plans a launch inside CUDA's limits whose walk covers every outer index and row once.
-const int nd_kernels = int(detail::nd_engines().size());
+const int nd_kernels = int(detail::engines(detail::Input::nd_form).size());
 constexpr int max_nd_kernels = 16;
 
 void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
@@ -872,18 +872,18 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
   const void* src = at(reinterpret_cast<uintptr_t>(p.src) & ~uintptr_t(15));
   void* dst = at_mut(reinterpret_cast<uintptr_t>(p.dst) & ~uintptr_t(15));
   for (int k = 0; k <= nd_kernels; ++k) {
-    const char* name = k < nd_kernels ? detail::nd_engines()[size_t(k)]->name : nullptr;
+    const char* name = k < nd_kernels ? detail::engines(detail::Input::nd_form)[size_t(k)]->name : nullptr;
     SCOPED_TRACE(name ? name : "auto");
-    detail::NdChoice choice;
+    detail::Choice choice;
     std::string why;
     if (!detail::choose_nd(n, src, dst, name, testing::h100, &choice, &why)) {
       ASSERT_FALSE(why.empty());
       ASSERT_EQ(std::string::npos, why.find('\n'));
       continue;
     }
-    const detail::NdPlan& plan = choice.plan;
+    const detail::Plan& plan = choice.plan;
     ++(*planned)[k];
-    const layout::NdForm& f = plan.form;
+    const layout::NdForm& f = plan.task.form;
     ASSERT_GE(plan.block.x * plan.block.y * plan.block.z, 32u);
     ASSERT_LE(plan.block.x * plan.block.y * plan.block.z, 1024u);
     const std::string kernel = plan.engine->name;
@@ -1077,7 +1077,9 @@ TEST(PermuteFuzz, AcceptedRequestsKeepTheirPromises) {
   EXPECT_GT(accepted, 20000);
   EXPECT_GT(mapped, 5000);
   for (int k = 0; k <= nd_kernels; ++k)
-    EXPECT_GT(nd_planned[k], 500) << "plans by " << (k < nd_kernels ? detail::nd_engines()[size_t(k)]->name : "auto");
+    EXPECT_GT(nd_planned[k], 500) << "plans by "
+                                  << (k < nd_kernels ? detail::engines(detail::Input::nd_form)[size_t(k)]->name
+                                                     : "auto");
 }
 
 // Large enough for every core: the CPU path's tiles (threads over tiles of every outer index,

@@ -88,12 +88,12 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_NE("skinny", chosen(with_ld(4096, 2, 4, 4, 0)));  // src rows of 2 in a pitch of 4
   Choice c;
   ASSERT_FALSE(choose(problem(3, 100000000, 4), h100, &c).failed());
-  EXPECT_EQ(3, c.plan.walk.tile_rows);
-  EXPECT_EQ(1024, c.plan.walk.tile_cols);  // 256 threads x one 16-byte vector of fp32 each
+  EXPECT_EQ(3, c.plan.params<Tiles>().walk.tile_rows);
+  EXPECT_EQ(1024, c.plan.params<Tiles>().walk.tile_cols);  // 256 threads x one 16-byte vector of fp32 each
   EXPECT_EQ(3, c.plan.variant);            // interleave 3 lines
   ASSERT_FALSE(choose(problem(100000, 2, 1), h100, &c).failed());
-  EXPECT_EQ(4096, c.plan.walk.tile_rows);
-  EXPECT_EQ(2, c.plan.walk.tile_cols);
+  EXPECT_EQ(4096, c.plan.params<Tiles>().walk.tile_rows);
+  EXPECT_EQ(2, c.plan.params<Tiles>().walk.tile_cols);
   EXPECT_EQ(-2, c.plan.variant);  // de-interleave into 2 lines
 }
 
@@ -122,7 +122,7 @@ TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {
   ASSERT_FALSE(choose(with_ld(32, 32, 4, 0, 0, 100000), h100, &c).failed());
   EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tiny_batched, grid 25000x1x1, block 256x1x1"))
       << describe(c.plan);
-  EXPECT_EQ(4, c.plan.chunk_elems / 1024);  // 16 KiB of fp32 per block
+  EXPECT_EQ(4, c.plan.params<Tiles>().chunk_elems / 1024);  // 16 KiB of fp32 per block
 }
 
 TEST(PlanAuto, PicksCuTeTilesForBatchesOfWholeTilesUpToTheRecordsBound) {
@@ -206,8 +206,8 @@ TEST(PlanAuto, PicksTheTmaKernelsForBytesAndHalvesOnHopperBySize) {
   ASSERT_FALSE(choose(problem(8192, 32768, 1), h100, &c).failed());
   EXPECT_NE(std::string::npos, describe(c.plan).find("kernel tma_swizzle128, grid 256x64x1, block 256x1x1, tile 128x128"))
       << describe(c.plan);
-  EXPECT_EQ(128u, c.plan.maps.src.box[0]);  // the plan carries both tensor maps
-  EXPECT_TRUE(c.plan.maps.dst.swizzle128);
+  EXPECT_EQ(128u, c.plan.params<Tiles>().maps.src.box[0]);  // the plan carries both tensor maps
+  EXPECT_TRUE(c.plan.params<Tiles>().maps.dst.swizzle128);
   EXPECT_EQ("narrow_pipeline", rule_of(problem(4096, 4096, 2)));
   EXPECT_EQ("narrow_small", rule_of(problem(1024, 1024, 1)));
   ASSERT_FALSE(choose(problem(4096, 4096, 2), h100, &c).failed());
@@ -245,7 +245,8 @@ TEST(PlanAuto, PicksCuteTmaPast1GiBWhereBothSidesRowsAreWhole128ByteSegments) {
       << choice_text(c);
   ASSERT_FALSE(choose(problem(32768, 32768 + 64, 1), h100, &c).failed());  // past the whole-row rule: not cute_tma
   EXPECT_STRNE("cute_tma", c.plan.engine->name);
-  ASSERT_FALSE(choose_named(*find_engine("cute_tma"), problem(32768, 32768 + 64, 1), h100, &c).failed());
+  ASSERT_FALSE(
+      choose_named(*find_engine("cute_tma", Input::transpose), problem(32768, 32768 + 64, 1), h100, &c).failed());
   EXPECT_EQ(0, c.plan.variant);  // named: 128-byte slabs
   EXPECT_EQ(nullptr, c.rule);
 #endif
@@ -284,7 +285,7 @@ TEST(PlanAuto, ShiftsDstPiecesOntoSectorsForUnalignedRowsAndHalfSectorPitches) {
   EXPECT_NE(std::string::npos,
             describe(c.plan).find("kernel aligned_stores (shifted 16-byte loads), grid 469x470x1, block 256x1x1, tile 64x64"))
       << describe(c.plan);
-  EXPECT_EQ(470, c.plan.walk.row_tiles);
+  EXPECT_EQ(470, c.plan.params<Tiles>().walk.row_tiles);
   ASSERT_FALSE(choose(with_ld(30011, 29989, 4, 29992, 30012), h100, &c).failed());
   EXPECT_EQ(1, c.plan.variant);  // 16-byte src rows: 16-byte loads
 }
@@ -338,13 +339,13 @@ TEST(PlanAuto, RefusesGpusThisBuildHasNoCodeFor) {
 
 TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   Choice c;
-  const Result e = choose_named(*find_engine("vec_swizzled"), problem(31, 33, 4), h100, &c);
+  const Result e = choose_named(*find_engine("vec_swizzled", Input::transpose), problem(31, 33, 4), h100, &c);
   EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, e.status);
   EXPECT_EQ("vec_swizzled needs ld_src and ld_dst to be multiples of 16 bytes", e.message);
-  EXPECT_FALSE(choose_named(*find_engine("smem"), problem(31, 33, 4), h100, &c).failed());
+  EXPECT_FALSE(choose_named(*find_engine("smem", Input::transpose), problem(31, 33, 4), h100, &c).failed());
   EXPECT_STREQ("smem", c.plan.engine->name);
   const auto refusal = [&](const char* kernel, const Problem& p) {
-    const Result err = choose_named(*find_engine(kernel), p, h100, &c);
+    const Result err = choose_named(*find_engine(kernel, Input::transpose), p, h100, &c);
     EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, err.status) << kernel;
     return err.message;
   };
@@ -364,16 +365,15 @@ TEST(PlanNamed, SaysWhyAKernelCannotServe) {
   EXPECT_EQ("tiny_batched needs dense matrices (ld = extent, batch stride = matrix size) of at most 8192 bytes",
             refusal("tiny_batched", with_ld(16, 16, 4, 20, 0, 100)));
   for (const char* kernel : {"skinny", "aligned_stores"})  // both serve what their names say
-    EXPECT_FALSE(choose_named(*find_engine(kernel), kernel == std::string("skinny") ? problem(3, 1000, 4)
-                                                                                   : problem(31, 33, 4),
-                              h100, &c)
+    EXPECT_FALSE(choose_named(*find_engine(kernel, Input::transpose),
+                              kernel == std::string("skinny") ? problem(3, 1000, 4) : problem(31, 33, 4), h100, &c)
                      .failed())
         << kernel;
 }
 
 TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
-  for (const Engine* e : engines()) names.push_back(e->name);
+  for (const Engine* e : engines(Input::transpose)) names.push_back(e->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
                                    "vec_swizzled", "skinny", "tiny_batched", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
@@ -382,10 +382,44 @@ TEST(Registry, ListsTheLadderInOrder) {
     want.push_back(name);
 #endif
   EXPECT_EQ(want, names);
-  EXPECT_EQ(nullptr, find_engine("copy"));  // the benchmark's ceiling is the benchmark's own
+  EXPECT_EQ(nullptr, find_engine("copy", Input::transpose));  // the benchmark's ceiling is the benchmark's own
   std::string list;
   for (const std::string& name : want) list += (list.empty() ? "" : ", ") + name;
-  EXPECT_EQ(list, engine_names());
+  EXPECT_EQ(list, engine_names(Input::transpose));
+}
+
+// One list of engines of one contract: each input's engines in the list's order, every name
+// once, and an engine asked for the other input refuses in one line and plans nothing.
+TEST(Registry, OneListOneContract) {
+  std::vector<const Engine*> both = engines(Input::transpose);
+  for (const Engine* e : engines(Input::nd_form)) both.push_back(e);
+  EXPECT_EQ(engines(), both);
+  EXPECT_EQ(7u, engines(Input::nd_form).size());
+  std::set<std::string> names;
+  for (const Engine* e : engines()) {
+    EXPECT_TRUE(names.insert(e->name).second) << e->name << " is listed twice";
+    EXPECT_EQ(e, find_engine(e->name, e->input));
+    EXPECT_EQ(nullptr, find_engine(e->name, e->input == Input::transpose ? Input::nd_form : Input::transpose));
+    EXPECT_TRUE(e->supports && e->plan && e->launch && e->text) << e->name;
+  }
+  Problem p;
+  p.rows = p.cols = 64, p.elem_bytes = 4, p.ld_src = p.ld_dst = 64, p.batch = 1, p.stride_src = p.stride_dst = 4096;
+  layout::PermuteAxes axes;
+  axes.rank = 2, axes.elem_bytes = 4;
+  axes.axes[0] = {64, 64, 1};
+  axes.axes[1] = {64, 1, 64};
+  layout::NdForm form;
+  const char* why_not = nullptr;
+  ASSERT_TRUE(layout::nd_form(axes, &form, &why_not)) << why_not;
+  for (const Engine* e : engines()) {
+    Plan plan;
+    plan.engine = e;
+    const Task other = e->input == Input::transpose ? Task::of(form, nullptr, nullptr) : Task::of(p);
+    const Support s = plan_engine(*e, other, h100, {}, &plan);
+    EXPECT_FALSE(s.served()) << e->name;
+    EXPECT_NE(std::string::npos, why(s, h100).find(e->input == Input::transpose ? "transposes" : "permutes")) << e->name;
+    EXPECT_EQ(nullptr, plan.engine) << e->name;
+  }
 }
 
 // One problem each rule decides on a pretend H100 (the tests below iterate the table, so a
@@ -421,7 +455,7 @@ TEST(RuleTable, EveryRuleDecidesItsExample) {
     EXPECT_FALSE(std::string(r.condition).empty());
     EXPECT_FALSE(std::string(r.reason).empty());
     EXPECT_EQ(std::string::npos, std::string(r.reason).find('\n'));
-    const Engine* listed = find_engine(r.engine_name);
+    const Engine* listed = find_engine(r.engine_name, Input::transpose);
     EXPECT_EQ(listed, r.engine) << "a rule's engine is the registry's engine of that name";
     ASSERT_EQ(1u, examples().count(r.id)) << "no example problem for this rule";
     if (!r.engine) continue;  // a build without the CuTe family skips the rule
@@ -492,15 +526,15 @@ TEST(Tuning, TheH200LeavesShortMatricesToTheLaterRules) {
 TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
   const auto by_column = [](const Problem& p, const Device& d, const char* kernel = nullptr) {
     Choice c;
-    const Engine* named = kernel ? find_engine(kernel) : nullptr;
+    const Engine* named = kernel ? find_engine(kernel, Input::transpose) : nullptr;
     if (kernel && !named) {
       ADD_FAILURE() << kernel << " is not registered in this build";
       return false;
     }
     const Result e = named ? choose_named(*named, p, d, &c) : choose(p, d, &c);
     EXPECT_FALSE(e.failed()) << e.message;
-    EXPECT_EQ(c.plan.tiles_by_column, describe(c.plan).find("tiles column by column") != std::string::npos);
-    return c.plan.tiles_by_column;
+    EXPECT_EQ(c.plan.params<Tiles>().by_column, describe(c.plan).find("tiles column by column") != std::string::npos);
+    return c.plan.params<Tiles>().by_column;
   };
   for (int64_t e : {4, 8, 16}) {
     EXPECT_TRUE(by_column(problem(8192, 8192, e), h200)) << e;  // rule aligned: vec_swizzled

@@ -30,25 +30,25 @@ bool layout_of(const testing::RandomPermutation& r, Permutation* out) {
 // Two plans launch the same thing: every launch field, and the same text.
 void expect_same_launch(const CallPlan& a, const CallPlan& b) {
   EXPECT_EQ(plan_text(a).text, plan_text(b).text);
-  EXPECT_EQ(a.nd.plan.engine, b.nd.plan.engine);
-  EXPECT_EQ(a.transpose.plan.engine, b.transpose.plan.engine);
-  EXPECT_EQ(a.transpose.rule, b.transpose.rule);
-  if (a.nd.plan.engine && b.nd.plan.engine) {
-    EXPECT_EQ(a.nd.plan.src, b.nd.plan.src);
-    EXPECT_EQ(a.nd.plan.dst, b.nd.plan.dst);
-    EXPECT_EQ(layout::text(a.nd.plan.form), layout::text(b.nd.plan.form));
-    EXPECT_EQ(0, std::memcmp(a.nd.plan.bytes, b.nd.plan.bytes, sizeof a.nd.plan.bytes));  // the engine's parameters
-    EXPECT_TRUE(a.nd.plan.grid.x == b.nd.plan.grid.x && a.nd.plan.grid.y == b.nd.plan.grid.y && a.nd.plan.grid.z == b.nd.plan.grid.z);
-  }
-  if (a.transpose.plan.engine && b.transpose.plan.engine) {
-    const EnginePlan &p = a.transpose.plan, &q = b.transpose.plan;
-    EXPECT_EQ(p.problem.src, q.problem.src);
-    EXPECT_EQ(p.problem.dst, q.problem.dst);
-    EXPECT_EQ(p.variant, q.variant);
-    EXPECT_EQ(p.smem_bytes, q.smem_bytes);
-    EXPECT_EQ(p.chunk_elems, q.chunk_elems);
-    EXPECT_EQ(p.tiles_by_column, q.tiles_by_column);
-    EXPECT_EQ(describe(p), describe(q));
+  const Plan &p = a.choice.plan, &q = b.choice.plan;
+  EXPECT_EQ(p.engine, q.engine);
+  EXPECT_EQ(a.choice.rule, b.choice.rule);
+  EXPECT_EQ(a.choice.nd_rule, b.choice.nd_rule);
+  if (!p.engine || !q.engine) return;
+  EXPECT_EQ(p.task.src, q.task.src);
+  EXPECT_EQ(p.task.dst, q.task.dst);
+  EXPECT_TRUE(p.grid.x == q.grid.x && p.grid.y == q.grid.y && p.grid.z == q.grid.z);
+  EXPECT_EQ(p.variant, q.variant);
+  EXPECT_EQ(p.smem_bytes, q.smem_bytes);
+  EXPECT_EQ(describe(p), describe(q));
+  if (p.task.input == Input::nd_form) {
+    EXPECT_EQ(layout::text(p.task.form), layout::text(q.task.form));
+    EXPECT_EQ(0, std::memcmp(p.bytes, q.bytes, sizeof p.bytes));  // the engine's parameters
+  } else {
+    EXPECT_EQ(p.task.problem.src, q.task.problem.src);
+    EXPECT_EQ(p.task.problem.dst, q.task.problem.dst);
+    EXPECT_EQ(p.params<Tiles>().chunk_elems, q.params<Tiles>().chunk_elems);
+    EXPECT_EQ(p.params<Tiles>().by_column, q.params<Tiles>().by_column);
   }
 }
 
@@ -148,8 +148,10 @@ TEST(Planner, InterleavedBatchesGoToTheNdTable) {
       CallPlan as_permutation, as_transpose, named;
       ASSERT_FALSE(plan_permute(nullptr, p, *d, &as_permutation).failed());
       ASSERT_FALSE(plan_transpose(nullptr, t, *d, &as_transpose).failed());
-      EXPECT_EQ(as_permutation.nd.plan.engine != nullptr, x.interleaved);
-      EXPECT_EQ(as_transpose.nd.plan.engine != nullptr, x.interleaved);
+      EXPECT_EQ((as_permutation.choice.plan.task.input == Input::nd_form && as_permutation.choice.plan.engine),
+                x.interleaved);
+      EXPECT_EQ((as_transpose.choice.plan.task.input == Input::nd_form && as_transpose.choice.plan.engine),
+                x.interleaved);
       ASSERT_FALSE(plan_transpose("smem_padded", t, *d, &named).failed());
       EXPECT_STREQ(plan_text(named).kernel.c_str(), "smem_padded");
     }
@@ -225,8 +227,8 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
     CallPlan plan;
     ASSERT_FALSE(plan_permute(nullptr, p, testing::h100, &plan).failed());
-    ASSERT_NE(nullptr, plan.nd.rule) << plan_text(plan).text;
-    EXPECT_STREQ(e.rule, plan.nd.rule->id) << plan_text(plan).text;
+    ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
+    EXPECT_STREQ(e.rule, plan.choice.nd_rule->id) << plan_text(plan).text;
     EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
   }
   const uint64_t seed = testing::fresh_seed();
@@ -239,7 +241,8 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
     CallPlan plan;
-    if (!plan_permute(nullptr, p, testing::h100, &plan).failed() && plan.nd.rule) seen.insert(plan.nd.rule->id);
+    if (!plan_permute(nullptr, p, testing::h100, &plan).failed() && plan.choice.nd_rule)
+      seen.insert(plan.choice.nd_rule->id);
   }
   for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen";
 }

@@ -59,7 +59,9 @@ Args at(uintptr_t src, uintptr_t dst, int64_t rows, int64_t cols, int64_t e) {
 using testing::h100;
 
 // The reason `name` declines `p` on a pretend H100 (empty when it serves it).
-std::string refusal(const char* name, const Problem& p) { return why(find_engine(name)->supports(p, h100), h100); }
+std::string refusal(const char* name, const Problem& p) {
+  return why(find_engine(name, detail::Input::transpose)->supports(Task::of(p), h100), h100);
+}
 
 // A batch stride of one matrix addresses nothing: it takes its packed value, so that no
 // kernel's check multiplies the caller's 2^61 by 16 bytes (which wraps to 0 in int64).

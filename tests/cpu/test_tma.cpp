@@ -138,7 +138,7 @@ TEST(TensorMap, NamedTmaKernelsSayWhyTheyCannotServe) {
   using testing::h100;
   detail::Choice c;
   for (const char* name : {"tma", "tma_swizzle128", "tma_batched", "tma_pipeline"}) {
-    const detail::Engine* k = detail::find_engine(name);
+    const detail::Engine* k = detail::find_engine(name, detail::Input::transpose);
     ASSERT_NE(nullptr, k) << name;
     EXPECT_FALSE(detail::choose_named(*k, problem(4096, 4096, 2), h100, &c).failed());
     EXPECT_EQ(std::string(name), c.plan.engine->name);

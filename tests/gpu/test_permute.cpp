@@ -68,7 +68,7 @@ Served check_random_permutations(int trials, int64_t max_elements, bool vectors)
     EXPECT_EQ(-1, diff) << "automatic choice: first wrong byte " << diff;
 
     std::set<std::string> by;  // the N-D engines that served it, named
-    for (const detail::NdEngine* e : detail::nd_engines()) {
+    for (const detail::Engine* e : detail::engines(detail::Input::nd_form)) {
       const char* name = e->name;
       const xpose_status_t named = call(name);
       if (named == XPOSE_ERROR_NOT_SUPPORTED) {

@@ -10,35 +10,37 @@
 //   cmake -S . -B build-x -DXPOSE_BUILD_EXPERIMENTS=ON && cmake --build build-x --target nd_tiles
 #include <cuda_runtime_api.h>
 
-#include <string>
-
-#include "core/nd_engine.hpp"
-#include "dispatch/registry.hpp"
-
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "core/device.hpp"
+#include "core/engine.hpp"
+#include "dispatch/registry.hpp"
 #include "layout/permute.hpp"
 
 namespace {
 
 // A named N-D kernel's plan for `shape` (the library's automatic choice aside).
 bool plan_named(const xpose::layout::PermuteAxes& shape, const void* src, void* dst, const char* name,
-                xpose::detail::NdPlan* out, std::string* why) {
+                xpose::detail::Plan* out, std::string* why) {
   using namespace xpose;
   layout::NdForm form;
   const char* reason = "unknown kernel";
-  const detail::NdEngine* engine = detail::find_nd_engine(name);
+  const detail::Engine* engine = detail::find_engine(name, detail::Input::nd_form);
+  detail::Device device;
   if (!layout::nd_form(layout::normalize(shape), &form, &reason) || !engine ||
-      !detail::plan_nd(*engine, form, src, dst, out, &reason)) {
+      detail::current_device(&device).failed()) {
     *why = reason;
     return false;
   }
-  return true;
+  const detail::Support s = detail::plan_engine(*engine, detail::Task::of(form, src, dst), device, {}, out);
+  *why = detail::why(s, device);
+  return s.served();
 }
 
-cudaError_t launch(const xpose::detail::NdPlan& plan, cudaStream_t s) { return plan.engine->launch(plan, s); }
+cudaError_t launch(const xpose::detail::Plan& plan, cudaStream_t s) { return plan.engine->launch(plan, s); }
 
 void ok(cudaError_t e) {
   if (e != cudaSuccess) {
@@ -133,7 +135,7 @@ int main() {
       for (auto& b : bits) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b = x;
       ok(cudaMemcpy(src, bits.data(), bytes, cudaMemcpyHostToDevice));
     }
-    detail::NdPlan plan;
+    detail::Plan plan;
     std::string why;
     if (!plan_named(shape, src, dst, "permute_vec_tiled", &plan, &why)) {
       std::printf("%-36s not served: %s\n", c.name, why.c_str());
@@ -144,8 +146,8 @@ int main() {
     // The same tiles, visited in another order: the outer axes after the first (the one a
     // tile's outer indices run along) by src stride, so that neighbouring blocks read
     // neighbouring src rows instead of writing neighbouring dst columns.
-    detail::NdPlan by_src = plan;
-    layout::NdForm& f = by_src.form;
+    detail::Plan by_src = plan;
+    layout::NdForm& f = by_src.task.form;
     for (int i = 1; i < f.outer_rank; ++i)
       for (int j = i + 1; j < f.outer_rank; ++j)
         if (f.outer_src[j] < f.outer_src[i]) {
@@ -154,15 +156,15 @@ int main() {
           std::swap(f.outer_dst[i], f.outer_dst[j]);
         }
     const float nd_src = median_ms([&] { ok(launch(by_src, s)); }, s);
-    detail::NdPlan regs;
+    detail::Plan regs;
     if (!plan_named(shape, src, dst, "permute_vec_regs", &regs, &why)) {
       std::printf("%-36s permute_vec_regs refused: %s\n", c.name, why.c_str());
       continue;
     }
     const float nd_regs = median_ms([&] { ok(launch(regs, s)); }, s);
     // The register blocks with the outer axes after the first, or all of them, in src's order.
-    const auto in_src_order = [](detail::NdPlan q, int from) {
-      layout::NdForm& g = q.form;
+    const auto in_src_order = [](detail::Plan q, int from) {
+      layout::NdForm& g = q.task.form;
       for (int i = from; i < g.outer_rank; ++i)
         for (int j = i + 1; j < g.outer_rank; ++j)
           if (g.outer_src[j] < g.outer_src[i]) {
@@ -172,7 +174,7 @@ int main() {
           }
       return q;
     };
-    const detail::NdPlan regs_src1 = in_src_order(regs, 1), regs_src0 = in_src_order(regs, 0);
+    const detail::Plan regs_src1 = in_src_order(regs, 1), regs_src0 = in_src_order(regs, 0);
     const float nd_regs_src1 = median_ms([&] { ok(launch(regs_src1, s)); }, s);
     const float nd_regs_src0 = median_ms([&] { ok(launch(regs_src0, s)); }, s);
     // The check: this build's permute_vec_tiled (in both block orders) against permute_tiled.
@@ -180,13 +182,13 @@ int main() {
     {
       void* want;
       ok(cudaMalloc(&want, bytes));
-      detail::NdPlan tiled;
+      detail::Plan tiled;
       if (!plan_named(shape, src, want, "permute_tiled", &tiled, &why)) same = false;
       ok(launch(tiled, s));
       std::vector<unsigned char> a(bytes), b(bytes);
       ok(cudaMemcpy(a.data(), want, bytes, cudaMemcpyDeviceToHost));
-      const detail::NdPlan* const plans[] = {&plan, &by_src, &regs, &regs_src1, &regs_src0};
-      for (const detail::NdPlan* q : plans) {
+      const detail::Plan* const plans[] = {&plan, &by_src, &regs, &regs_src1, &regs_src0};
+      for (const detail::Plan* q : plans) {
         ok(cudaMemset(dst, 0xA5, bytes));
         ok(launch(*q, s));
         ok(cudaMemcpy(b.data(), dst, bytes, cudaMemcpyDeviceToHost));

@@ -190,48 +190,50 @@ using ColumnMajorTile = decltype(cute::make_layout(typename CuteTile<E>::Shape{}
 template <int E> using PaddedTile = decltype(CuteTile<E>::padded());
 template <int E> using SwizzledTile = decltype(CuteTile<E>::swizzled());
 
-EnginePlan cute_plan(const Problem& p, const Device& d, const PlanOptions&) {
-  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+Support cute_plan(Plan* plan, const Device&, const PlanOptions&) {
+  return with_elem_bytes(plan->task.problem.elem_bytes, [&](auto e) {
     using T = CuteTile<decltype(e)::value>;
-    return tile_plan(p, d, T::rows, T::cols, {cute_threads, 1, 1});
+    tile_plan(plan, T::rows, T::cols, {cute_threads, 1, 1});
+    return detail::served();
   });
 }
 
 template <class Threads>
-cudaError_t launch_naive(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
-    return launch_tiles(transpose_cute_naive<decltype(e)::value, Threads>, plan, s, plan.problem);
+cudaError_t launch_naive(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
+    return launch_tiles(transpose_cute_naive<decltype(e)::value, Threads>, plan, s, plan.task.problem);
   });
 }
 
 template <template <int> class SmemLayoutOf>
-cudaError_t launch_smem(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+cudaError_t launch_smem(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    return launch_tiles(transpose_cute_smem<E, SmemLayoutOf<E>>, plan, s, plan.problem);
+    return launch_tiles(transpose_cute_smem<E, SmemLayoutOf<E>>, plan, s, plan.task.problem);
   });
 }
 
 template <int E> using VecPlainTile = decltype(layout::CuteVecTile<E>::plain());
 template <int E> using VecSwizzledTile = decltype(layout::CuteVecTile<E>::swizzled());
 
-Support vectorized_supports(const Problem& p, const Device& d) {
+Support vectorized_supports(const Task& t, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
-  return detail::needs_16_byte_rows(p, "a CuTe 16-byte copy atom");
+  return detail::needs_16_byte_rows(t.problem, "a CuTe 16-byte copy atom");
 }
 
-EnginePlan cute_vec_plan(const Problem& p, const Device& d, const PlanOptions&) {
-  return with_elem_bytes(p.elem_bytes, [&](auto e) {
+Support cute_vec_plan(Plan* plan, const Device&, const PlanOptions&) {
+  return with_elem_bytes(plan->task.problem.elem_bytes, [&](auto e) {
     using T = layout::CuteVecTile<decltype(e)::value>;
-    return tile_plan(p, d, T::tile, T::tile, {uint32_t(T::threads), 1, 1});
+    tile_plan(plan, T::tile, T::tile, {uint32_t(T::threads), 1, 1});
+    return detail::served();
   });
 }
 
 template <template <int> class SmemLayoutOf>
-cudaError_t launch_vectorized(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes(plan.problem.elem_bytes, [&](auto e) {
+cudaError_t launch_vectorized(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    return launch_tiles(transpose_cute_vectorized<E, SmemLayoutOf<E>>, plan, s, plan.problem);
+    return launch_tiles(transpose_cute_vectorized<E, SmemLayoutOf<E>>, plan, s, plan.task.problem);
   });
 }
 
@@ -240,25 +242,70 @@ constexpr const char* cute_vec_launch = "32x32 tile (bytes 64x64, 8-byte 16x16),
 
 }  // namespace
 
-const Engine cute_naive_read = {"cute_naive_read", "CuTe: threads along src rows, strided dst writes", cute_launch,
-                                 any_problem, cute_plan, launch_naive<AlongRows>};
-const Engine cute_naive_write = {"cute_naive_write", "CuTe: threads down src columns, coalesced dst writes", cute_launch,
-                                  any_problem, cute_plan, launch_naive<DownColumns>};
-const Engine cute_smem_conflict_read = {"cute_smem_conflict_read", "CuTe: row-major shared tile, column reads conflict",
-                                         cute_launch, any_problem, cute_plan, launch_smem<RowMajorTile>};
+const Engine cute_naive_read = {"cute_naive_read",
+                                "CuTe: threads along src rows, strided dst writes",
+                                cute_launch,
+                                Input::transpose,
+                                any_task,
+                                cute_plan,
+                                launch_naive<AlongRows>,
+                                tiles_text};
+const Engine cute_naive_write = {"cute_naive_write",
+                                 "CuTe: threads down src columns, coalesced dst writes",
+                                 cute_launch,
+                                 Input::transpose,
+                                 any_task,
+                                 cute_plan,
+                                 launch_naive<DownColumns>,
+                                 tiles_text};
+const Engine cute_smem_conflict_read = {"cute_smem_conflict_read",
+                                        "CuTe: row-major shared tile, column reads conflict",
+                                        cute_launch,
+                                        Input::transpose,
+                                        any_task,
+                                        cute_plan,
+                                        launch_smem<RowMajorTile>,
+                                        tiles_text};
 const Engine cute_smem_conflict_write = {"cute_smem_conflict_write",
-                                          "CuTe: column-major shared tile, column writes conflict", cute_launch,
-                                          any_problem, cute_plan, launch_smem<ColumnMajorTile>};
-const Engine cute_padded = {"cute_padded", "CuTe: shared tile rows padded by one bank", cute_launch, any_problem,
-                             cute_plan, launch_smem<PaddedTile>};
-const Engine cute_swizzled = {"cute_swizzled", "CuTe: shared tile through a composed Swizzle", cute_launch, any_problem,
-                               cute_plan, launch_smem<SwizzledTile>};
+                                         "CuTe: column-major shared tile, column writes conflict",
+                                         cute_launch,
+                                         Input::transpose,
+                                         any_task,
+                                         cute_plan,
+                                         launch_smem<ColumnMajorTile>,
+                                         tiles_text};
+const Engine cute_padded = {"cute_padded",
+                            "CuTe: shared tile rows padded by one bank",
+                            cute_launch,
+                            Input::transpose,
+                            any_task,
+                            cute_plan,
+                            launch_smem<PaddedTile>,
+                            tiles_text};
+const Engine cute_swizzled = {"cute_swizzled",
+                              "CuTe: shared tile through a composed Swizzle",
+                              cute_launch,
+                              Input::transpose,
+                              any_task,
+                              cute_plan,
+                              launch_smem<SwizzledTile>,
+                              tiles_text};
 
 const Engine cute_vectorized = {"cute_vectorized",
-                                 "CuTe: 16-byte copy atoms both sides, row-major shared tile (column reads conflict)",
-                                 cute_vec_launch, vectorized_supports, cute_vec_plan, launch_vectorized<VecPlainTile>};
-const Engine cute_vectorized_swizzled = {
-    "cute_vectorized_swizzled", "CuTe: 16-byte copy atoms both sides, shared tile through a composed Swizzle",
-    cute_vec_launch, vectorized_supports, cute_vec_plan, launch_vectorized<VecSwizzledTile>};
+                                "CuTe: 16-byte copy atoms both sides, row-major shared tile (column reads conflict)",
+                                cute_vec_launch,
+                                Input::transpose,
+                                vectorized_supports,
+                                cute_vec_plan,
+                                launch_vectorized<VecPlainTile>,
+                                tiles_text};
+const Engine cute_vectorized_swizzled = {"cute_vectorized_swizzled",
+                                         "CuTe: 16-byte copy atoms both sides, shared tile through a composed Swizzle",
+                                         cute_vec_launch,
+                                         Input::transpose,
+                                         vectorized_supports,
+                                         cute_vec_plan,
+                                         launch_vectorized<VecSwizzledTile>,
+                                         tiles_text};
 
 }  // namespace xpose::engines

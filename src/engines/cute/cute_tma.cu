@@ -71,11 +71,11 @@ __global__ void __launch_bounds__(Tile::threads)
   }
 }
 
-Support supports(const Problem& p, const Device& d) {
-  if (p.elem_bytes == 16)
+Support supports(const Task& t, const Device& d) {
+  if (t.problem.elem_bytes == 16)
     return detail::refused(detail::Refusal::other, "cute_tma moves elements of 1, 2, 4 or 8 bytes (TMA's widest "
                                                    "element); tma and tma_pipeline serve 16");
-  return tma::supports(p, d);
+  return tma::supports(t, d);
 }
 
 // The variant: whole rows (1) where both sides' rows are whole 128-byte segments, else slabs (0).
@@ -98,25 +98,27 @@ size_t smem_bytes(const Device& d) {
   return share > reserved + needed ? share - reserved : needed;
 }
 
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
-  return with_elem_bytes_up_to_8(p.elem_bytes, EnginePlan{}, [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    const int whole_rows = layout::cute_tma_whole_rows(E, p.rows, p.cols) ? 1 : 0;
-    return with_tile<E>(whole_rows, [&](auto tile) {
-      using Tile = decltype(tile);
-      EnginePlan plan = tile_plan(p, d, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
-      plan.variant = whole_rows;
-      plan.variant_name = whole_rows ? "whole 256-byte rows" : "128-byte slabs";
-      plan.smem_bytes = smem_bytes<Tile>(d);
-      return plan;
-    });
-  });
+Support plan(Plan* plan, const Device& d, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
+  return with_elem_bytes_up_to_8(p.elem_bytes, detail::refused("cute_tma moves elements of at most 8 bytes"),
+                                 [&](auto e) {
+                                   constexpr int E = decltype(e)::value;
+                                   const int whole_rows = layout::cute_tma_whole_rows(E, p.rows, p.cols) ? 1 : 0;
+                                   return with_tile<E>(whole_rows, [&](auto tile) {
+                                     using Tile = decltype(tile);
+                                     tile_plan(plan, Tile::edge, Tile::edge, {uint32_t(Tile::threads), 1, 1});
+                                     plan->variant = whole_rows;
+                                     plan->variant_name = whole_rows ? "whole 256-byte rows" : "128-byte slabs";
+                                     plan->smem_bytes = smem_bytes<Tile>(d);
+                                     return detail::served();
+                                   });
+                                 });
 }
 
 template <class Tile>
-cudaError_t launch_with(const EnginePlan& plan, cudaStream_t s) {
+cudaError_t launch_with(const Plan& plan, cudaStream_t s) {
   using T = typename Tile::T;
-  const Problem& p = plan.problem;
+  const Problem& p = plan.task.problem;
   const auto src = Tile::matrices(static_cast<const T*>(p.src), p.rows, p.cols, p.ld_src, p.stride_src, p.batch);
   const auto dst = Tile::matrices(static_cast<T*>(p.dst), p.cols, p.rows, p.ld_dst, p.stride_dst, p.batch);
   const auto load = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, src, typename Tile::Smem{});
@@ -126,8 +128,8 @@ cudaError_t launch_with(const EnginePlan& plan, cudaStream_t s) {
   return launch_tiles(kernel, plan, s, load, store, p.rows, p.cols, p.batch);
 }
 
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  return with_elem_bytes_up_to_8(plan.problem.elem_bytes, cudaErrorNotSupported, [&](auto e) {
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes_up_to_8(plan.task.problem.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     return with_tile<decltype(e)::value>(plan.variant, [&](auto tile) { return launch_with<decltype(tile)>(plan, s); });
   });
 }
@@ -138,6 +140,11 @@ const Engine cute_tma = {
     "cute_tma",
     "CuTe: SM90 TMA copy atoms in and out, 128-byte-swizzled tiles of 256-byte rows, each row one 3-D box where both "
     "sides' rows are whole 128-byte segments (else two halves; bytes: 128-byte rows)",
-    "tile of 256-byte rows (u8 256x256, fp16 128x128, fp32 64x64, fp64 32x32), 256 threads", supports, plan, launch};
+    "tile of 256-byte rows (u8 256x256, fp16 128x128, fp32 64x64, fp64 32x32), 256 threads",
+    Input::transpose,
+    supports,
+    plan,
+    launch,
+    tiles_text};
 
 }  // namespace xpose::engines

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -92,31 +91,38 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
   }
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  const char* why = nullptr;
   NdPacked& t = p->make<NdPacked>();
-  if (!layout::nd_packed(&p->form, &t, why)) return false;
+  if (!layout::nd_packed(&p->task.form, &t, &why)) return detail::refused(why);
   p->block = {uint32_t(layout::nd_packed_threads), 1, 1};
   p->grid = {uint32_t(std::min<int64_t>(t.items, layout::nd_packed_blocks)), 1, 1};
-  return true;
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     const NdPacked& t = p.params<NdPacked>();
     permute_packed<E><<<to_dim3(p.grid), to_dim3(p.block), t.smem_bytes, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, t);
+        static_cast<const Elem<E>*>(p.task.src), static_cast<Elem<E>*>(p.task.dst), p.task.form, t);
     return cudaGetLastError();
   });
 }
 
-std::string blocks(const detail::NdPlan& p) { return layout::text(p.params<NdPacked>()) + ", element by element"; }
+std::string text(const Plan& p) { return layout::text(p.params<NdPacked>()) + ", element by element"; }
 
 }  // namespace
 
-const detail::NdEngine permute_packed = {
-    "permute_packed", "tiles of several axes on each side through shared memory, element by element, for short "
-                      "fastest axes",
-    plan, launch, blocks};
+const Engine permute_packed = {
+    "permute_packed",
+    "tiles of several axes on each side through shared memory, element by element, for short "
+    "fastest axes",
+    "",
+    Input::nd_form,
+    any_task,
+    plan,
+    launch,
+    text};
 
 }  // namespace xpose::engines

@@ -2,7 +2,6 @@
 // dst vectors at any alignment (layout::NdRowVectors).
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -89,44 +88,51 @@ __global__ void __launch_bounds__(layout::nd_row_vectors_threads, layout::nd_row
   }
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
-  const int64_t E = p->form.elem_bytes;
-  if (reinterpret_cast<uintptr_t>(p->src) % uintptr_t(E) != 0 || reinterpret_cast<uintptr_t>(p->dst) % uintptr_t(E) != 0) {
-    *why = "its bases are not aligned to the element";
-    return false;
-  }
-  if (!layout::nd_row_vectors(p->form, &p->make<NdRowVectors>(), why)) return false;
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  const int64_t E = p->task.form.elem_bytes;
+  if (reinterpret_cast<uintptr_t>(p->task.src) % uintptr_t(E) != 0 ||
+      reinterpret_cast<uintptr_t>(p->task.dst) % uintptr_t(E) != 0)
+    return detail::refused("its bases are not aligned to the element");
+  const char* why = nullptr;
+  if (!layout::nd_row_vectors(p->task.form, &p->make<NdRowVectors>(), &why)) return detail::refused(why);
   p->block = {uint32_t(layout::nd_row_vectors_threads), 1, 1};
-  return true;
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     const NdRowVectors& t = p.params<NdRowVectors>();
     cudaError_t e = cudaSuccess;
-    layout::for_each_rows_chunk(p.form, t.granules.divisor, [&](const layout::NdRowsChunk& c) {
+    layout::for_each_rows_chunk(p.task.form, t.granules.divisor, [&](const layout::NdRowsChunk& c) {
       if (e != cudaSuccess) return;
       constexpr int64_t per_block = layout::nd_row_vectors_threads * layout::nd_row_vectors_per_thread;
       const auto blocks = uint32_t(layout::ceil_div(int64_t(c.count()), per_block));
-      permute_row_vectors<E><<<blocks, to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.src),
-                                                                     static_cast<Elem<E>*>(p.dst), p.form, t, c);
+      permute_row_vectors<E><<<blocks, to_dim3(p.block), 0, stream>>>(
+          static_cast<const Elem<E>*>(p.task.src), static_cast<Elem<E>*>(p.task.dst), p.task.form, t, c);
       e = cudaGetLastError();
     });
     return e;
   });
 }
 
-std::string blocks(const detail::NdPlan& p) {
+std::string text(const Plan& p) {
   return layout::text(p.params<NdRowVectors>()) + ", " + std::to_string(layout::nd_row_vectors_per_thread) +
          " granules a thread";
 }
 
 }  // namespace
 
-const detail::NdEngine permute_row_vectors = {
+const Engine permute_row_vectors = {
     "permute_row_vectors",
-    "rows of an axis fastest and contiguous on both sides, moved as 16-byte dst vectors at any alignment", plan,
-    launch, blocks, /*sizes_grid=*/false};
+    "rows of an axis fastest and contiguous on both sides, moved as 16-byte dst vectors at any alignment",
+    "",
+    Input::nd_form,
+    any_task,
+    plan,
+    launch,
+    text,
+    /*takes_tile_order=*/false,
+    /*sizes_grid=*/false};
 
 }  // namespace xpose::engines

@@ -2,7 +2,6 @@
 // position in the row) as one linear index in launches of fewer than 2^30 elements.
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -41,41 +40,52 @@ __global__ void __launch_bounds__(layout::nd_rows_threads)
     if (first + k * threads < count) dst[to[k]] = v[k];
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
-  if (p->form.tiled) {
-    *why = "permute_rows copies rows of an axis fastest on both sides; here src's fastest axis and dst's differ "
-           "(permute_vec_tiled or permute_tiled serves that)";
-    return false;
-  }
-  p->block = {uint32_t(layout::nd_rows_threads), 1, 1};
-  return true;
+Support supports(const Task& t, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  if (t.form.tiled)
+    return detail::refused(
+        "permute_rows copies rows of an axis fastest on both sides; here src's fastest axis and "
+        "dst's differ (permute_vec_tiled or permute_tiled serves that)");
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  p->block = {uint32_t(layout::nd_rows_threads), 1, 1};
+  return detail::served();
+}
+
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     cudaError_t e = cudaSuccess;
-    layout::for_each_rows_chunk(p.form, p.form.extent_a, [&](const NdRowsChunk& c) {
+    layout::for_each_rows_chunk(p.task.form, p.task.form.extent_a, [&](const NdRowsChunk& c) {
       if (e != cudaSuccess) return;
       constexpr int64_t per_block = layout::nd_rows_threads * layout::nd_rows_per_thread;
       const auto blocks = uint32_t(layout::ceil_div(int64_t(c.count()), per_block));
-      permute_rows<E><<<blocks, to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.src),
-                                                              static_cast<Elem<E>*>(p.dst), p.form, c);
+      permute_rows<E><<<blocks, to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.task.src),
+                                                               static_cast<Elem<E>*>(p.task.dst), p.task.form, c);
       e = cudaGetLastError();
     });
     return e;
   });
 }
 
-std::string blocks(const detail::NdPlan& p) {
-  return "rows of the axis fastest on both sides (" + std::to_string(p.form.extent_a) + " elements), " +
+std::string text(const Plan& p) {
+  return "rows of the axis fastest on both sides (" + std::to_string(p.task.form.extent_a) + " elements), " +
          std::to_string(layout::nd_rows_per_thread) + " elements a thread";
 }
 
 }  // namespace
 
-const detail::NdEngine permute_rows = {
-    "permute_rows", "rows of an axis fastest on both sides, copied as they are", plan, launch, blocks,
-    /*sizes_grid=*/false};
+const Engine permute_rows = {"permute_rows",
+                             "rows of an axis fastest on both sides, copied as they are",
+                             "",
+                             Input::nd_form,
+                             supports,
+                             plan,
+                             launch,
+                             text,
+                             /*takes_tile_order=*/false,
+                             /*sizes_grid=*/false};
 
 }  // namespace xpose::engines

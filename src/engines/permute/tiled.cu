@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -34,34 +33,45 @@ __global__ void permute_tiled(const Elem<E>* __restrict__ src, Elem<E>* __restri
   }
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
-  if (!p->form.tiled) {
-    *why = "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves that)";
-    return false;
-  }
-  p->block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
-  p->grid = {p->form.tiles_a * p->form.tiles_b, uint32_t(std::min<int64_t>(p->form.outer_count, layout::max_grid_yz)), 1};
-  return true;
+Support supports(const Task& t, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  if (!t.form.tiled)
+    return detail::refused(
+        "its fastest axis is one on both sides: there are no tiles to turn (permute_rows serves "
+        "that)");
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  const layout::NdForm& f = p->task.form;
+  p->block = {uint32_t(nd_tile), uint32_t(nd_block_rows), 1};
+  p->grid = {f.tiles_a * f.tiles_b, uint32_t(std::min<int64_t>(f.outer_count, layout::max_grid_yz)), 1};
+  return detail::served();
+}
+
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
-    permute_tiled<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form);
+    permute_tiled<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.task.src),
+                                                                       static_cast<Elem<E>*>(p.task.dst), p.task.form);
     return cudaGetLastError();
   });
 }
 
-std::string blocks(const detail::NdPlan& p) {
-  return "32x32 tiles of src's fastest axis (" + std::to_string(p.form.extent_a) + ") and dst's (" +
-         std::to_string(p.form.extent_b) + ") through shared memory, element by element";
+std::string text(const Plan& p) {
+  return "32x32 tiles of src's fastest axis (" + std::to_string(p.task.form.extent_a) + ") and dst's (" +
+         std::to_string(p.task.form.extent_b) + ") through shared memory, element by element";
 }
 
 }  // namespace
 
-const detail::NdEngine permute_tiled = {
-    "permute_tiled", "32x32 tiles of src's and dst's fastest axes through shared memory, element by element", plan,
-    launch, blocks};
+const Engine permute_tiled = {"permute_tiled",
+                              "32x32 tiles of src's and dst's fastest axes through shared memory, element by element",
+                              "",
+                              Input::nd_form,
+                              supports,
+                              plan,
+                              launch,
+                              text};
 
 }  // namespace xpose::engines

@@ -2,7 +2,6 @@
 // vectors on both sides (V = 16 / element size), for whole aligned vectors (layout::NdVecRegs).
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -53,37 +52,45 @@ __global__ void __launch_bounds__(layout::nd_regs_threads)
       }
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  const char* why = nullptr;
   layout::NdVecRegs& g = p->make<layout::NdVecRegs>();
-  if (!layout::nd_vec_regs(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &g, why))
-    return false;
+  if (!layout::nd_vec_regs(p->task.form, reinterpret_cast<uintptr_t>(p->task.src),
+                           reinterpret_cast<uintptr_t>(p->task.dst), &g, &why))
+    return detail::refused(why);
   p->block = {uint32_t(layout::nd_regs_threads), 1, 1};
   p->grid = {uint32_t(g.blocks()), 1, 1};
-  return true;
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
-    permute_vec_regs<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.params<layout::NdVecRegs>());
+    permute_vec_regs<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.task.src),
+                                                                          static_cast<Elem<E>*>(p.task.dst),
+                                                                          p.task.form, p.params<layout::NdVecRegs>());
     return cudaGetLastError();
   });
 }
 
-std::string blocks(const detail::NdPlan& p) {
+std::string text(const Plan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdVecRegs& g = p.params<layout::NdVecRegs>();
-  return s(g.vec) + "x" + s(g.vec) + " blocks of dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
-         s(p.form.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(g.lanes_a.divisor) +
+  return s(g.vec) + "x" + s(g.vec) + " blocks of dst's fastest axis (" + s(p.task.form.extent_b) + ") by src's (" +
+         s(p.task.form.extent_a) + ") turned in registers, 16-byte vectors on both sides, " + s(g.lanes_a.divisor) +
          " threads along src's, " + s(g.per_thread) + " blocks a thread";
 }
 
 }  // namespace
 
-const detail::NdEngine permute_vec_regs = {
+const Engine permute_vec_regs = {
     "permute_vec_regs",
-    "V x V blocks of src's and dst's fastest axes turned in registers, 16-byte vectors on both sides", plan, launch,
-    blocks};
+    "V x V blocks of src's and dst's fastest axes turned in registers, 16-byte vectors on both sides",
+    "",
+    Input::nd_form,
+    any_task,
+    plan,
+    launch,
+    text};
 
 }  // namespace xpose::engines

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/nd_engine.hpp"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -92,40 +91,48 @@ __global__ void __launch_bounds__(layout::NdVecTile<E>::threads, layout::NdVecTi
   }
 }
 
-bool plan(detail::NdPlan* p, const char** why) {
+Support plan(Plan* p, const Device&, const PlanOptions&) {
+  const char* why = nullptr;
   layout::NdVecTiles& t = p->make<layout::NdVecTiles>();
-  if (!layout::nd_vec_tiles(p->form, reinterpret_cast<uintptr_t>(p->src), reinterpret_cast<uintptr_t>(p->dst), &t, why))
-    return false;
-  layout::order_outer_for_tiles(t, &p->form);
-  const int threads =
-      layout::with_elem_bytes(p->form.elem_bytes, [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; });
+  if (!layout::nd_vec_tiles(p->task.form, reinterpret_cast<uintptr_t>(p->task.src),
+                            reinterpret_cast<uintptr_t>(p->task.dst), &t, &why))
+    return detail::refused(why);
+  layout::order_outer_for_tiles(t, &p->task.form);
+  const int threads = layout::with_elem_bytes(p->task.form.elem_bytes,
+                                              [](auto e) { return layout::NdVecTile<decltype(e)::value>::threads; });
   p->block = {uint32_t(threads), 1, 1};
   p->grid = {t.tiles_a * t.tiles_b, uint32_t(std::min<int64_t>(t.groups, layout::max_grid_yz)), 1};
-  return true;
+  return detail::served();
 }
 
-cudaError_t launch(const detail::NdPlan& p, cudaStream_t stream) {
-  return with_elem_bytes(p.form.elem_bytes, [&](auto size) {
+cudaError_t launch(const Plan& p, cudaStream_t stream) {
+  return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
-    permute_vec_tiled<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(
-        static_cast<const Elem<E>*>(p.src), static_cast<Elem<E>*>(p.dst), p.form, p.params<layout::NdVecTiles>());
+    permute_vec_tiled<E><<<to_dim3(p.grid), to_dim3(p.block), 0, stream>>>(static_cast<const Elem<E>*>(p.task.src),
+                                                                           static_cast<Elem<E>*>(p.task.dst),
+                                                                           p.task.form, p.params<layout::NdVecTiles>());
     return cudaGetLastError();
   });
 }
 
-std::string blocks(const detail::NdPlan& p) {
+std::string text(const Plan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdVecTiles& t = p.params<layout::NdVecTiles>();
   return s(t.rows) + "x" + s(t.cols()) + " tiles (swizzled " + s(t.tile) + "x" + s(t.tile) + " slabs) of " + s(t.subs) +
-         " outer indices x dst's fastest axis (" + s(p.form.extent_b) + ") by src's (" +
-         s(p.form.extent_a) + "), 16-byte vectors on both sides";
+         " outer indices x dst's fastest axis (" + s(p.task.form.extent_b) + ") by src's (" + s(p.task.form.extent_a) +
+         "), 16-byte vectors on both sides";
 }
 
 }  // namespace
 
-const detail::NdEngine permute_vec_tiled = {
+const Engine permute_vec_tiled = {
     "permute_vec_tiled",
-    "tiles of src's and dst's fastest axes through swizzled shared memory, 16-byte vectors on both sides", plan, launch,
-    blocks};
+    "tiles of src's and dst's fastest axes through swizzled shared memory, 16-byte vectors on both sides",
+    "",
+    Input::nd_form,
+    any_task,
+    plan,
+    launch,
+    text};
 
 }  // namespace xpose::engines

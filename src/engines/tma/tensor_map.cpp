@@ -13,9 +13,10 @@ namespace xpose::engines::tma {
 using detail::Device;
 using detail::Problem;
 using detail::Refusal;
-using detail::Support;
 using detail::refused;
 using detail::served;
+using detail::Support;
+using detail::Task;
 
 namespace {
 
@@ -102,10 +103,10 @@ const char* built_for() {
   return text.c_str();
 }
 
-Support supports(const Problem& p, const Device& d) {
+Support supports(const Task& t, const Device& d) {
   if (std::find(std::begin(tma_ccs), std::end(tma_ccs), d.cc) == std::end(tma_ccs))
     return refused(Refusal::no_tma_code, built_for());
-  return addressable(p);
+  return addressable(t.problem);
 }
 
 cudaError_t encode(const layout::MapShape& s, const void* base, CUtensorMap* out) {
@@ -119,9 +120,10 @@ cudaError_t encode(const layout::MapShape& s, const void* base, CUtensorMap* out
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-cudaError_t encode(const detail::EnginePlan& plan, CUtensorMap* src, CUtensorMap* dst) {
-  if (const cudaError_t e = encode(plan.maps.src, plan.problem.src, src); e != cudaSuccess) return e;
-  return encode(plan.maps.dst, plan.problem.dst, dst);
+cudaError_t encode(const detail::Plan& plan, CUtensorMap* src, CUtensorMap* dst) {
+  const layout::TmaMaps& maps = plan.params<detail::Tiles>().maps;
+  if (const cudaError_t e = encode(maps.src, plan.task.src, src); e != cudaSuccess) return e;
+  return encode(maps.dst, plan.task.dst, dst);
 }
 
 }  // namespace xpose::engines::tma

@@ -25,13 +25,13 @@ detail::Support addressable(const detail::Problem& p);
 
 // What every TMA engine needs: a device this build carries the TMA kernels' machine code for
 // (XPOSE_TMA_ARCHITECTURES: sm_90a by default), and a problem the copy engine can address.
-detail::Support supports(const detail::Problem& p, const detail::Device& d);
+detail::Support supports(const detail::Task& t, const detail::Device& d);
 
 // Encodes `shape` over `base`; returns the CUDA error (cudaErrorNotSupported where the
 // driver lacks cuTensorMapEncodeTiled, cudaErrorInvalidValue where it refuses the map).
 cudaError_t encode(const layout::MapShape& shape, const void* base, CUtensorMap* out);
 
 // Both of a plan's maps, over its src and dst.
-cudaError_t encode(const detail::EnginePlan& plan, CUtensorMap* src, CUtensorMap* dst);
+cudaError_t encode(const detail::Plan& plan, CUtensorMap* src, CUtensorMap* dst);
 
 }  // namespace xpose::engines::tma

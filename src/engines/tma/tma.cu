@@ -60,18 +60,19 @@ __global__ void __launch_bounds__(TmaShape<E, Run>::threads)
 
 // One block per square tile of 128-byte rows, one box each way.
 template <bool Swizzled, int Run>
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
+Support plan(Plan* plan, const Device&, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     using S = TmaShape<decltype(e)::value, Run>;
-    EnginePlan plan = tile_plan(p, d, S::edge, S::edge, {uint32_t(S::threads), 1, 1});
-    plan.maps = {tma::src_map(p, S::edge, Swizzled), tma::dst_map(p, S::edge, Swizzled)};
-    return plan;
+    tile_plan(plan, S::edge, S::edge, {uint32_t(S::threads), 1, 1}).maps = {tma::src_map(p, S::edge, Swizzled),
+                                                                            tma::dst_map(p, S::edge, Swizzled)};
+    return detail::served();
   });
 }
 
 template <bool Swizzled, int Run>
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  const Problem& p = plan.problem;
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
   CUtensorMap src, dst;
   if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
@@ -86,11 +87,21 @@ constexpr const char* square_launch = "a square tile of 128-byte rows (128/E ele
 
 }  // namespace
 
-const Engine tma_plain = {"tma", "TMA tile in and out, plain shared-memory tile", square_launch, tma::supports,
-                          plan<false, 1>, launch<false, 1>};
-const Engine tma_swizzle128 = {"tma_swizzle128", "TMA with the 128-byte swizzle, one element per step", square_launch,
-                               tma::supports, plan<true, 1>, launch<true, 1>};
-const Engine tma_batched = {"tma_batched", "TMA with the 128-byte swizzle, runs of 8 elements per thread",
-                            square_launch, tma::supports, plan<true, 8>, launch<true, 8>};
+const Engine tma_plain = {"tma",
+                          "TMA tile in and out, plain shared-memory tile",
+                          square_launch,
+                          Input::transpose,
+                          tma::supports,
+                          plan<false, 1>,
+                          launch<false, 1>,
+                          tiles_text};
+const Engine tma_swizzle128 = {"tma_swizzle128", "TMA with the 128-byte swizzle, one element per step",
+                               square_launch,    Input::transpose,
+                               tma::supports,    plan<true, 1>,
+                               launch<true, 1>,  tiles_text};
+const Engine tma_batched = {"tma_batched",   "TMA with the 128-byte swizzle, runs of 8 elements per thread",
+                            square_launch,   Input::transpose,
+                            tma::supports,   plan<true, 8>,
+                            launch<true, 8>, tiles_text};
 
 }  // namespace xpose::engines

@@ -35,29 +35,30 @@ int blocks_per_sm(const Device& d) {
 
 // A persistent grid of as many blocks as are resident at once, walking tiles of
 // Config::rows src rows by one 128-byte box column.
-EnginePlan plan(const Problem& p, const Device& d, const PlanOptions&) {
+Support plan(Plan* plan, const Device& d, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     const int n = 128 / E;
-    EnginePlan plan = tile_plan(p, d, Config::rows, n, {uint32_t(Config::threads), 1, 1});
-    const int64_t tiles = plan.walk.col_tiles * plan.walk.row_tiles * plan.walk.batch;
+    Tiles& t = tile_plan(plan, Config::rows, n, {uint32_t(Config::threads), 1, 1});
+    const int64_t tiles = t.walk.col_tiles * t.walk.row_tiles * t.walk.batch;
     const int64_t resident = int64_t(blocks_per_sm<E>(d)) * std::max(d.sm_count, 1);
-    plan.grid = {uint32_t(std::min(tiles, resident)), 1, 1};
-    plan.smem_bytes = tma::pipe_smem_bytes<E, Config>();
-    plan.maps = {tma::src_map(p, n, true, Config::rows, l2_promotion), tma::dst_map(p, n, true, l2_promotion)};
-    return plan;
+    plan->grid = {uint32_t(std::min(tiles, resident)), 1, 1};
+    plan->smem_bytes = tma::pipe_smem_bytes<E, Config>();
+    t.maps = {tma::src_map(p, n, true, Config::rows, l2_promotion), tma::dst_map(p, n, true, l2_promotion)};
+    return detail::served();
   });
 }
 
-cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
-  const Problem& p = plan.problem;
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  const Problem& p = plan.task.problem;
   CUtensorMap src, dst;
   if (cudaError_t e = tma::encode(plan, &src, &dst); e != cudaSuccess) return e;
   return with_elem_bytes(p.elem_bytes, [&](auto tag) {
     constexpr int E = decltype(tag)::value;
     if (cudaError_t e = detail::allow_dynamic_smem<kernel<E>>(plan.device, plan.smem_bytes); e != cudaSuccess) return e;
-    kernel<E><<<to_dim3(plan.grid), to_dim3(plan.block), plan.smem_bytes, s>>>(src, dst,
-                                                                              tma::pipe_work(plan.walk, p.rows));
+    kernel<E><<<to_dim3(plan.grid), to_dim3(plan.block), plan.smem_bytes, s>>>(
+        src, dst, tma::pipe_work(tiles(plan).walk, p.rows));
     return cudaGetLastError();
   });
 }
@@ -65,7 +66,13 @@ cudaError_t launch(const EnginePlan& plan, cudaStream_t s) {
 }  // namespace
 
 const Engine tma_pipeline = {
-    "tma_pipeline", "persistent TMA pipeline: tile loads in flight on mbarriers, bulk-group stores, register micro-blocks",
-    "persistent grid, 4 tile loads in flight per block", tma::supports, plan, launch};
+    "tma_pipeline",
+    "persistent TMA pipeline: tile loads in flight on mbarriers, bulk-group stores, register micro-blocks",
+    "persistent grid, 4 tile loads in flight per block",
+    Input::transpose,
+    tma::supports,
+    plan,
+    launch,
+    tiles_text};
 
 }  // namespace xpose::engines

@@ -1,0 +1,204 @@
+// The block aligned_stores and permute_aligned_stores share: src rows staged into a shared tile
+// as 16-byte vectors (shifted out of the aligned vectors around them where src rows are not
+// 16-byte aligned), dst row pieces stored as 16-byte vectors shifted to start on 32-byte
+// sectors (layout::AlignedDstTile). The two engines differ in where a block's rows and
+// columns start: pitched rows of a (batched) matrix, or an N-D form's outer index with rows
+// and columns that may be split (layout::NdAlignedStores).
+#pragma once
+
+#include <type_traits>
+
+#include "engines/common.cuh"
+#include "engines/vector.cuh"
+#include "layout/aligned_dst.hpp"
+#include "layout/smem_layout.hpp"
+
+namespace xpose::engines::aligned {
+
+// 1- and 2-byte elements stage into a tile stored column by column (a dst vector is 16
+// consecutive bytes there: layout::AlignedDstColumnTile; row by row it took 16 or 8 shared
+// loads a vector, and bytes ran well behind: docs/performance.md, "Known gaps"), wider
+// elements into a row-major tile padded by one word.
+template <int E>
+using StagedTile = std::conditional_t<
+    E <= 2, layout::AlignedDstColumnTile<E <= 2 ? E : 1>,
+    layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>>;
+
+// Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on, into the
+// tile element by element (a column apart in the column tile).
+template <int E>
+__device__ __forceinline__ void stage_chunk(Elem<E>* tile, int j, int col, const uint32_t (&words)[4]) {
+  Vector<E> v;
+  v.bits = make_uint4(words[0], words[1], words[2], words[3]);
+#pragma unroll
+  for (int e = 0; e < 16 / E; ++e) tile[StagedTile<E>::at(j, col + e)] = v.e[e];
+}
+
+// Staged rows first .. first + 16 / E - 1 of column c as one 16-byte vector: 1- and 2-byte
+// elements read as the aligned words around them, wider ones one by one.
+template <int E>
+__device__ __forceinline__ uint4 gather_vector(const Elem<E>* tile, int first, int c) {
+  if constexpr (E <= 2) {
+    const int at = StagedTile<E>::at(first, c) * E;  // bytes
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(tile) + at / 4;
+    uint32_t w[5], out[4];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) w[i] = words[i];
+    layout::shift_out_words(w, at % 4, out);
+    return make_uint4(out[0], out[1], out[2], out[3]);
+  } else {
+    Vector<E> out;
+#pragma unroll
+    for (int k = 0; k < 16 / E; ++k) out.e[k] = tile[StagedTile<E>::at(first + k, c)];
+    return whole(out);
+  }
+}
+
+// Where src row r (dst row c) starts, in elements from the matrix's base: r pitches of ld_src
+// (c of ld_dst) in a 2-D matrix; an N-D form's fused rows and columns map through
+// layout::NdSplitIndex.
+struct Pitched {
+  int64_t ld;
+  __device__ __forceinline__ int64_t operator()(int64_t i) const { return i * ld; }
+};
+
+// Split starts looked up in a block's table of them (from index `first` on), each split once
+// instead of once for every chunk or vector that needs it.
+struct Tabled {
+  const int64_t* start;
+  int64_t first;
+  __device__ __forceinline__ int64_t operator()(int64_t i) const { return start[i - first]; }
+};
+
+// The table of `count` starts from index `first` on: split ones (layout::NdSplitIndex)
+// computed into `table`; pitched ones need none.
+template <class Map>
+__device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t first, int count) {
+  if constexpr (std::is_same_v<Map, Pitched>) {
+    return map;
+  } else {
+    for (int i = threadIdx.x; i < count; i += blockDim.x)
+      table[i] = map(max(first + i, int64_t(0)));  // staged rows start before 0
+    return Tabled{table, first};
+  }
+}
+
+// Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
+// per load (measured well ahead of element by element on fp16 with a padded src). Each
+// staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
+// ground (docs/performance.md, "What the experiments concluded", 6).
+template <int E, class Rows>
+__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                              int64_t r0, int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
+  const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
+  const int64_t c = c0 + v * A::vec;
+  const bool full = c + A::vec <= p.cols;  // else the matrix's last columns: element by element
+  const Elem<E>* col = src + c;
+  Vector<E> in[steps];
+  bool inside[steps];
+#pragma unroll
+  for (int k = 0; k < steps; ++k) {
+    const int j = k * lanes + lane;
+    const int64_t r = r0 + j;
+    inside[k] = (j < A::rows) & (r >= 0) & (r < p.rows);
+    if (inside[k] & full) in[k].bits = *reinterpret_cast<const uint4*>(col + rows(r));
+  }
+  if (!full)
+    for (int k = 0; k < steps; ++k)
+      for (int e = 0; e < A::vec; ++e)
+        if (inside[k] & (c + e < p.cols)) in[k].e[e] = col[rows(r0 + k * lanes + lane) + e];
+#pragma unroll
+  for (int k = 0; k < steps; ++k)
+#pragma unroll
+    for (int e = 0; e < A::vec; ++e)
+      if (inside[k] & (c + e < p.cols)) tile[StagedTile<E>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
+}
+
+// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
+// of a staged row takes the one or two aligned vectors around it and shifts its bytes out
+// (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
+// its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
+template <int E, class Rows>
+__device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                              int64_t r0, int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  constexpr int chunks = A::cols * E / 16, tasks = A::rows * chunks, steps = (tasks + A::threads - 1) / A::threads;
+  constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
+  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+#pragma unroll
+  for (int first = 0; first < steps; first += in_flight) {
+    uint4 lo[in_flight], hi[in_flight];
+    int offset[in_flight];
+    bool inside[in_flight], whole[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
+      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
+      const int64_t r = r0 + j, c = c0 + int64_t(u) * A::vec;
+      inside[k] = (first + k < steps) & (t < tasks) & (r >= 0) & (r < p.rows) & (c < p.cols);
+      const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
+      if constexpr (std::is_same_v<Rows, Pitched>)
+        row += rows(r);
+      else if (inside[k])
+        row += rows(r);
+      const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
+      whole[k] = inside[k] & s.whole;
+      offset[k] = s.offset;
+      const uint4* from = reinterpret_cast<const uint4*>(s.first);
+      lo[k] = hi[k] = make_uint4(0, 0, 0, 0);
+      if (whole[k]) lo[k] = from[0];
+      if (whole[k] & (s.offset != 0)) hi[k] = from[1];
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
+      if (whole[k]) {
+        const uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
+        uint32_t words[4];
+        layout::shift_out_chunk(w, offset[k], words);
+        stage_chunk<E>(tile, j, u * A::vec, words);
+      } else if (inside[k]) {
+        const int64_t c = c0 + int64_t(u) * A::vec;
+        const Elem<E>* row = src + rows(r0 + j);
+        for (int e = 0; e < A::vec; ++e)
+          if (c + e < p.cols) tile[StagedTile<E>::at(j, u * A::vec + e)] = row[c + e];
+      }
+    }
+  }
+}
+
+// How src rows come into the tile (the plan's variant).
+enum Staging { shifted = 0, vectors = 1 };
+
+// One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
+// of the matrix at src staged into the tile, then the dst row pieces stored. The caller
+// synchronizes before the tile is staged again.
+template <int E, Staging How, class Rows, class Cols>
+__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
+                                                     const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
+                                                     int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  using Tile = StagedTile<E>;
+  if constexpr (How == vectors)
+    stage_vectors<E>(tile, src, p, rows, r0, c0);
+  else
+    stage_shifted<E>(tile, src, p, rows, r0, c0);
+  __syncthreads();
+#pragma unroll
+  for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
+    const int c = i / A::vecs_per_piece, v = i % A::vecs_per_piece;  // vector v of dst row c0 + c
+    if (c0 + c >= p.cols) continue;
+    Elem<E>* row = dst + cols(c0 + c);
+    const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
+    const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
+    if (first >= 0 && first + A::vec <= p.rows) {
+      __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<E>(tile, A::tile_row(s, v, 0), c));
+    } else {
+      for (int k = 0; k < A::vec; ++k)
+        if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
+    }
+  }
+}
+
+}  // namespace xpose::engines::aligned

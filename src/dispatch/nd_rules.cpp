@@ -12,6 +12,17 @@ namespace xpose::detail {
 
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
+      {"short_src_rows", &engines::permute_aligned_stores,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
+         const int64_t e = p.task.form.elem_bytes;
+         return p.task.form.extent_a * e <= t.nd_stores_max_src_run && s.col_fused > 1 &&
+                s.rows * e > t.nd_stores_min_rows_bytes;
+       },
+       "src's fastest axis contiguous in src and dst's in dst, a src run of at most `nd_stores_max_src_run` bytes "
+       "that permute_aligned_stores joins with the axis src continues it with, more than `nd_stores_min_rows_bytes` "
+       "bytes of rows",
+       "a src run shorter than a sector: the blocks read it with the next src axis, whole sectors"},
       {"short_runs", &engines::permute_vec_regs,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;

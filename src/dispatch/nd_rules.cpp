@@ -12,17 +12,19 @@ namespace xpose::detail {
 
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
-      {"short_src_rows", &engines::permute_aligned_stores,
+      // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
+      {"one_vector_src_run", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {
          const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
-         const int64_t e = p.task.form.elem_bytes;
-         return p.task.form.extent_a * e <= t.nd_stores_max_src_run && s.col_fused > 1 &&
+         const layout::NdForm& f = p.task.form;
+         const int64_t e = f.elem_bytes;
+         return f.extent_a * e == 16 && f.extent_b * e % 16 == 0 && s.src_rows_aligned && s.col_fused > 1 &&
                 s.rows * e > t.nd_stores_min_rows_bytes;
        },
-       "src's fastest axis contiguous in src and dst's in dst, a src run of at most `nd_stores_max_src_run` bytes "
-       "that permute_aligned_stores joins with the axis src continues it with, more than `nd_stores_min_rows_bytes` "
-       "bytes of rows",
-       "a src run shorter than a sector: the blocks read it with the next src axis, whole sectors"},
+       "src's fastest axis contiguous in src and dst's in dst, src's run one aligned 16-byte vector that "
+       "permute_aligned_stores joins with the axis src continues it with, dst's whole 16-byte vectors, more than "
+       "`nd_stores_min_rows_bytes` bytes of rows",
+       "a src run of half a sector: the blocks read it with the next src axis, whole sectors"},
       {"short_runs", &engines::permute_vec_regs,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;

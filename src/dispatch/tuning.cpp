@@ -53,10 +53,6 @@ constexpr Tuning h100 = [] {
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_max_elem = 4;
-  // A src run of one 16-byte vector reads half of each 32-byte sector in the vector kernels;
-  // permute_aligned_stores joins the next src axis to it (docs/performance.md, "Random
-  // problems", rule short_src_rows).
-  t.nd_stores_max_src_run = 16;
   return t;
 }();
 

@@ -35,7 +35,6 @@ namespace xpose::detail {
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
   X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large, unaligned_large_bytes: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
-  X(nd_stores_max_src_run, true, "rule short_src_rows: the longest src run permute_aligned_stores takes ahead of the vector kernels where it joins the axis src continues it with") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \

@@ -207,7 +207,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     const char* rule;
   };
   const Example examples[] = {
-      {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "short_src_rows"},    // NHWC -> CHWN, 4 fp32 channels
+      {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "one_vector_src_run"},  // NHWC -> CHWN, 4 fp32 channels
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors

@@ -19,11 +19,11 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.task.form;
          const int64_t e = f.elem_bytes;
          return f.extent_a * e == 16 && f.extent_b * e % 16 == 0 && s.src_rows_aligned && s.col_fused > 1 &&
-                s.rows * e > t.nd_stores_min_rows_bytes;
+                s.cols >= t.nd_stores_min_cols && s.rows * e > t.nd_stores_min_rows_bytes;
        },
        "src's fastest axis contiguous in src and dst's in dst, src's run one aligned 16-byte vector that "
-       "permute_aligned_stores joins with the axis src continues it with, dst's whole 16-byte vectors, more than "
-       "`nd_stores_min_rows_bytes` bytes of rows",
+       "permute_aligned_stores joins with the axis src continues it with, dst's whole 16-byte vectors, as rule "
+       "contiguous_sides' columns and rows",
        "a src run of half a sector: the blocks read it with the next src axis, whole sectors"},
       {"short_runs", &engines::permute_vec_regs,
        [](const Plan& p, const Tuning& t) {

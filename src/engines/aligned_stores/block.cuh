@@ -11,6 +11,7 @@
 #include "engines/common.cuh"
 #include "engines/vector.cuh"
 #include "layout/aligned_dst.hpp"
+#include "layout/micro_block.hpp"
 #include "layout/smem_layout.hpp"
 
 namespace xpose::engines::aligned {
@@ -89,7 +90,61 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
 // ground (docs/performance.md, "What the experiments concluded", 6).
 template <int E, class Rows>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                              int64_t r0, int64_t c0);
+
+// Bytes: a thread takes four consecutive staged rows of a 16-byte column chunk and stores them
+// as 16 words of the column tile, four rows of a column each (layout::transpose_micro):
+// 16 shared stores for 64 bytes where one store a byte took 64. Rows outside the matrix, and
+// the tile's padding row past A::rows, stage whatever was loaded (zeros): no store reads them.
+template <class Rows>
+__device__ __forceinline__ void stage_byte_vectors(uint8_t* tile, const uint8_t* src, const Problem& p,
+                                                   const Rows& rows, int64_t r0, int64_t c0) {
+  using A = layout::AlignedDstTile<1>;
+  using Tile = layout::AlignedDstColumnTile<1>;
+  static_assert(Tile::pitch % 4 == 0 && (A::rows + 3) / 4 * 4 <= Tile::pitch, "a group of four rows is one word");
+  constexpr int vecs = A::cols / 16, lanes = A::threads / vecs, groups = (A::rows + 3) / 4;
+  constexpr int steps = (groups + lanes - 1) / lanes;
+  const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
+  const int64_t c = c0 + v * 16;
+  const bool full = c + 16 <= p.cols;  // else the matrix's last columns: element by element
+  const uint8_t* col = src + c;
+  Vector<1> in[steps][4];
+#pragma unroll
+  for (int k = 0; k < steps; ++k)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int j = 4 * (k * lanes + lane) + i;
+      const int64_t r = r0 + j;
+      in[k][i].bits = make_uint4(0, 0, 0, 0);
+      const bool inside = (j < A::rows) & (r >= 0) & (r < p.rows);
+      if (inside & full) in[k][i].bits = *reinterpret_cast<const uint4*>(col + rows(r));
+      else if (inside)
+        for (int e = 0; e < 16; ++e)
+          if (c + e < p.cols) in[k][i].e[e] = col[rows(r) + e];
+    }
+#pragma unroll
+  for (int k = 0; k < steps; ++k) {
+    const int g = k * lanes + lane;
+    if (g >= groups) continue;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {  // columns 4q .. 4q + 3 of the chunk
+      const uint32_t row[4] = {in[k][0].words[q], in[k][1].words[q], in[k][2].words[q], in[k][3].words[q]};
+      uint32_t column[4];
+      layout::transpose_micro(row, column);
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+        *reinterpret_cast<uint32_t*>(tile + Tile::at(4 * g, v * 16 + 4 * q + t)) = column[t];
+    }
+  }
+}
+
+template <int E, class Rows>
+__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
+  if constexpr (E == 1) {
+    stage_byte_vectors(tile, src, p, rows, r0, c0);
+    return;
+  }
   using A = layout::AlignedDstTile<E>;
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;

@@ -9,6 +9,16 @@
 #include "layout/permute_nd.hpp"
 
 namespace xpose::detail {
+namespace {
+
+// permute_aligned_stores' blocks filled enough (rules contiguous_sides and one_vector_src_run):
+// at least nd_stores_min_cols columns, more than nd_stores_min_rows_bytes bytes of rows.
+bool stores_filled(const Plan& p, const Tuning& t) {
+  const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
+  return s.cols >= t.nd_stores_min_cols && s.rows * p.task.form.elem_bytes > t.nd_stores_min_rows_bytes;
+}
+
+}  // namespace
 
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
@@ -19,7 +29,7 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.task.form;
          const int64_t e = f.elem_bytes;
          return f.extent_a * e == 16 && f.extent_b * e % 16 == 0 && s.src_rows_aligned && s.col_fused > 1 &&
-                s.cols >= t.nd_stores_min_cols && s.rows * e > t.nd_stores_min_rows_bytes;
+                stores_filled(p, t);
        },
        "src's fastest axis contiguous in src and dst's in dst, src's run one aligned 16-byte vector that "
        "permute_aligned_stores joins with the axis src continues it with, dst's whole 16-byte vectors, as rule "
@@ -39,11 +49,7 @@ const std::vector<NdRule>& nd_rules() {
        "short runs on both sides: a tile's rows and columns would be short pieces"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",
        "long runs of whole vectors: full 16-byte traffic on both sides"},
-      {"contiguous_sides", &engines::permute_aligned_stores,
-       [](const Plan& p, const Tuning& t) {
-         const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
-         return s.cols >= t.nd_stores_min_cols && s.rows * p.task.form.elem_bytes > t.nd_stores_min_rows_bytes;
-       },
+      {"contiguous_sides", &engines::permute_aligned_stores, stores_filled,
        "src's fastest axis contiguous in src and dst's in dst, elements of at most 8 bytes, at least "
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "
        "rows (dst's)",

@@ -84,6 +84,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   app.add_option("--reps", o.reps, "timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::Range(0, 1000));
+  app.add_option("--placement", o.placement,
+                 "where src and dst sit: exact (allocations of their own), inside (the first half of allocations "
+                 "twice as large) or offset (4 KiB into allocations 4 KiB larger); the copy ceiling uses the same")
+      ->check(CLI::IsMember({"exact", "inside", "offset"}));
   app.add_flag("--check", o.check, "verify every result (xpose and peers) against the CPU reference");
   app.add_flag("--explain", o.explain, "print the automatic choice and why");
   app.add_option("--json", o.json, "append one JSON object per measurement to FILE");
@@ -160,7 +164,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   }
   if (host_cost && (o.check || app.count("--timing")))
     return fail(exit_code, "--host-cost times calls on the host; --check and --timing do not apply");
-  for (const char* name : {"--kernel", "--timing", "--check", "--explain", "--host-cost"})
+  for (const char* name : {"--kernel", "--timing", "--check", "--explain", "--host-cost", "--placement"})
     if (app.count(name)) o.gpu_only.push_back(name);
   o.peers = !no_peers;
   o.progress = !no_progress;

@@ -27,6 +27,9 @@ struct Options {
   bool list = false;                 // print the cases as JSON lines and exit (bench/peers.py reads them)
   bool rules = false;                // print the automatic choice's rules and tuning records, and exit
   std::string json, csv;             // output files (appended to), if any
+  // Where src and dst sit: each an allocation of its own ("exact"), the first half of one twice
+  // as large ("inside"), or 4 KiB into one 4 KiB larger ("offset"); the copy ceiling uses the same.
+  std::string placement = "exact";
 };
 
 // Text as one printable line (control characters as escapes: \n, \t, \xNN), and a message

@@ -25,6 +25,7 @@ struct Record {
   std::string check;       // "passed", "FAILED", or "" (not checked); a peer's "differs" or "error: ..."
   std::string device, commit, date;
   std::string chosen;      // for "auto": the kernel the automatic choice ran (else "")
+  std::string placement;   // where src and dst sit: "exact", "inside" or "offset" (Options::placement)
 };
 
 nlohmann::json to_json(const Record& r);

@@ -86,9 +86,14 @@ class Progress {
 // GPU
 
 struct DeviceBuffer {
-  void* ptr = nullptr;
-  explicit DeviceBuffer(int64_t bytes) { cuda_ok(cudaMalloc(&ptr, size_t(bytes)), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(ptr); }
+  void* ptr = nullptr;   // the buffer
+  void* base = nullptr;  // its allocation
+  explicit DeviceBuffer(int64_t bytes, const std::string& placement = "exact") {
+    const int64_t offset = placement == "offset" ? 4096 : 0;
+    cuda_ok(cudaMalloc(&base, size_t(placement == "inside" ? 2 * bytes : bytes + offset)), "cudaMalloc");
+    ptr = static_cast<char*>(base) + offset;
+  }
+  ~DeviceBuffer() { cudaFree(base); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
@@ -151,7 +156,7 @@ class GpuBench {
     size_t free_bytes = 0, total = 0;
     cuda_ok(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
     for (;;) {
-      const int64_t need = p.src_span_bytes() + p.dst_span_bytes();
+      const int64_t need = (p.src_span_bytes() + p.dst_span_bytes()) * (o_.placement == "inside" ? 2 : 1);
       if (double(need) < 0.9 * double(free_bytes)) return true;
       const std::string why = c.label + " needs " + std::to_string(need >> 20) + " MiB of GPU memory; " +
                               std::to_string(free_bytes >> 20) + " MiB are free";
@@ -211,7 +216,7 @@ class GpuBench {
   void run_case(size_t index, Case c) {
     Problem p = problem_of(c);
     if (!fits(c, p)) return;
-    DeviceBuffer src(p.src_span_bytes()), dst(p.dst_span_bytes());
+    DeviceBuffer src(p.src_span_bytes(), o_.placement), dst(p.dst_span_bytes(), o_.placement);
     cuda_ok(fill_random(src.ptr, p.src_span_bytes(), p.elem_bytes, uint64_t(std::chrono::steady_clock::now()
                                                                            .time_since_epoch()
                                                                            .count()),
@@ -280,7 +285,7 @@ class GpuBench {
       r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
       r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
       r.pct_peak = gpu_.peak_gbps > 0 ? 100.0 * r.gbps / gpu_.peak_gbps : 0.0;
-      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today();
+      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today(), r.placement = o_.placement;
       if (k.name == "auto") r.chosen = explain_choice(p.src, p.dst, p.elem_bytes, p.shape()).kernel;
       rows.push_back(r);
     }
@@ -311,7 +316,7 @@ class GpuBench {
   void host_cost_case(Case c) {
     Problem p = problem_of(c);
     if (!fits(c, p)) return;
-    DeviceBuffer src(p.src_span_bytes()), dst(p.dst_span_bytes());
+    DeviceBuffer src(p.src_span_bytes(), o_.placement), dst(p.dst_span_bytes(), o_.placement);
     cuda_ok(fill_random(src.ptr, p.src_span_bytes(), p.elem_bytes, 1, stream_), "fill_random");
     p.src = src.ptr;
     p.dst = dst.ptr;
@@ -351,7 +356,7 @@ class GpuBench {
       r.ld_src = p.ld_src, r.ld_dst = p.ld_dst, r.timing = "host";
       r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
       r.pct_copy = 100.0 * bare / s.median;  // the bare launch's host time as a % of this call's
-      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today();
+      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today(), r.placement = o_.placement;
       writer_.write(r);
     }
     std::fflush(stdout);
@@ -460,6 +465,10 @@ int run(const Options& o, RecordWriter& writer) {
   if (o.mode == Mode::random)
     std::printf("xpose-bench: %zu random problems, seed %llu (--random %zu --seed %llu draws them again)\n",
                 o.cases.size(), (unsigned long long)o.seed, o.cases.size(), (unsigned long long)o.seed);
+  if (o.placement == "inside")
+    std::printf("xpose-bench: src and dst are the first half of allocations twice as large (--placement inside)\n");
+  else if (o.placement == "offset")
+    std::printf("xpose-bench: src and dst start 4 KiB into allocations 4 KiB larger (--placement offset)\n");
   GpuBench bench(o, gpu, writer);
   return bench.run_all();
 }

@@ -61,6 +61,7 @@ xb::Record sample_record() {
   r.device = "NVIDIA H100 80GB HBM3";
   r.commit = "abc1234";
   r.date = "2026-11-22";
+  r.placement = "inside";
   return r;
 }
 
@@ -210,6 +211,7 @@ TEST(BenchOptions, BadArgumentsFailWithAMessage) {
   EXPECT_EQ(parse_error({"--ld-src", "-1"}), 2);
   EXPECT_EQ(parse_error({"--ld-dst", "abc"}), 2);
   EXPECT_EQ(parse_error({"--device", "tpu"}), 2);
+  EXPECT_EQ(parse_error({"--placement", "nowhere"}), 2);
   EXPECT_EQ(parse_error({"--frobnicate"}), 2);
   EXPECT_EQ(parse_error({"--json"}), 2);
   EXPECT_EQ(parse_error({"stray"}), 2);
@@ -217,6 +219,10 @@ TEST(BenchOptions, BadArgumentsFailWithAMessage) {
 
 TEST(BenchOptions, GpuOnlyOptionsAreNamed) {
   EXPECT_TRUE(parse_ok({"--shape", "8x8"}).gpu_only.empty());
+  EXPECT_EQ(parse_ok({"--shape", "8x8"}).placement, "exact");
+  const xb::Options inside = parse_ok({"--random", "3", "--placement", "inside"});
+  EXPECT_EQ(inside.placement, "inside");
+  EXPECT_EQ(inside.gpu_only, (std::vector<std::string>{"--placement"}));
   EXPECT_EQ(parse_ok({"--explain", "--timing", "auto", "--check"}).gpu_only,
             (std::vector<std::string>{"--timing", "--check", "--explain"}));
 }
@@ -244,9 +250,9 @@ TEST(BenchStats, MedianMinMax) {
 TEST(BenchRecord, JsonHasEveryFieldAndRoundTrips) {
   const xb::Record r = sample_record();
   const nlohmann::json j = xb::to_json(r);
-  for (const char* field : {"case", "kernel", "role", "dtype", "elem_bytes", "rows", "cols", "batch", "ld_src",
-                            "ld_dst", "timing", "ms_median", "ms_min", "ms_max", "gbps", "pct_copy", "pct_peak",
-                            "check", "device", "commit", "date", "chosen"})
+  for (const char* field : {"case",     "kernel", "role",   "dtype",     "elem_bytes", "rows",   "cols",     "batch",
+                            "ld_src",   "ld_dst", "timing", "ms_median", "ms_min",     "ms_max", "gbps",     "pct_copy",
+                            "pct_peak", "check",  "device", "commit",    "date",       "chosen", "placement"})
     EXPECT_TRUE(j.contains(field)) << field;
   EXPECT_EQ(j["rows"], 30011);
   EXPECT_EQ(j["ms_max"], 3.125);
@@ -274,10 +280,10 @@ TEST(BenchRecord, CsvRowsMatchTheHeaderAndQuote) {
   xb::Record r = sample_record();
   EXPECT_EQ(xb::csv_header(),
             "case,kernel,role,dtype,elem_bytes,rows,cols,batch,ld_src,ld_dst,timing,ms_median,ms_min,ms_max,gbps,"
-            "pct_copy,pct_peak,check,device,commit,date,chosen");
+            "pct_copy,pct_peak,check,device,commit,date,chosen,placement");
   EXPECT_EQ(xb::csv_row(r),
             "fp32 30011x29989 ld 29992/30012,vec_swizzled,xpose,fp32,4,30011,29989,3,29992,30012,events,2.5,2.25,"
-            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,");
+            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,,inside");
   r.device = "GPU \"A\", rev 2";
   const std::string row = xb::csv_row(r);
   EXPECT_NE(row.find(",\"GPU \"\"A\"\", rev 2\","), std::string::npos) << row;

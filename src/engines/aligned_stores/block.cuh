@@ -179,9 +179,14 @@ template <int E, class Rows>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
   using A = layout::AlignedDstTile<E>;
-  constexpr int chunks = A::cols * E / 16, tasks = A::rows * chunks, steps = (tasks + A::threads - 1) / A::threads;
+  constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
   constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
+  static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");
+  constexpr int per_step = A::threads / chunks;  // rows a step
   const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+  const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
+  const int64_t c = c0 + int64_t(u) * A::vec;
+  const bool column_inside = c < p.cols;
 #pragma unroll
   for (int first = 0; first < steps; first += in_flight) {
     uint4 lo[in_flight], hi[in_flight];
@@ -189,9 +194,9 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
     bool inside[in_flight], whole[in_flight];
 #pragma unroll
     for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
-      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
-      const int64_t r = r0 + j, c = c0 + int64_t(u) * A::vec;
-      inside[k] = (first + k < steps) & (t < tasks) & (r >= 0) & (r < p.rows) & (c < p.cols);
+      const int j = (first + k) * per_step + lane;
+      const int64_t r = r0 + j;
+      inside[k] = (first + k < steps) & (j < A::rows) & (r >= 0) & (r < p.rows) & column_inside;
       const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
       if constexpr (std::is_same_v<Rows, Pitched>)
         row += rows(r);
@@ -207,14 +212,13 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
     }
 #pragma unroll
     for (int k = 0; k < in_flight; ++k) {
-      const int t = (first + k) * A::threads + int(threadIdx.x), j = t / chunks, u = t % chunks;
+      const int j = (first + k) * per_step + lane;
       if (whole[k]) {
         const uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
         uint32_t words[4];
         layout::shift_out_chunk(w, offset[k], words);
         stage_chunk<E>(tile, j, u * A::vec, words);
       } else if (inside[k]) {
-        const int64_t c = c0 + int64_t(u) * A::vec;
         const Elem<E>* row = src + rows(r0 + j);
         for (int e = 0; e < A::vec; ++e)
           if (c + e < p.cols) tile[StagedTile<E>::at(j, u * A::vec + e)] = row[c + e];

@@ -5,6 +5,7 @@
   python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
   python3 bench/table.py kernels FILE... --kernel NAME...   one row per case, one column per kernel
   python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel
+  python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
@@ -79,9 +80,35 @@ def choice(records, tolerance=2.0):
     print(f"\n{short} case(s) where the automatic choice is more than {tolerance:g}% below the best named kernel")
 
 
+def placement(paths, tolerance=2.0, min_mib=64):
+    """Each run's automatic choice against the first file's (placed exactly, the same draws), on
+    the draws of at least `min_mib` MiB: as % of each run's own copy, how many stay within
+    `tolerance` points; xpose's GB/s, how many move more than `tolerance` percent."""
+    def autos(path):
+        rows = [r for r in load([path]) if r["kernel"] == "auto"
+                and r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"] >= min_mib << 20]
+        return {r["case"]: r for r in rows}
+    base = autos(paths[0])
+    print(f"| run | placement | draws | within {tolerance:g} points (% of copy) | GB/s moved more than "
+          f"{tolerance:g}% | most lost (GB/s) |")
+    print("|---|---|---:|---:|---:|---|")
+    for path in paths[1:]:
+        run = autos(path)
+        common = [c for c in base if c in run]
+        if not common:
+            continue
+        within = sum(abs(run[c]["pct_copy"] - base[c]["pct_copy"]) <= tolerance for c in common)
+        moved = {c: 100.0 * (run[c]["gbps"] / base[c]["gbps"] - 1.0) for c in common}
+        worst = min(common, key=lambda c: moved[c])
+        where = run[common[0]].get("placement", "exact")
+        print(f"| {os.path.basename(path)} | {where} | {len(common)} | {within} | "
+              f"{sum(abs(v) > tolerance for v in moved.values())} | {moved[worst]:+.1f}% {worst} "
+              f"({base[worst].get('chosen') or '?'}) |")
+
+
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "placement"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
@@ -92,6 +119,8 @@ def main():
         kernels(load(args.files), args.kernel)
     elif args.kind == "choice":
         choice(load(args.files))
+    elif args.kind == "placement":
+        placement(args.files)
     else:
         cases(load(args.files))
 

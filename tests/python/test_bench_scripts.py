@@ -77,6 +77,22 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("| big | 50.0% | 91.0% |", text)
         self.assertIn("| small | - | 40.0% |", text)
 
+    def test_placement_compares_each_run_with_the_exact_one(self):
+        def run(name, where, rows):  # rows: (case, % of copy, GB/s); 8192 x 4096 fp32 = 128 MiB
+            path = os.path.join(self.dir.name, name)
+            with open(path, "w") as f:
+                for case, pct, gbps in rows:
+                    r = dict(record(case, "auto", "xpose", pct, gbps=gbps), rows=8192, cols=4096, placement=where)
+                    f.write(json.dumps(r) + "\n")
+                f.write(json.dumps(dict(record("tiny", "auto", "xpose", 10), placement=where)) + "\n")  # under 64 MiB
+            return path
+        exact = run("exact.jsonl", "exact", [("a", 90, 2700), ("b", 95, 2850)])
+        inside = run("inside.jsonl", "inside", [("a", 93, 2400), ("b", 95.5, 2860)])
+        lines = self.run_table("placement", exact, inside).splitlines()
+        self.assertIn("within 2 points", lines[0])
+        # a: 3 points of copy off and 11.1% of its GB/s lost; b: within both; tiny: not counted
+        self.assertEqual(lines[2], "| inside.jsonl | inside | 2 | 1 | 1 | -11.1% a (?) |")
+
     def test_bad_json_names_the_line(self):
         with open(self.bench, "a") as f:
             f.write("{not json\n")

@@ -13,13 +13,14 @@ namespace xpose::bench {
 namespace {
 
 // Every field, in CSV column order: one table drives JSON, CSV and the parser.
-#define XPOSE_RECORD_FIELDS(X)                                                                                      \
-  X(case_label, "case")                                                                                             \
-  X(kernel, "kernel") X(role, "role") X(dtype, "dtype") X(elem_bytes, "elem_bytes") X(rows, "rows") X(cols, "cols") \
-      X(batch, "batch") X(ld_src, "ld_src") X(ld_dst, "ld_dst") X(timing, "timing") X(ms_median, "ms_median")       \
-          X(ms_min, "ms_min") X(ms_max, "ms_max") X(gbps, "gbps") X(pct_copy, "pct_copy") X(pct_peak, "pct_peak")   \
-              X(check, "check") X(device, "device") X(commit, "commit") X(date, "date") X(chosen, "chosen")         \
-                  X(placement, "placement")
+// clang-format off
+#define XPOSE_RECORD_FIELDS(X)                                                                                 \
+  X(case_label, "case") X(kernel, "kernel") X(role, "role") X(dtype, "dtype") X(elem_bytes, "elem_bytes")     \
+  X(rows, "rows") X(cols, "cols") X(batch, "batch") X(ld_src, "ld_src") X(ld_dst, "ld_dst")                   \
+  X(timing, "timing") X(ms_median, "ms_median") X(ms_min, "ms_min") X(ms_max, "ms_max") X(gbps, "gbps")       \
+  X(pct_copy, "pct_copy") X(pct_peak, "pct_peak") X(check, "check") X(device, "device") X(commit, "commit")    \
+  X(date, "date") X(chosen, "chosen") X(placement, "placement")
+// clang-format on
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;

@@ -1,0 +1,42 @@
+// The CPU reference of FP8 quantization (issue 34): a matrix quantized as it is and as its
+// transpose, with the recipe's scales and the input's amax (layout/quantize.hpp says how each
+// is computed). The quantizing kernels are checked against it bit for bit.
+#pragma once
+
+#include <cstdint>
+
+#include "layout/quantize.hpp"
+
+namespace xpose::cpu {
+
+// A rows x cols matrix of fp32 values (bf16 and fp16 inputs widened exactly): element (i, j)
+// at x[i * ld + j].
+struct QuantizeInput {
+  const float* x = nullptr;
+  int64_t rows = 0, cols = 0, ld = 0;
+};
+
+// What a call writes; each output is optional (null: not written).
+//   data     rows x cols FP8 codes, row-major (ld cols)
+//   data_t   the transpose: cols x rows, row-major (ld rows)
+//   scales, scales_t   the scales of data and of data_t: scale_inv (1 / scale, fp32) for the
+//            fp32 recipes, E8M0 codes (uint8_t) for MXFP8. Tensor recipes: one value each.
+//            Blocks: ceil(R / block_rows) x ceil(C / block_cols) row-major for an R x C output
+//            (data: rows x cols; data_t: cols x rows, blocks in its own coordinates); MXFP8:
+//            R x ceil(C / 32).
+//   amax     max |x| (NaN ignored)
+struct QuantizeOutput {
+  uint8_t* data = nullptr;
+  uint8_t* data_t = nullptr;
+  void* scales = nullptr;
+  void* scales_t = nullptr;
+  float* amax = nullptr;
+};
+
+// The scales' count for an R x C output of recipe r.
+int64_t scale_count(const layout::QuantizeRecipe& r, int64_t rows, int64_t cols);
+
+// Quantizes in.x by recipe r into out. The recipe's block sizes are positive.
+void quantize(const QuantizeInput& in, const layout::QuantizeRecipe& r, const QuantizeOutput& out);
+
+}  // namespace xpose::cpu

@@ -1,0 +1,95 @@
+// FP8 quantization recipes (issue 34): a tensor's scales from its amax and its values scaled
+// and cast, as __host__ __device__ functions that the CPU reference (cpu/quantize.hpp) and the
+// quantizing kernels share. Conventions are TransformerEngine's, which cuBLASLt's FP8 GEMMs
+// consume (a scale multiplies before the cast; the GEMM takes its inverse, scale_inv):
+//   amax          max |x|, NaN ignored (fmaxf), an infinity kept
+//   fp32 scales   fp8_max / amax rounded to nearest (compute_scale_from_amax): 1 where amax is
+//                 0, infinite or NaN; the input type's largest finite value where the quotient
+//                 overflows; optionally rounded down to a power of two. scale_inv = 1 / scale.
+//   E8M0 scales   MXFP8's 2^(e - 127) with e = the exponent of amax * (1 / fp8_max) rounded up
+//                 (cvt.rp.satfinite.ue8m0: the data then never needs saturating): 0 for amax 0,
+//                 0xFE for an infinite amax, 0xFF (NaN) for a NaN one. The data is scaled by
+//                 2^(127 - e) exactly (TransformerEngine scales by 1 where e is 0).
+//   the cast      x * scale in fp32, then to FP8 rounding to nearest even and saturating.
+#pragma once
+
+#include <cstdint>
+
+#include "layout/fp8.hpp"
+#include "layout/hd.hpp"
+
+namespace xpose::layout {
+
+// How a tensor is scaled. The transposed output is the same recipe applied to the transpose
+// (its blocks in its own coordinates: 1 x K row blocks of the transpose are K x 1 blocks of
+// the input; MXFP8's 32-element blocks run along its rows, the input's columns).
+enum class Scaling : uint8_t {
+  tensor_given,  // one fp32 scale, given (delayed scaling)
+  tensor_amax,   // one fp32 scale from the whole tensor's amax (current scaling)
+  blocks,        // an fp32 scale for each block_rows x block_cols block (DeepSeek-V3: 1 x 128, 128 x 128)
+  mx             // an E8M0 scale for each 1 x 32 block (MXFP8)
+};
+
+struct QuantizeRecipe {
+  Scaling scaling = Scaling::tensor_amax;
+  Fp8 out = Fp8::e4m3;
+  int block_rows = 1, block_cols = 128;  // Scaling::blocks (Scaling::mx is 1 x 32)
+  bool pow2_scales = false;              // tensor_amax, blocks: scales rounded down to a power of two
+  float scale = 1.0f;                    // tensor_given
+  float value_for_inf = 3.40282347e38f;  // the scale where fp8_max / amax overflows: the input type's max
+};
+
+constexpr int mx_block = 32;
+
+XPOSE_HD constexpr float fp8_max(Fp8 kind) { return kind == Fp8::e4m3 ? 448.0f : 57344.0f; }
+
+XPOSE_HD inline bool is_nan(float x) { return (float_bits(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+XPOSE_HD inline bool is_inf(float x) { return (float_bits(x) & 0x7FFFFFFFu) == 0x7F800000u; }
+
+// One more element into an amax (which starts at 0): NaN ignored, as fmaxf does.
+XPOSE_HD inline float amax_step(float amax, float x) {
+  const float a = bits_float(float_bits(x) & 0x7FFFFFFFu);
+  return a > amax ? a : amax;
+}
+
+// The fp32 scale of a tensor or block whose amax is `amax`.
+XPOSE_HD inline float scale_from_amax(float amax, Fp8 kind, bool pow2, float value_for_inf) {
+  if (!(amax > 0.0f) || is_inf(amax)) return 1.0f;  // 0, NaN, infinity
+  float scale = fp8_max(kind) / amax;
+  if (is_inf(scale)) scale = value_for_inf;
+  if (pow2) scale = bits_float(float_bits(scale) & 0xFF800000u);
+  return scale;
+}
+
+// MXFP8's E8M0 scale code for a block whose amax is `amax`.
+XPOSE_HD inline uint8_t e8m0_from_amax(float amax, Fp8 kind) {
+  const float v = amax * (1.0f / fp8_max(kind));  // as TransformerEngine: times the reciprocal
+  if (is_nan(v)) return 0xFF;
+  if (is_inf(v)) return 0xFE;
+  if (v == 0.0f) return 0x00;
+  const uint32_t u = float_bits(v), exp = u >> 23, man = u & 0x7FFFFFu;
+  // Up to the next power of two, at most 2^127 (0xFE); subnormals up to 2^-127 are code 0.
+  if (man != 0 && exp != 0xFE && !(exp == 0 && man <= 0x400000u)) return uint8_t(exp + 1);
+  return uint8_t(exp);
+}
+
+// The factor the data of a block with E8M0 code e is multiplied by: 2^(127 - e), exact (a
+// subnormal for e = 254); NaN for the NaN code.
+XPOSE_HD inline float e8m0_data_scale(uint8_t e) {
+  if (e == 0xFF) return bits_float(0x7FC00000u);
+  const int k = 127 - int(e);  // -127 .. 127
+  return k >= -126 ? bits_float(uint32_t(k + 127) << 23) : bits_float(0x00400000u);
+}
+
+// The value E8M0 code e stands for, 2^(e - 127) (what the GEMM multiplies by).
+XPOSE_HD inline float e8m0_value(uint8_t e) {
+  if (e == 0xFF) return bits_float(0x7FC00000u);
+  return e == 0 ? bits_float(0x00400000u) : bits_float(uint32_t(e) << 23);
+}
+
+// x scaled and cast.
+XPOSE_HD inline uint8_t quantize_value(float x, float scale, Fp8 kind) {
+  return fp8_from_float(x * scale, kind, Overflow::saturate);
+}
+
+}  // namespace xpose::layout

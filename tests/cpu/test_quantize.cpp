@@ -1,0 +1,306 @@
+// FP8 quantization recipes (layout/quantize.hpp) and their CPU reference (cpu/quantize.hpp):
+// the scale rules on their edges (TransformerEngine's compute_scale_from_amax and float_to_e8m0,
+// read from its source), and the reference against an oracle that finds each element's block
+// by its own bookkeeping, on random matrices with the edge values mixed in: every code, scale
+// and amax bit for bit, the transpose as the recipe applied to the transpose, and every
+// finite value back within FP8's rounding error once dequantized.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/quantize.hpp"
+#include "support/testing.hpp"
+
+namespace xpose::layout {
+namespace {
+
+constexpr float kFloatMax = 3.40282347e38f;
+
+TEST(Quantize, TensorScalesFollowTransformerEngine) {
+  for (float amax : {0.0f, NAN, INFINITY}) EXPECT_EQ(1.0f, scale_from_amax(amax, Fp8::e4m3, false, kFloatMax));
+  EXPECT_EQ(224.0f, scale_from_amax(2.0f, Fp8::e4m3, false, kFloatMax));
+  EXPECT_EQ(28672.0f, scale_from_amax(2.0f, Fp8::e5m2, false, kFloatMax));
+  EXPECT_EQ(448.0f / 3.0f, scale_from_amax(3.0f, Fp8::e4m3, false, kFloatMax));
+  EXPECT_EQ(128.0f, scale_from_amax(3.0f, Fp8::e4m3, true, kFloatMax));   // 149.3 down to a power of two
+  EXPECT_EQ(256.0f, scale_from_amax(1.75f, Fp8::e4m3, true, kFloatMax));  // 256 exactly stays
+  // The quotient overflows: the input type's largest value.
+  EXPECT_EQ(kFloatMax, scale_from_amax(1e-38f, Fp8::e4m3, false, kFloatMax));
+  EXPECT_EQ(65504.0f, scale_from_amax(1e-45f, Fp8::e4m3, false, 65504.0f));
+  EXPECT_EQ(std::ldexp(1.0f, 127), scale_from_amax(1e-45f, Fp8::e4m3, true, kFloatMax));
+}
+
+TEST(Quantize, E8m0ScalesRoundUpToAPowerOfTwo) {
+  EXPECT_EQ(127, e8m0_from_amax(448.0f, Fp8::e4m3));  // 448 times the rounded 1/448 is 1 exactly
+  EXPECT_EQ(128, e8m0_from_amax(449.0f, Fp8::e4m3));
+  EXPECT_EQ(126, e8m0_from_amax(224.0f, Fp8::e4m3));
+  EXPECT_EQ(127, e8m0_from_amax(57344.0f, Fp8::e5m2));
+  EXPECT_EQ(0x00, e8m0_from_amax(0.0f, Fp8::e4m3));
+  EXPECT_EQ(0xFF, e8m0_from_amax(NAN, Fp8::e4m3));
+  EXPECT_EQ(0xFE, e8m0_from_amax(INFINITY, Fp8::e5m2));
+  EXPECT_EQ(0x00, e8m0_from_amax(std::ldexp(1.0f, -127) * 448.0f, Fp8::e4m3));  // 2^-127 is code 0
+  EXPECT_EQ(0x01, e8m0_from_amax(std::ldexp(1.0f, -126) * 448.0f, Fp8::e4m3));
+  EXPECT_EQ(127 + 120, e8m0_from_amax(kFloatMax, Fp8::e4m3));  // 2^128 / 448 is 2^119.2: up to 2^120
+  // Everywhere else: the smallest power of two at or above amax * (1 / fp8_max).
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng{uint32_t(seed)};
+  for (int n = 0; n < testing::trials(100000); ++n) {
+    const float amax = bits_float(rng() & 0x7F7FFFFFu);  // positive, finite
+    for (Fp8 k : {Fp8::e4m3, Fp8::e5m2}) {
+      const float v = amax * (1.0f / fp8_max(k));
+      const uint8_t e = e8m0_from_amax(amax, k);
+      ASSERT_LE(e, 0xFE);
+      if (v > std::ldexp(1.0f, -127)) {
+        ASSERT_GE(e8m0_value(e), v) << amax;
+        if (e < 0xFE) ASSERT_LT(e8m0_value(e) / 2, v) << amax;
+      } else {
+        ASSERT_EQ(0, e) << amax;
+      }
+    }
+  }
+}
+
+TEST(Quantize, E8m0DataScaleIsTheExactInverse) {
+  for (int e = 0; e < 255; ++e) EXPECT_EQ(1.0f, e8m0_data_scale(uint8_t(e)) * e8m0_value(uint8_t(e))) << e;
+  EXPECT_TRUE(std::isnan(e8m0_data_scale(0xFF)));
+  EXPECT_TRUE(std::isnan(e8m0_value(0xFF)));
+  EXPECT_EQ(std::ldexp(1.0f, -127), e8m0_value(0));
+  EXPECT_EQ(1.0f, e8m0_value(127));
+}
+
+TEST(Quantize, OneValueAsMlDtypesCastsIt) {  // checked against ml_dtypes 0.6.0 by hand (saturating: clipped first)
+  // amax 3, current scaling: 1 * (448 / 3) = 149.33 lies between 144 and 160: 144 (0x71).
+  EXPECT_EQ(0x71, quantize_value(1.0f, scale_from_amax(3.0f, Fp8::e4m3, false, kFloatMax), Fp8::e4m3));
+  EXPECT_EQ(0xF1, quantize_value(-1.0f, scale_from_amax(3.0f, Fp8::e4m3, false, kFloatMax), Fp8::e4m3));
+  EXPECT_EQ(0x7E, quantize_value(3.0f, scale_from_amax(3.0f, Fp8::e4m3, false, kFloatMax), Fp8::e4m3));  // 448
+  EXPECT_EQ(0x7E, quantize_value(1e30f, 1.0f, Fp8::e4m3));                                               // saturates
+  EXPECT_EQ(0x7B, quantize_value(1e30f, 1.0f, Fp8::e5m2));
+  EXPECT_EQ(0x80, quantize_value(-0.0f, 7.0f, Fp8::e4m3));
+}
+
+// ---------------------------------------------------------------------------------------
+// The reference against an oracle.
+
+struct Matrix {
+  int64_t rows, cols, ld;
+  std::vector<float> x;
+};
+
+// Random normal-ish values over several binades, with the edge values mixed in.
+Matrix random_matrix(std::mt19937& rng, int64_t rows, int64_t cols, bool edges) {
+  Matrix m{rows, cols, cols + int64_t(rng() % 5), {}};
+  m.x.assign(size_t(rows * m.ld), 1234.5f);  // the padding: never read as an element
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const float edge[] = {0.0f,   -0.0f,  NAN,    -NAN,     INFINITY, -INFINITY, 1e-45f,   -1e-40f,
+                        448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f, 1e-8f,     kFloatMax};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = normal(rng) * std::ldexp(1.0f, int(rng() % 24) - 12);
+      if (edges && rng() % 97 == 0) v = edge[rng() % (sizeof edge / sizeof edge[0])];
+      m.x[size_t(i * m.ld + j)] = v;
+    }
+  return m;
+}
+
+// What the oracle expects of one output (the matrix as it is, or its transpose): codes and
+// scales from block amaxes it keeps in a map keyed by block coordinates.
+struct Expected {
+  std::vector<uint8_t> data;
+  std::vector<float> scales;  // scale_inv, fp32 recipes
+  std::vector<uint8_t> e8m0;  // MXFP8
+};
+
+Expected oracle(const Matrix& m, bool transposed, const QuantizeRecipe& r) {
+  const int64_t R = transposed ? m.cols : m.rows, C = transposed ? m.rows : m.cols;
+  const auto at = [&](int64_t i, int64_t j) {
+    return transposed ? m.x[size_t(j * m.ld + i)] : m.x[size_t(i * m.ld + j)];
+  };
+  float tensor_amax = 0;
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j) {
+      const float a = std::fabs(m.x[size_t(i * m.ld + j)]);
+      if (!std::isnan(a) && a > tensor_amax) tensor_amax = a;
+    }
+  const bool tensor = r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax;
+  const int64_t br = r.scaling == Scaling::blocks ? r.block_rows : 1;
+  const int64_t bc = r.scaling == Scaling::blocks ? r.block_cols : r.scaling == Scaling::mx ? 32 : C;
+  std::map<std::pair<int64_t, int64_t>, float> amax;
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j) {
+      float& a = amax[{i / br, j / bc}];
+      const float v = std::fabs(at(i, j));
+      if (!std::isnan(v) && v > a) a = v;
+    }
+  Expected e;
+  const float given = r.scaling == Scaling::tensor_given
+                          ? r.scale
+                          : scale_from_amax(tensor_amax, r.out, r.pow2_scales, r.value_for_inf);
+  const auto scale_of = [&](int64_t i, int64_t j) {
+    if (tensor) return given;
+    const float a = amax.at({i / br, j / bc});
+    return r.scaling == Scaling::mx ? e8m0_data_scale(e8m0_from_amax(a, r.out))
+                                    : scale_from_amax(a, r.out, r.pow2_scales, r.value_for_inf);
+  };
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j)
+      e.data.push_back(fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
+  if (tensor) {
+    e.scales.push_back(1.0f / given);
+  } else {
+    for (int64_t bi = 0; bi * br < R; ++bi)
+      for (int64_t bj = 0; bj * bc < C; ++bj) {
+        const float a = amax.at({bi, bj});
+        if (r.scaling == Scaling::mx)
+          e.e8m0.push_back(e8m0_from_amax(a, r.out));
+        else
+          e.scales.push_back(1.0f / scale_from_amax(a, r.out, r.pow2_scales, r.value_for_inf));
+      }
+  }
+  return e;
+}
+
+std::string name(const QuantizeRecipe& r) {
+  const char* kind = r.out == Fp8::e4m3 ? "e4m3" : "e5m2";
+  switch (r.scaling) {
+    case Scaling::tensor_given:
+      return std::string("tensor_given ") + kind;
+    case Scaling::tensor_amax:
+      return std::string("tensor_amax ") + kind + (r.pow2_scales ? " pow2" : "");
+    case Scaling::blocks:
+      return "blocks " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) + " " + kind +
+             (r.pow2_scales ? " pow2" : "");
+    case Scaling::mx:
+      return std::string("mx ") + kind;
+  }
+  return "?";
+}
+
+std::vector<QuantizeRecipe> recipes() {
+  std::vector<QuantizeRecipe> out;
+  for (Fp8 k : {Fp8::e4m3, Fp8::e5m2}) {
+    QuantizeRecipe r;
+    r.out = k;
+    r.scaling = Scaling::tensor_given, r.scale = 0.375f;
+    out.push_back(r);
+    r.scaling = Scaling::tensor_amax;
+    for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
+    r.scaling = Scaling::blocks;
+    for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{4, 16}})
+      for (bool pow2 : {false, true}) {
+        r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
+        out.push_back(r);
+      }
+    r = QuantizeRecipe{};
+    r.out = k, r.scaling = Scaling::mx;
+    out.push_back(r);
+  }
+  return out;
+}
+
+void check(const Matrix& m, const QuantizeRecipe& r) {
+  SCOPED_TRACE(name(r) + ", " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " ld " +
+               std::to_string(m.ld));
+  const int64_t n = m.rows * m.cols;
+  const bool e8m0 = r.scaling == Scaling::mx;
+  std::vector<uint8_t> data(size_t(n) + 16, 0xA5), data_t(size_t(n) + 16, 0xA5);
+  const int64_t s = cpu::scale_count(r, m.rows, m.cols), st = cpu::scale_count(r, m.cols, m.rows);
+  std::vector<float> scales(size_t(s) + 4, -7.0f), scales_t(size_t(st) + 4, -7.0f);
+  std::vector<uint8_t> codes(size_t(s) + 4, 0xA5), codes_t(size_t(st) + 4, 0xA5);
+  float amax = -1;
+  cpu::QuantizeOutput out;
+  out.data = data.data(), out.data_t = data_t.data(), out.amax = &amax;
+  out.scales = e8m0 ? static_cast<void*>(codes.data()) : scales.data();
+  out.scales_t = e8m0 ? static_cast<void*>(codes_t.data()) : scales_t.data();
+  cpu::quantize({m.x.data(), m.rows, m.cols, m.ld}, r, out);
+
+  for (bool transposed : {false, true}) {
+    const Expected want = oracle(m, transposed, r);
+    const std::vector<uint8_t>& got = transposed ? data_t : data;
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(want.data[size_t(i)], got[size_t(i)]) << "element " << i << (transposed ? " of the transpose" : "");
+    for (int64_t i = n; i < n + 16; ++i) ASSERT_EQ(0xA5, got[size_t(i)]) << "past the output";
+    const int64_t count = transposed ? st : s;
+    if (e8m0) {
+      const std::vector<uint8_t>& c = transposed ? codes_t : codes;
+      ASSERT_EQ(size_t(count), want.e8m0.size());
+      for (int64_t i = 0; i < count; ++i) ASSERT_EQ(want.e8m0[size_t(i)], c[size_t(i)]) << "scale " << i;
+      for (int64_t i = count; i < count + 4; ++i) ASSERT_EQ(0xA5, c[size_t(i)]);
+    } else {
+      const std::vector<float>& f = transposed ? scales_t : scales;
+      ASSERT_EQ(size_t(count), want.scales.size());
+      for (int64_t i = 0; i < count; ++i)
+        ASSERT_EQ(float_bits(want.scales[size_t(i)]), float_bits(f[size_t(i)])) << "scale " << i;
+      for (int64_t i = count; i < count + 4; ++i) ASSERT_EQ(-7.0f, f[size_t(i)]);
+    }
+  }
+  float want_amax = 0;
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j) {
+      const float a = std::fabs(m.x[size_t(i * m.ld + j)]);
+      if (!std::isnan(a)) want_amax = std::max(want_amax, a);
+    }
+  EXPECT_EQ(want_amax, amax);
+
+  // Square blocks and tensor scales: the transpose holds the same codes, turned.
+  const bool square = r.scaling != Scaling::mx && (r.scaling != Scaling::blocks || r.block_rows == r.block_cols);
+  if (square)
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) ASSERT_EQ(data[size_t(i * m.cols + j)], data_t[size_t(j * m.rows + i)]);
+}
+
+TEST(Quantize, ReferenceMatchesTheOracleOnEveryRecipe) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng{uint32_t(seed)};
+  for (const QuantizeRecipe& r : recipes())
+    for (auto [rows, cols] : {std::pair{1, 1}, std::pair{1, 300}, std::pair{129, 1}, std::pair{33, 65},
+                              std::pair{257, 130}, std::pair{128, 256}})
+      for (bool edges : {false, true}) {
+        check(random_matrix(rng, rows, cols, edges), r);
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+// Dequantized, every finite element comes back within FP8's rounding error (relative, or
+// half the smallest subnormal where the scaled value is that small), unless its block holds
+// an infinity or the scaled value saturated.
+TEST(Quantize, DequantizedValuesComeBackWithinRounding) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng{uint32_t(seed)};
+  for (const QuantizeRecipe& r : recipes()) {
+    if (r.scaling == Scaling::tensor_given) continue;  // a given scale may saturate anything
+    SCOPED_TRACE(name(r));
+    const Matrix m = random_matrix(rng, 96, 200, false);
+    std::vector<uint8_t> data(size_t(m.rows * m.cols));
+    const bool e8m0 = r.scaling == Scaling::mx;
+    std::vector<float> scales(size_t(cpu::scale_count(r, m.rows, m.cols)));
+    std::vector<uint8_t> codes(scales.size());
+    cpu::QuantizeOutput out;
+    out.data = data.data();
+    out.scales = e8m0 ? static_cast<void*>(codes.data()) : scales.data();
+    cpu::quantize({m.x.data(), m.rows, m.cols, m.ld}, r, out);
+    const int64_t br = r.scaling == Scaling::blocks ? r.block_rows : 1;
+    const int64_t bc = r.scaling == Scaling::blocks ? r.block_cols : e8m0 ? 32 : m.cols;
+    const bool tensor = r.scaling == Scaling::tensor_amax;
+    const int mantissa = r.out == Fp8::e4m3 ? 3 : 2;
+    const float smallest = fp8_to_float(0x01, r.out);
+    for (int64_t i = 0; i < m.rows; ++i)
+      for (int64_t j = 0; j < m.cols; ++j) {
+        const int64_t b = tensor ? 0 : (i / br) * ((m.cols + bc - 1) / bc) + j / bc;
+        const float inv = e8m0 ? e8m0_value(codes[size_t(b)]) : scales[size_t(b)];
+        const float x = m.x[size_t(i * m.ld + j)], back = fp8_to_float(data[size_t(i * m.cols + j)], r.out) * inv;
+        const float bound = std::max(std::fabs(x) * std::ldexp(1.0f, -mantissa - 1), smallest / 2 * inv);
+        ASSERT_LE(std::fabs(back - x), bound * 1.0001f) << i << " " << j << ": " << x << " came back " << back;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace xpose::layout

@@ -10,7 +10,8 @@
 //                 (cvt.rp.satfinite.ue8m0: the data then never needs saturating): 0 for amax 0,
 //                 0xFE for an infinite amax, 0xFF (NaN) for a NaN one. The data is scaled by
 //                 2^(127 - e) exactly (TransformerEngine scales by 1 where e is 0).
-//   the cast      x * scale in fp32, then to FP8 rounding to nearest even and saturating.
+//   the cast      x * scale in fp32, then to FP8 rounding to nearest even and saturating; NaN
+//                 to the format's NaN with x's sign.
 #pragma once
 
 #include <cstdint>
@@ -87,9 +88,13 @@ XPOSE_HD inline float e8m0_value(uint8_t e) {
   return e == 0 ? bits_float(0x00400000u) : bits_float(uint32_t(e) << 23);
 }
 
-// x scaled and cast.
+// x scaled and cast. A NaN product (x NaN, or an infinity times a given scale of 0) is the
+// format's NaN with x's sign: the GPU's multiply returns one canonical NaN, the CPU's keeps
+// or flips signs, and the code must not depend on which ran.
 XPOSE_HD inline uint8_t quantize_value(float x, float scale, Fp8 kind) {
-  return fp8_from_float(x * scale, kind, Overflow::saturate);
+  const float y = x * scale;
+  if (is_nan(y)) return uint8_t(((float_bits(x) >> 24) & 0x80u) | fp8_format(kind).nan_code);
+  return fp8_from_float(y, kind, Overflow::saturate);
 }
 
 }  // namespace xpose::layout

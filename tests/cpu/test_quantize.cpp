@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cpu/quantize.hpp"
+#include "engines/quantize/quantize.hpp"
 #include "support/testing.hpp"
 
 namespace xpose::layout {
@@ -82,6 +83,11 @@ TEST(Quantize, OneValueAsMlDtypesCastsIt) {  // checked against ml_dtypes 0.6.0 
   EXPECT_EQ(0x7E, quantize_value(1e30f, 1.0f, Fp8::e4m3));                                               // saturates
   EXPECT_EQ(0x7B, quantize_value(1e30f, 1.0f, Fp8::e5m2));
   EXPECT_EQ(0x80, quantize_value(-0.0f, 7.0f, Fp8::e4m3));
+  // NaN products: the format's NaN with x's sign, whatever the multiply made of the sign.
+  EXPECT_EQ(0xFF, quantize_value(-NAN, 2.0f, Fp8::e4m3));
+  EXPECT_EQ(0x7E, quantize_value(NAN, 2.0f, Fp8::e5m2));
+  EXPECT_EQ(0x7F, quantize_value(INFINITY, 0.0f, Fp8::e4m3));
+  EXPECT_EQ(0xFE, quantize_value(-INFINITY, 0.0f, Fp8::e5m2));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -149,7 +155,8 @@ Expected oracle(const Matrix& m, bool transposed, const QuantizeRecipe& r) {
   };
   for (int64_t i = 0; i < R; ++i)
     for (int64_t j = 0; j < C; ++j)
-      e.data.push_back(fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
+      e.data.push_back(std::isnan(at(i, j)) ? uint8_t((std::signbit(at(i, j)) ? 0x80 : 0) | fp8_format(r.out).nan_code)
+                                            : fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
   if (tensor) {
     e.scales.push_back(1.0f / given);
   } else {
@@ -300,6 +307,30 @@ TEST(Quantize, DequantizedValuesComeBackWithinRounding) {
         ASSERT_LE(std::fabs(back - x), bound * 1.0001f) << i << " " << j << ": " << x << " came back " << back;
       }
   }
+}
+
+// The GPU path refuses what it cannot serve, with a reason (it needs no GPU to say so).
+TEST(Quantize, GpuRefusalsNameTheProblem) {
+  engines::QuantizeTask t;
+  t.rows = 4, t.cols = 4, t.ld = 4;
+  t.x = reinterpret_cast<const void*>(uintptr_t(256));
+  t.recipe.scaling = Scaling::tensor_amax;
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));  // no amax output to reduce into
+  float amax;
+  t.amax = &amax;
+  EXPECT_EQ(nullptr, engines::quantize_refusal(t));
+  t.ld = 3;
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));
+  t.ld = 4;
+  t.recipe.scaling = Scaling::blocks, t.recipe.block_rows = 3, t.recipe.block_cols = 128;
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));
+  t.recipe.block_rows = 1, t.recipe.block_cols = 16;  // 16 elements: fewer than 32
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));
+  t.recipe.block_cols = 32;
+  EXPECT_EQ(nullptr, engines::quantize_refusal(t));
+  t.input = engines::QuantizeInputType::fp32;
+  t.x = reinterpret_cast<const void*>(uintptr_t(258));
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));
 }
 
 }  // namespace

@@ -1,0 +1,186 @@
+// FP8 quantization on the GPU (engines/quantize) against the CPU reference (cpu/quantize), bit
+// for bit: every recipe, fp32, bf16 and fp16 inputs of random bits (NaN, infinities and
+// subnormals among them) and of normal values, shapes one off the 128 x 128 tile, padded
+// rows; every output poisoned with guard bands first, each output alone and all together.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/quantize.hpp"
+#include "engines/quantize/quantize.hpp"
+#include "support/testing.hpp"
+
+namespace xpose::testing {
+namespace {
+
+using engines::QuantizeInputType;
+using layout::Fp8;
+using layout::QuantizeRecipe;
+using layout::Scaling;
+
+float half_to_float(uint16_t h) {  // exact
+  const uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+  float v;
+  if (exp == 0x1F) {
+    const uint32_t bits = sign | 0x7F800000u | (man << 13);
+    std::memcpy(&v, &bits, 4);
+    return v;
+  }
+  v = exp ? std::ldexp(float(man | 0x400), int(exp) - 25) : std::ldexp(float(man), -24);
+  return sign ? -v : v;
+}
+
+struct Input {
+  QuantizeInputType type;
+  int64_t rows, cols, ld;
+  std::vector<uint8_t> bytes;  // as the GPU reads it
+  std::vector<float> values;   // widened, as the reference reads it
+};
+
+Input make_input(std::mt19937_64& rng, QuantizeInputType type, int64_t rows, int64_t cols, bool random_bits) {
+  Input in{type, rows, cols, cols + int64_t(rng() % 3), {}, {}};
+  const size_t E = type == QuantizeInputType::fp32 ? 4 : 2, n = size_t(rows * in.ld);
+  in.bytes.resize(n * E);
+  in.values.resize(n);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (size_t k = 0; k < n; ++k) {
+    float v = normal(rng) * std::ldexp(1.0f, int(rng() % 20) - 10);
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    if (random_bits) bits = uint32_t(rng());
+    if (type == QuantizeInputType::fp32) {
+      std::memcpy(&in.bytes[k * 4], &bits, 4);
+      std::memcpy(&in.values[k], &bits, 4);
+    } else if (type == QuantizeInputType::bf16) {
+      const uint16_t h = uint16_t(bits >> 16);
+      std::memcpy(&in.bytes[k * 2], &h, 2);
+      const uint32_t wide = uint32_t(h) << 16;
+      std::memcpy(&in.values[k], &wide, 4);
+    } else {
+      uint16_t h = uint16_t(bits);
+      if (!random_bits) {  // a normal value as fp16: through its float value, truncated
+        const float w = std::fmax(std::fmin(v, 60000.0f), -60000.0f);
+        const int e = std::ilogb(w == 0 ? 1.0f : w);
+        h = w == 0 || e < -14
+                ? 0
+                : uint16_t((w < 0 ? 0x8000 : 0) | ((e + 15) << 10) | (int(std::ldexp(std::fabs(w), 10 - e)) & 0x3FF));
+      }
+      std::memcpy(&in.bytes[k * 2], &h, 2);
+      in.values[k] = half_to_float(h);
+    }
+  }
+  return in;
+}
+
+std::vector<QuantizeRecipe> recipes() {
+  std::vector<QuantizeRecipe> out;
+  for (Fp8 k : {Fp8::e4m3, Fp8::e5m2}) {
+    QuantizeRecipe r;
+    r.out = k;
+    r.scaling = Scaling::tensor_given, r.scale = 3.0f;
+    out.push_back(r);
+    r.scaling = Scaling::tensor_amax;
+    for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
+    r.scaling = Scaling::blocks;
+    for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{8, 32}})
+      for (bool pow2 : {false, true}) {
+        r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
+        out.push_back(r);
+      }
+    r = QuantizeRecipe{};
+    r.out = k, r.scaling = Scaling::mx;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// The outputs' images: each output with guard bands of poison around it.
+struct Images {
+  std::vector<uint8_t> data, data_t, scales, scales_t, amax;
+};
+
+constexpr size_t kGuard = 64;
+
+Images poisoned(const QuantizeRecipe& r, int64_t rows, int64_t cols) {
+  const size_t scale_bytes = r.scaling == Scaling::mx ? 1 : 4;
+  Images im;
+  im.data.assign(size_t(rows * cols) + 2 * kGuard, poison);
+  im.data_t.assign(size_t(rows * cols) + 2 * kGuard, poison);
+  im.scales.assign(size_t(cpu::scale_count(r, rows, cols)) * scale_bytes + 2 * kGuard, poison);
+  im.scales_t.assign(size_t(cpu::scale_count(r, cols, rows)) * scale_bytes + 2 * kGuard, poison);
+  im.amax.assign(4 + 2 * kGuard, poison);
+  return im;
+}
+
+void check(const Input& in, const QuantizeRecipe& r, bool all_outputs, int which) {
+  // The reference into poisoned images.
+  Images want = poisoned(r, in.rows, in.cols);
+  const bool wants[5] = {all_outputs || which == 0, all_outputs || which == 1, all_outputs || which == 2,
+                         all_outputs || which == 3, all_outputs || which == 4 || r.scaling == Scaling::tensor_amax};
+  cpu::QuantizeOutput ref;
+  if (wants[0]) ref.data = want.data.data() + kGuard;
+  if (wants[1]) ref.data_t = want.data_t.data() + kGuard;
+  if (wants[2]) ref.scales = want.scales.data() + kGuard;
+  if (wants[3]) ref.scales_t = want.scales_t.data() + kGuard;
+  if (wants[4]) ref.amax = reinterpret_cast<float*>(want.amax.data() + kGuard);
+  cpu::quantize({in.values.data(), in.rows, in.cols, in.ld}, r, ref);
+
+  const Images start = poisoned(r, in.rows, in.cols);
+  DeviceImage x(in.bytes), data(start.data), data_t(start.data_t), scales(start.scales), scales_t(start.scales_t),
+      amax(start.amax);
+  ASSERT_TRUE(x.ok() && data.ok() && data_t.ok() && scales.ok() && scales_t.ok() && amax.ok());
+  engines::QuantizeTask t;
+  t.recipe = r;
+  t.input = in.type;
+  t.x = x.data();
+  t.rows = in.rows, t.cols = in.cols, t.ld = in.ld;
+  if (wants[0]) t.data = data.data() + kGuard;
+  if (wants[1]) t.data_t = data_t.data() + kGuard;
+  if (wants[2]) t.scales = scales.data() + kGuard;
+  if (wants[3]) t.scales_t = scales_t.data() + kGuard;
+  if (wants[4]) t.amax = reinterpret_cast<float*>(amax.data() + kGuard);
+  ASSERT_EQ(nullptr, engines::quantize_refusal(t));
+  XPOSE_CUDA_OK(engines::quantize(t, nullptr));
+  XPOSE_CUDA_OK(cudaDeviceSynchronize());
+  const std::pair<const char*, std::pair<const DeviceImage*, const std::vector<uint8_t>*>> outputs[] = {
+      {"data", {&data, &want.data}},
+      {"data_t", {&data_t, &want.data_t}},
+      {"scales", {&scales, &want.scales}},
+      {"scales_t", {&scales_t, &want.scales_t}},
+      {"amax", {&amax, &want.amax}}};
+  for (const auto& [name, images] : outputs) {
+    const int64_t at = first_difference(images.first->read(), *images.second);
+    ASSERT_EQ(-1, at) << name << " differs at byte " << at << " (the output starts at " << kGuard << ")";
+  }
+}
+
+std::string text(const QuantizeRecipe& r) {
+  const char* s[] = {"tensor_given", "tensor_amax", "blocks", "mx"};
+  return std::string(s[int(r.scaling)]) + (r.out == Fp8::e4m3 ? " e4m3" : " e5m2") +
+         (r.scaling == Scaling::blocks ? " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) : "") +
+         (r.pow2_scales ? " pow2" : "");
+}
+
+TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const QuantizeRecipe& r : recipes())
+    for (QuantizeInputType type : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16})
+      for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33}})
+        for (bool random_bits : {false, true}) {
+          const Input in = make_input(rng, type, rows, cols, random_bits);
+          SCOPED_TRACE(text(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
+                       std::to_string(cols) + " ld " + std::to_string(in.ld) + (random_bits ? ", random bits" : ""));
+          check(in, r, true, 0);
+          for (int which = 0; which < 5 && !::testing::Test::HasFailure(); ++which) check(in, r, false, which);
+          if (::testing::Test::HasFailure()) return;
+        }
+}
+
+}  // namespace
+}  // namespace xpose::testing

@@ -17,11 +17,6 @@ struct View {
   float at(int64_t i, int64_t j) const { return x[i * row_stride + j * col_stride]; }
 };
 
-void block_shape(const QuantizeRecipe& r, int64_t* br, int64_t* bc) {
-  *br = r.scaling == Scaling::blocks ? r.block_rows : 1;
-  *bc = r.scaling == Scaling::blocks ? r.block_cols : layout::mx_block;
-}
-
 float amax_of(const View& v, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
   float a = 0.0f;
   for (int64_t i = i0; i < i1; ++i)
@@ -40,13 +35,15 @@ void quantize_view(const View& v, const QuantizeRecipe& r, float tensor_scale, u
     return;
   }
   int64_t br, bc;
-  block_shape(r, &br, &bc);
-  const int64_t block_cols = (v.cols + bc - 1) / bc;
+  layout::block_shape(r, &br, &bc);
+  if (scales && layout::scales_padded(r))
+    std::fill_n(static_cast<uint8_t*>(scales),
+                layout::scale_count(r, v.rows, v.cols) * (r.scaling == Scaling::mx ? 1 : 4), uint8_t(0));
   for (int64_t i0 = 0; i0 < v.rows; i0 += br)
     for (int64_t j0 = 0; j0 < v.cols; j0 += bc) {
       const int64_t i1 = std::min(v.rows, i0 + br), j1 = std::min(v.cols, j0 + bc);
       const float amax = amax_of(v, i0, i1, j0, j1);
-      const int64_t b = (i0 / br) * block_cols + j0 / bc;
+      const int64_t b = layout::scale_offset(r, v.rows, v.cols, i0 / br, j0 / bc);
       float scale;
       if (r.scaling == Scaling::mx) {
         const uint8_t e = layout::e8m0_from_amax(amax, r.out);
@@ -63,13 +60,6 @@ void quantize_view(const View& v, const QuantizeRecipe& r, float tensor_scale, u
 }
 
 }  // namespace
-
-int64_t scale_count(const QuantizeRecipe& r, int64_t rows, int64_t cols) {
-  if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) return 1;
-  int64_t br, bc;
-  block_shape(r, &br, &bc);
-  return (rows + br - 1) / br * ((cols + bc - 1) / bc);
-}
 
 void quantize(const QuantizeInput& in, const QuantizeRecipe& r, const QuantizeOutput& out) {
   const View as_is{in.x, in.rows, in.cols, in.ld, 1}, transposed{in.x, in.cols, in.rows, 1, in.ld};

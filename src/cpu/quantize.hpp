@@ -21,9 +21,9 @@ struct QuantizeInput {
 //   data_t   the transpose: cols x rows, row-major (ld rows)
 //   scales, scales_t   the scales of data and of data_t: scale_inv (1 / scale, fp32) for the
 //            fp32 recipes, E8M0 codes (uint8_t) for MXFP8. Tensor recipes: one value each.
-//            Blocks: ceil(R / block_rows) x ceil(C / block_cols) row-major for an R x C output
-//            (data: rows x cols; data_t: cols x rows, blocks in its own coordinates); MXFP8:
-//            R x ceil(C / 32).
+//            Blocks (MXFP8's are 1 x 32) of an R x C output (data: rows x cols; data_t: cols x
+//            rows, blocks in its own coordinates): layout::scale_count entries laid out by the
+//            recipe's ScaleLayout (layout::scale_offset).
 //   amax     max |x| (NaN ignored)
 struct QuantizeOutput {
   uint8_t* data = nullptr;
@@ -33,10 +33,7 @@ struct QuantizeOutput {
   float* amax = nullptr;
 };
 
-// The scales' count for an R x C output of recipe r.
-int64_t scale_count(const layout::QuantizeRecipe& r, int64_t rows, int64_t cols);
-
-// Quantizes in.x by recipe r into out. The recipe's block sizes are positive.
+// Quantizes in.x by recipe r into out; r is one layout::recipe_refusal accepts.
 void quantize(const QuantizeInput& in, const layout::QuantizeRecipe& r, const QuantizeOutput& out);
 
 }  // namespace xpose::cpu

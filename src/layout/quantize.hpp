@@ -31,8 +31,20 @@ enum class Scaling : uint8_t {
   mx             // an E8M0 scale for each 1 x 32 block (MXFP8)
 };
 
+// Where the block scales of an R x C output go (tensor recipes write one scale). Layouts with
+// padding have it written as 0 (E8M0 code 0, fp32 0), so a GEMM reading past the matrix reads
+// no NaN.
+enum class ScaleLayout : uint8_t {
+  row_major,     // [ceil(R / br)][ceil(C / bc)]: K-major for a GEMM operand contracted along C
+  column_major,  // [ceil(C / bc)][ceil(R / br) padded to 16 bytes]: MN-major (DeepGEMM's TMA-aligned
+                 // activation scales, FlashInfer's scale_major_mode "MN")
+  tiled_128x4    // MXFP8: cuBLASLt's "1D block scaling factors layout" (cuBLAS docs 3.1.4.3.2),
+                 // 128 rows x 4 scales a 512-byte tile, rows padded to 128 and scales to 4
+};
+
 struct QuantizeRecipe {
   Scaling scaling = Scaling::tensor_amax;
+  ScaleLayout layout = ScaleLayout::row_major;
   Fp8 out = Fp8::e4m3;
   int block_rows = 1, block_cols = 128;  // Scaling::blocks (Scaling::mx is 1 x 32)
   bool pow2_scales = false;              // tensor_amax, blocks: scales rounded down to a power of two
@@ -41,6 +53,70 @@ struct QuantizeRecipe {
 };
 
 constexpr int mx_block = 32;
+
+XPOSE_HD constexpr bool tensor_scaled(const QuantizeRecipe& r) {
+  return r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax;
+}
+
+// A block's shape in its output's coordinates (rows, columns).
+XPOSE_HD inline void block_shape(const QuantizeRecipe& r, int64_t* br, int64_t* bc) {
+  *br = r.scaling == Scaling::blocks ? r.block_rows : 1;
+  *bc = r.scaling == Scaling::blocks ? r.block_cols : mx_block;
+}
+
+// Scales an R x C output of recipe r takes, padding included.
+XPOSE_HD inline int64_t scale_count(const QuantizeRecipe& r, int64_t R, int64_t C) {
+  if (tensor_scaled(r)) return 1;
+  int64_t br, bc;
+  block_shape(r, &br, &bc);
+  const int64_t n = (R + br - 1) / br, m = (C + bc - 1) / bc;  // blocks down, blocks across
+  const int64_t per_16 = r.scaling == Scaling::mx ? 16 : 4;    // scales in 16 bytes
+  switch (r.layout) {
+    case ScaleLayout::row_major:
+      return n * m;
+    case ScaleLayout::column_major:
+      return m * ((n + per_16 - 1) / per_16 * per_16);
+    case ScaleLayout::tiled_128x4:
+      return (n + 127) / 128 * 128 * ((m + 3) / 4 * 4);
+  }
+  return 0;
+}
+
+// Where the scale of block (bi, bj) (bi-th block down, bj-th across) of an R x C output goes.
+XPOSE_HD inline int64_t scale_offset(const QuantizeRecipe& r, int64_t R, int64_t C, int64_t bi, int64_t bj) {
+  if (tensor_scaled(r)) return 0;
+  int64_t br, bc;
+  block_shape(r, &br, &bc);
+  const int64_t n = (R + br - 1) / br, m = (C + bc - 1) / bc;
+  const int64_t per_16 = r.scaling == Scaling::mx ? 16 : 4;
+  switch (r.layout) {
+    case ScaleLayout::row_major:
+      return bi * m + bj;
+    case ScaleLayout::column_major:
+      return bj * ((n + per_16 - 1) / per_16 * per_16) + bi;
+    case ScaleLayout::tiled_128x4: {
+      const int64_t tile = (bi / 128) * ((m + 3) / 4) + bj / 4, outer = bi % 128;
+      return 512 * tile + (outer % 32) * 16 + (outer / 32) * 4 + bj % 4;
+    }
+  }
+  return 0;
+}
+
+// Whether the layout leaves entries no block owns (written as 0).
+XPOSE_HD inline bool scales_padded(const QuantizeRecipe& r) {
+  return !tensor_scaled(r) && r.layout != ScaleLayout::row_major;
+}
+
+// Why recipe r cannot be served (one line), or null: blocks of 1 to 2^20 a side (the GPU path
+// asks more), the 128 x 4 tiles for MXFP8 only.
+inline const char* recipe_refusal(const QuantizeRecipe& r) {
+  if (r.scaling == Scaling::blocks &&
+      (r.block_rows < 1 || r.block_cols < 1 || r.block_rows > (1 << 20) || r.block_cols > (1 << 20)))
+    return "quantize: blocks must be 1 to 2^20 elements a side";
+  if (r.layout == ScaleLayout::tiled_128x4 && r.scaling != Scaling::mx)
+    return "quantize: the 128 x 4 tiled scale layout is MXFP8's";
+  return nullptr;
+}
 
 XPOSE_HD constexpr float fp8_max(Fp8 kind) { return kind == Fp8::e4m3 ? 448.0f : 57344.0f; }
 

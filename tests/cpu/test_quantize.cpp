@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -159,16 +160,37 @@ Expected oracle(const Matrix& m, bool transposed, const QuantizeRecipe& r) {
                                             : fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
   if (tensor) {
     e.scales.push_back(1.0f / given);
-  } else {
-    for (int64_t bi = 0; bi * br < R; ++bi)
-      for (int64_t bj = 0; bj * bc < C; ++bj) {
-        const float a = amax.at({bi, bj});
-        if (r.scaling == Scaling::mx)
-          e.e8m0.push_back(e8m0_from_amax(a, r.out));
-        else
-          e.scales.push_back(1.0f / scale_from_amax(a, r.out, r.pow2_scales, r.value_for_inf));
-      }
+    return e;
   }
+  // Where block (bi, bj) of down x across blocks goes, worked out as the layouts' documents draw them.
+  const int64_t down = (R + br - 1) / br, across = (C + bc - 1) / bc;
+  int64_t count = down * across;
+  std::function<int64_t(int64_t, int64_t)> place = [&](int64_t bi, int64_t bj) { return bi * across + bj; };
+  if (r.layout == ScaleLayout::column_major) {  // columns of `down` scales, each padded to 16 bytes
+    const int64_t column =
+        (down * (r.scaling == Scaling::mx ? 1 : 4) + 15) / 16 * 16 / (r.scaling == Scaling::mx ? 1 : 4);
+    count = across * column;
+    place = [=](int64_t bi, int64_t bj) { return bj * column + bi; };
+  } else if (r.layout == ScaleLayout::tiled_128x4) {
+    // torchao's to_blocked: the padded (128 a, 4 b) matrix viewed as (a, 128, b, 4), permuted to
+    // (a, b, 128, 4), each 128 rows as (4, 32) transposed to (32, 4): 32 x 16 bytes a tile.
+    const int64_t a = (down + 127) / 128, b = (across + 3) / 4;
+    count = a * 128 * b * 4;
+    place = [=](int64_t bi, int64_t bj) {
+      const int64_t tile = (bi / 128) * b + bj / 4, group = (bi % 128) / 32, t = bi % 32;
+      return ((tile * 32 + t) * 4 + group) * 4 + bj % 4;
+    };
+  }
+  e.scales.assign(r.scaling == Scaling::mx ? 0 : size_t(count), 0.0f);
+  e.e8m0.assign(r.scaling == Scaling::mx ? size_t(count) : 0, 0);
+  for (int64_t bi = 0; bi < down; ++bi)
+    for (int64_t bj = 0; bj < across; ++bj) {
+      const float a = amax.at({bi, bj});
+      if (r.scaling == Scaling::mx)
+        e.e8m0[size_t(place(bi, bj))] = e8m0_from_amax(a, r.out);
+      else
+        e.scales[size_t(place(bi, bj))] = 1.0f / scale_from_amax(a, r.out, r.pow2_scales, r.value_for_inf);
+    }
   return e;
 }
 
@@ -181,7 +203,7 @@ std::string name(const QuantizeRecipe& r) {
       return std::string("tensor_amax ") + kind + (r.pow2_scales ? " pow2" : "");
     case Scaling::blocks:
       return "blocks " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) + " " + kind +
-             (r.pow2_scales ? " pow2" : "");
+             (r.pow2_scales ? " pow2" : "") + (r.layout == ScaleLayout::column_major ? " column-major" : "");
     case Scaling::mx:
       return std::string("mx ") + kind;
   }
@@ -201,11 +223,13 @@ std::vector<QuantizeRecipe> recipes() {
     for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{4, 16}})
       for (bool pow2 : {false, true}) {
         r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
+        r.layout = pow2 ? ScaleLayout::column_major : ScaleLayout::row_major;
         out.push_back(r);
       }
     r = QuantizeRecipe{};
     r.out = k, r.scaling = Scaling::mx;
-    out.push_back(r);
+    for (ScaleLayout l : {ScaleLayout::row_major, ScaleLayout::column_major, ScaleLayout::tiled_128x4})
+      out.push_back((r.layout = l, r));
   }
   return out;
 }
@@ -216,7 +240,7 @@ void check(const Matrix& m, const QuantizeRecipe& r) {
   const int64_t n = m.rows * m.cols;
   const bool e8m0 = r.scaling == Scaling::mx;
   std::vector<uint8_t> data(size_t(n) + 16, 0xA5), data_t(size_t(n) + 16, 0xA5);
-  const int64_t s = cpu::scale_count(r, m.rows, m.cols), st = cpu::scale_count(r, m.cols, m.rows);
+  const int64_t s = scale_count(r, m.rows, m.cols), st = scale_count(r, m.cols, m.rows);
   std::vector<float> scales(size_t(s) + 4, -7.0f), scales_t(size_t(st) + 4, -7.0f);
   std::vector<uint8_t> codes(size_t(s) + 4, 0xA5), codes_t(size_t(st) + 4, 0xA5);
   float amax = -1;
@@ -287,7 +311,7 @@ TEST(Quantize, DequantizedValuesComeBackWithinRounding) {
     const Matrix m = random_matrix(rng, 96, 200, false);
     std::vector<uint8_t> data(size_t(m.rows * m.cols));
     const bool e8m0 = r.scaling == Scaling::mx;
-    std::vector<float> scales(size_t(cpu::scale_count(r, m.rows, m.cols)));
+    std::vector<float> scales(size_t(scale_count(r, m.rows, m.cols)));
     std::vector<uint8_t> codes(scales.size());
     cpu::QuantizeOutput out;
     out.data = data.data();
@@ -295,18 +319,45 @@ TEST(Quantize, DequantizedValuesComeBackWithinRounding) {
     cpu::quantize({m.x.data(), m.rows, m.cols, m.ld}, r, out);
     const int64_t br = r.scaling == Scaling::blocks ? r.block_rows : 1;
     const int64_t bc = r.scaling == Scaling::blocks ? r.block_cols : e8m0 ? 32 : m.cols;
-    const bool tensor = r.scaling == Scaling::tensor_amax;
     const int mantissa = r.out == Fp8::e4m3 ? 3 : 2;
     const float smallest = fp8_to_float(0x01, r.out);
     for (int64_t i = 0; i < m.rows; ++i)
       for (int64_t j = 0; j < m.cols; ++j) {
-        const int64_t b = tensor ? 0 : (i / br) * ((m.cols + bc - 1) / bc) + j / bc;
+        const int64_t b = scale_offset(r, m.rows, m.cols, i / br, j / bc);
         const float inv = e8m0 ? e8m0_value(codes[size_t(b)]) : scales[size_t(b)];
         const float x = m.x[size_t(i * m.ld + j)], back = fp8_to_float(data[size_t(i * m.cols + j)], r.out) * inv;
         const float bound = std::max(std::fabs(x) * std::ldexp(1.0f, -mantissa - 1), smallest / 2 * inv);
         ASSERT_LE(std::fabs(back - x), bound * 1.0001f) << i << " " << j << ": " << x << " came back " << back;
       }
   }
+}
+
+// Every block of every layout has its own place among scale_count's entries.
+TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng{uint32_t(seed)};
+  for (const QuantizeRecipe& r : recipes()) {
+    if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) continue;
+    for (int trial = 0; trial < 20; ++trial) {
+      const int64_t R = 1 + rng() % 700, C = 1 + rng() % 700;
+      const int64_t br = r.scaling == Scaling::blocks ? r.block_rows : 1;
+      const int64_t bc = r.scaling == Scaling::blocks ? r.block_cols : 32;
+      std::vector<int> hits(size_t(scale_count(r, R, C)), 0);
+      for (int64_t bi = 0; bi * br < R; ++bi)
+        for (int64_t bj = 0; bj * bc < C; ++bj) {
+          const int64_t at = scale_offset(r, R, C, bi, bj);
+          ASSERT_GE(at, 0);
+          ASSERT_LT(at, int64_t(hits.size())) << name(r) << " " << R << " x " << C;
+          ASSERT_EQ(0, hits[size_t(at)]++) << name(r);
+        }
+    }
+  }
+  QuantizeRecipe blocks;
+  blocks.scaling = Scaling::blocks, blocks.layout = ScaleLayout::tiled_128x4;
+  EXPECT_NE(nullptr, recipe_refusal(blocks));  // 128 x 4 tiles are MXFP8's
+  blocks.layout = ScaleLayout::row_major, blocks.block_rows = 0;
+  EXPECT_NE(nullptr, recipe_refusal(blocks));
 }
 
 // The GPU path refuses what it cannot serve, with a reason (it needs no GPU to say so).

@@ -88,11 +88,13 @@ std::vector<QuantizeRecipe> recipes() {
     for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{8, 32}})
       for (bool pow2 : {false, true}) {
         r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
+        r.layout = pow2 ? layout::ScaleLayout::column_major : layout::ScaleLayout::row_major;
         out.push_back(r);
       }
     r = QuantizeRecipe{};
     r.out = k, r.scaling = Scaling::mx;
-    out.push_back(r);
+    for (auto l : {layout::ScaleLayout::row_major, layout::ScaleLayout::column_major, layout::ScaleLayout::tiled_128x4})
+      out.push_back((r.layout = l, r));
   }
   return out;
 }
@@ -109,8 +111,8 @@ Images poisoned(const QuantizeRecipe& r, int64_t rows, int64_t cols) {
   Images im;
   im.data.assign(size_t(rows * cols) + 2 * kGuard, poison);
   im.data_t.assign(size_t(rows * cols) + 2 * kGuard, poison);
-  im.scales.assign(size_t(cpu::scale_count(r, rows, cols)) * scale_bytes + 2 * kGuard, poison);
-  im.scales_t.assign(size_t(cpu::scale_count(r, cols, rows)) * scale_bytes + 2 * kGuard, poison);
+  im.scales.assign(size_t(layout::scale_count(r, rows, cols)) * scale_bytes + 2 * kGuard, poison);
+  im.scales_t.assign(size_t(layout::scale_count(r, cols, rows)) * scale_bytes + 2 * kGuard, poison);
   im.amax.assign(4 + 2 * kGuard, poison);
   return im;
 }
@@ -159,7 +161,8 @@ void check(const Input& in, const QuantizeRecipe& r, bool all_outputs, int which
 
 std::string text(const QuantizeRecipe& r) {
   const char* s[] = {"tensor_given", "tensor_amax", "blocks", "mx"};
-  return std::string(s[int(r.scaling)]) + (r.out == Fp8::e4m3 ? " e4m3" : " e5m2") +
+  const char* l[] = {"", " column-major", " tiled"};
+  return std::string(s[int(r.scaling)]) + l[int(r.layout)] + (r.out == Fp8::e4m3 ? " e4m3" : " e5m2") +
          (r.scaling == Scaling::blocks ? " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) : "") +
          (r.pow2_scales ? " pow2" : "");
 }

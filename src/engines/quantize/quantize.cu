@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "engines/quantize/quantize.hpp"
 
@@ -36,12 +37,6 @@ __device__ __forceinline__ void amax_into(unsigned* target, float v) {
   if (a == a) atomicMax(target, __float_as_uint(a));
 }
 
-// The block shape of an output in its own coordinates.
-__host__ __device__ inline void block_shape(const QuantizeRecipe& r, int* br, int* bc) {
-  *br = r.scaling == Scaling::blocks ? r.block_rows : 1;
-  *bc = r.scaling == Scaling::blocks ? r.block_cols : layout::mx_block;
-}
-
 // One output of the tile at (r0, c0) in the output's coordinates: R x C valid elements of
 // an output of out_rows x out_cols; `transposed`: output (r, c) is staged element (c, r).
 __device__ void write_output(const float* tile, bool transposed, const QuantizeRecipe& r, float tensor_scale,
@@ -51,7 +46,9 @@ __device__ void write_output(const float* tile, bool transposed, const QuantizeR
   const auto at = [&](int i, int j) { return transposed ? tile[j * kPitch + i] : tile[i * kPitch + j]; };
   int br = 1, bc = 1, blocks_c = 1;
   if (!tensor) {
-    block_shape(r, &br, &bc);
+    int64_t shape_r, shape_c;
+    layout::block_shape(r, &shape_r, &shape_c);
+    br = int(shape_r), bc = int(shape_c);
     blocks_c = kTile / bc;
     for (int b = threadIdx.x; b < (kTile / br) * blocks_c; b += kThreads) block_amax[b] = 0;
     __syncthreads();
@@ -60,12 +57,11 @@ __device__ void write_output(const float* tile, bool transposed, const QuantizeR
       if (i < R && j < C) amax_into(&block_amax[(i / br) * blocks_c + j / bc], at(i, j));
     }
     __syncthreads();
-    const int64_t out_blocks_c = (out_cols + bc - 1) / bc;
     for (int b = threadIdx.x; b < (kTile / br) * blocks_c; b += kThreads) {
       const int bi = b / blocks_c, bj = b % blocks_c;
       if (bi * br >= R || bj * bc >= C) continue;
       const float amax = __uint_as_float(block_amax[b]);
-      const int64_t at_global = (r0 / br + bi) * out_blocks_c + c0 / bc + bj;
+      const int64_t at_global = layout::scale_offset(r, out_rows, out_cols, r0 / br + bi, c0 / bc + bj);
       if (r.scaling == Scaling::mx) {
         const uint8_t code = layout::e8m0_from_amax(amax, r.out);
         block_scale[b] = layout::e8m0_data_scale(code);
@@ -162,6 +158,7 @@ bool power_of_two_up_to_tile(int v) { return v >= 1 && v <= kTile && (v & (v - 1
 
 const char* quantize_refusal(const QuantizeTask& t) {
   const QuantizeRecipe& r = t.recipe;
+  if (const char* why = layout::recipe_refusal(r)) return why;
   if (t.rows < 0 || t.cols < 0) return "quantize: rows and cols must be non-negative";
   if (t.rows > 0 && t.cols > 0 && !t.x) return "quantize: x is null";
   if (t.ld < t.cols) return "quantize: ld must be at least cols";
@@ -184,6 +181,14 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
     if (cudaError_t e = cudaMemsetAsync(t.amax, 0, sizeof(float), stream); e != cudaSuccess) return e;
   }
   if (t.rows == 0 || t.cols == 0) return cudaSuccess;
+  if (layout::scales_padded(t.recipe)) {  // entries no block owns are 0; the blocks' are written over
+    const size_t bytes = t.recipe.scaling == Scaling::mx ? 1 : 4;
+    for (const auto& [scales, R, C] : {std::tuple{t.scales, t.rows, t.cols}, std::tuple{t.scales_t, t.cols, t.rows}})
+      if (scales)
+        if (cudaError_t e = cudaMemsetAsync(scales, 0, size_t(layout::scale_count(t.recipe, R, C)) * bytes, stream);
+            e != cudaSuccess)
+          return e;
+  }
   const auto run = [&](auto kernel, auto pass) -> cudaError_t {
     if (t.recipe.scaling == Scaling::tensor_amax) {
       const int64_t n = t.rows * t.cols;

@@ -58,7 +58,8 @@ void rectangle(T* a, const layout::InplaceShape& s) {
     static thread_local std::vector<T> row;
     row.resize(size_t(n));
     T* const r = a + i * n;
-    for (int64_t j = 0; j < n; ++j) row[size_t(layout::row_destination(s, i, j))] = r[j];
+    layout::RowWalk walk(s, i);
+    for (int64_t j = 0; j < n; ++j, walk.next()) row[size_t(walk.destination)] = r[j];
     std::copy(row.begin(), row.end(), r);
   });
   // 3. Each column gathered within itself, kColumns columns at a time.
@@ -67,8 +68,10 @@ void rectangle(T* a, const layout::InplaceShape& s) {
     static thread_local std::vector<T> cols;
     const int64_t c0 = blk * kColumns, w = std::min(kColumns, n - c0);
     cols.resize(size_t(m * w));
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t c = 0; c < w; ++c) cols[size_t(r * w + c)] = a[layout::column_from(s, r, c0 + c) * n + c0 + c];
+    for (int64_t c = 0; c < w; ++c) {
+      layout::ColumnWalk walk(s, c0 + c);
+      for (int64_t r = 0; r < m; ++r, walk.next()) cols[size_t(r * w + c)] = a[walk.from() * n + c0 + c];
+    }
     for (int64_t r = 0; r < m; ++r) std::copy(&cols[size_t(r * w)], &cols[size_t(r * w)] + w, a + r * n + c0);
   });
 }

@@ -54,4 +54,54 @@ XPOSE_HD inline int64_t column_from(const InplaceShape& s, int64_t r, int64_t c)
   return ((i - j / s.b) % s.m + s.m) % s.m;                 // its row after pass 1 (and 2)
 }
 
+// The same walked along a row (pass 2) or down a column (pass 3) without a division a step:
+// what a loop over a row's columns or a column's rows uses (divisions once a row or column).
+struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
+  int64_t m, n, b, step;      // step: m mod n
+  int64_t in_group = 0, row;  // j mod b; the rotated-from row (i + j / b) mod m
+  int64_t destination;        // row_destination(s, i, j)
+  XPOSE_HD RowWalk(const InplaceShape& s, int64_t i)
+      : m(s.m), n(s.n), b(s.b), step(s.m % s.n), row(i % s.m), destination(i % s.m % s.n) {}
+  XPOSE_HD void next() {
+    int64_t add = step;
+    if (++in_group == b) {  // the next column group: its rows come from one row further down
+      in_group = 0;
+      if (++row == m) {
+        row = 0;
+        add += n - (m - 1) % n;  // the row went from m - 1 to 0
+      } else {
+        ++add;
+      }
+    }
+    destination += add % n;
+    if (destination >= n) destination -= n;
+  }
+};
+
+struct ColumnWalk {  // column c of pass 3, rows r = 0, 1, ...
+  int64_t m, b;
+  int64_t i_step, j_step_in, j_step_groups;  // n mod m; (n / m) mod b; (n / m) / b mod m
+  int64_t i, j_in, jb;                       // q mod m; j mod b; (j / b) mod m, with j = q / m
+  XPOSE_HD ColumnWalk(const InplaceShape& s, int64_t c)
+      : m(s.m),
+        b(s.b),
+        i_step(s.n % s.m),
+        j_step_in((s.n / s.m) % s.b),
+        j_step_groups((s.n / s.m) / s.b % s.m),
+        i(c % s.m),
+        j_in((c / s.m) % s.b),
+        jb((c / s.m) / s.b % s.m) {}
+  XPOSE_HD int64_t from() const { return i >= jb ? i - jb : i - jb + m; }  // column_from(s, r, c)
+  XPOSE_HD void next() {                                                   // q += n
+    int64_t carry = 0;
+    i += i_step;
+    if (i >= m) i -= m, carry = 1;
+    j_in += j_step_in + carry;
+    int64_t groups = j_step_groups;
+    if (j_in >= b) j_in -= b, ++groups;
+    jb += groups;
+    if (jb >= m) jb -= m;
+  }
+};
+
 }  // namespace xpose::layout

@@ -59,6 +59,25 @@ TEST(Inplace, ThreePassesTranspose) {
   for (int t = 0; t < 200 && !::testing::Test::HasFailure(); ++t) check_passes(1 + rng() % 60, 1 + rng() % 60);
 }
 
+// The walks give the closed forms step by step.
+TEST(Inplace, WalksFollowTheClosedForms) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int t = 0; t < 300; ++t) {
+    const int64_t m = 1 + int64_t(rng() % (t < 150 ? 40 : 5000)), n = 1 + int64_t(rng() % (t % 2 ? 40 : 5000));
+    const layout::InplaceShape s = layout::inplace_shape(m, n);
+    const int64_t i = int64_t(rng()) % m & 0x7FFFFFFF, c = int64_t(rng() % uint64_t(n));
+    layout::RowWalk row(s, i % m);
+    for (int64_t j = 0; j < n; ++j, row.next())
+      ASSERT_EQ(layout::row_destination(s, i % m, j), row.destination)
+          << m << " x " << n << " row " << i % m << " col " << j;
+    layout::ColumnWalk column(s, c);
+    for (int64_t r = 0; r < m; ++r, column.next())
+      ASSERT_EQ(layout::column_from(s, r, c), column.from()) << m << " x " << n << " col " << c << " row " << r;
+  }
+}
+
 TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cpu/inplace.hpp"
+#include "engines/inplace/inplace.hpp"
 #include "layout/inplace.hpp"
 #include "support/testing.hpp"
 
@@ -104,6 +105,26 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
       ASSERT_EQ(0, std::memcmp(data.data(), want.data(), data.size()))
           << "first difference at byte " << testing::first_difference(data, want);
     }
+}
+
+// The GPU path refuses what it cannot take, with a reason (no GPU needed to say so).
+TEST(Inplace, GpuRefusalsNameTheProblem) {
+  engines::InplaceTask t;
+  t.data = reinterpret_cast<void*>(uintptr_t(4096));
+  t.n = 100, t.elem_bytes = 4;
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  t.elem_bytes = 3;
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.elem_bytes = 16, t.data = reinterpret_cast<void*>(uintptr_t(4104));  // 8-byte aligned only
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.data = nullptr;
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.n = 0;
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));  // nothing to do: no data needed
+  t.n = -1;
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.n = 32 * 65536, t.data = reinterpret_cast<void*>(uintptr_t(4096));
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));  // more tiles a side than a grid takes
 }
 
 }  // namespace

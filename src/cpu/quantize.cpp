@@ -26,7 +26,7 @@ float amax_of(const View& v, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
 
 // One output: the view quantized, with its scales. tensor_scale: the tensor recipes' scale.
 void quantize_view(const View& v, const QuantizeRecipe& r, float tensor_scale, uint8_t* data, void* scales) {
-  if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) {
+  if (layout::tensor_scaled(r)) {
     if (data)
       for (int64_t i = 0; i < v.rows; ++i)
         for (int64_t j = 0; j < v.cols; ++j)

@@ -42,7 +42,7 @@ __device__ __forceinline__ void amax_into(unsigned* target, float v) {
 __device__ void write_output(const float* tile, bool transposed, const QuantizeRecipe& r, float tensor_scale,
                              int64_t r0, int64_t c0, int R, int C, int64_t out_rows, int64_t out_cols, uint8_t* data,
                              void* scales, unsigned* block_amax, float* block_scale) {
-  const bool tensor = r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax;
+  const bool tensor = layout::tensor_scaled(r);
   const auto at = [&](int i, int j) { return transposed ? tile[j * kPitch + i] : tile[i * kPitch + j]; };
   int br = 1, bc = 1, blocks_c = 1;
   if (!tensor) {
@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kThreads)
   if (r.scaling == Scaling::tensor_given) tensor_scale = r.scale;
   if (r.scaling == Scaling::tensor_amax)
     tensor_scale = layout::scale_from_amax(*amax, r.out, r.pow2_scales, r.value_for_inf);
-  const bool tensor = r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax;
+  const bool tensor = layout::tensor_scaled(r);
   if (tensor && blockIdx.x == 0 && threadIdx.x == 0) {
     if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
     if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_scale;

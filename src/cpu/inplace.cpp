@@ -15,7 +15,7 @@ struct Bytes {
   unsigned char b[E];
 };
 
-constexpr int64_t kColumns = 16;  // columns a thread gathers at once in pass 3
+constexpr int64_t kColumns = 16;  // columns a thread rotates at once in pass 3a
 
 // A square matrix: (i, j) and (j, i) swapped, in 32 x 32 tile pairs across the diagonal.
 template <class T>
@@ -62,17 +62,40 @@ void rectangle(T* a, const layout::InplaceShape& s) {
     for (int64_t j = 0; j < n; ++j, walk.next()) row[size_t(walk.destination)] = r[j];
     std::copy(row.begin(), row.end(), r);
   });
-  // 3. Each column gathered within itself, kColumns columns at a time.
+  // 3a. Column c moves up by c rows, kColumns columns at a time through a strip of scratch.
   const int64_t blocks = (n + kColumns - 1) / kColumns;
   for_each_item(blocks, m * n, int64_t(1) << 16, [&](int64_t blk) {
-    static thread_local std::vector<T> cols;
+    static thread_local std::vector<T> strip;
     const int64_t c0 = blk * kColumns, w = std::min(kColumns, n - c0);
-    cols.resize(size_t(m * w));
-    for (int64_t c = 0; c < w; ++c) {
-      layout::ColumnWalk walk(s, c0 + c);
-      for (int64_t r = 0; r < m; ++r, walk.next()) cols[size_t(r * w + c)] = a[walk.from() * n + c0 + c];
+    strip.resize(size_t(m * w));
+    for (int64_t r = 0; r < m; ++r) std::copy(a + r * n + c0, a + r * n + c0 + w, &strip[size_t(r * w)]);
+    for (int64_t r = 0; r < m; ++r) {
+      int64_t from = (r + c0) % m;  // row (r + c) mod m of column c, c = c0 + x
+      for (int64_t x = 0; x < w; ++x, from = from + 1 == m ? 0 : from + 1)
+        a[r * n + c0 + x] = strip[size_t(from * w + x)];
     }
-    for (int64_t r = 0; r < m; ++r) std::copy(&cols[size_t(r * w)], &cols[size_t(r * w)] + w, a + r * n + c0);
+  });
+  // 3b. Whole rows permuted (row r takes row row_from(r)): the permutation's cycles, one row
+  //     of scratch each, found first and then moved in parallel.
+  std::vector<int64_t> leaders;
+  {
+    std::vector<char> seen(size_t(m), 0);
+    for (int64_t r = 0; r < m; ++r) {
+      if (seen[size_t(r)]) continue;
+      int64_t length = 0;
+      for (int64_t i = r; !seen[size_t(i)]; i = layout::row_from(s, i), ++length) seen[size_t(i)] = 1;
+      if (length > 1) leaders.push_back(r);
+    }
+  }
+  for_each_item(int64_t(leaders.size()), m * n, int64_t(1) << 16, [&](int64_t k) {
+    static thread_local std::vector<T> saved;
+    saved.resize(size_t(n));
+    const int64_t start = leaders[size_t(k)];
+    std::copy(a + start * n, a + start * n + n, saved.begin());
+    int64_t i = start;
+    for (int64_t from = layout::row_from(s, i); from != start; i = from, from = layout::row_from(s, i))
+      std::copy(a + from * n, a + from * n + n, a + i * n);
+    std::copy(saved.begin(), saved.end(), a + i * n);
   });
 }
 

@@ -22,6 +22,7 @@ namespace xpose::layout {
 struct InplaceShape {
   int64_t m = 0, n = 0;  // rows, cols of the matrix before
   int64_t b = 1;         // n / gcd(m, n)
+  int64_t a = 1, c = 1;  // m / gcd(m, n), gcd(m, n)
 };
 
 XPOSE_HD inline int64_t gcd(int64_t x, int64_t y) {
@@ -36,7 +37,8 @@ XPOSE_HD inline int64_t gcd(int64_t x, int64_t y) {
 XPOSE_HD inline InplaceShape inplace_shape(int64_t rows, int64_t cols) {
   InplaceShape s;
   s.m = rows, s.n = cols;
-  s.b = cols / gcd(rows, cols);
+  s.c = gcd(rows, cols);
+  s.a = rows / s.c, s.b = cols / s.c;
   return s;
 }
 
@@ -54,8 +56,17 @@ XPOSE_HD inline int64_t column_from(const InplaceShape& s, int64_t r, int64_t c)
   return ((i - j / s.b) % s.m + s.m) % s.m;                 // its row after pass 1 (and 2)
 }
 
-// The same walked along a row (pass 2) or down a column (pass 3) without a division a step:
-// what a loop over a row's columns or a column's rows uses (divisions once a row or column).
+// Pass 3 is a rotation of each column and then one permutation of whole rows: column c's
+// gather column_from(s, r, c) = (row_from(s, r) + c) mod m. So in place and cache-friendly:
+//   3a. column c moves up by c rows (row p of column c takes row (p + c) mod m)
+//   3b. row r takes the whole row row_from(s, r): r = t a + r' takes row (c' k - t) mod m with
+//       k = r' b mod a, c' = gcd(m, n) (the same for every column: rows move as a whole).
+XPOSE_HD inline int64_t row_from(const InplaceShape& s, int64_t r) {
+  const int64_t t = r / s.a, k = (r % s.a) * s.b % s.a;
+  return ((s.c * k - t) % s.m + s.m) % s.m;
+}
+
+// Pass 2's destination walked along a row without a division a step (divisions once a row).
 struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   int64_t m, n, b, step;      // step: m mod n
   int64_t in_group = 0, row;  // j mod b; the rotated-from row (i + j / b) mod m
@@ -75,32 +86,6 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
     }
     destination += add % n;
     if (destination >= n) destination -= n;
-  }
-};
-
-struct ColumnWalk {  // column c of pass 3, rows r = 0, 1, ...
-  int64_t m, b;
-  int64_t i_step, j_step_in, j_step_groups;  // n mod m; (n / m) mod b; (n / m) / b mod m
-  int64_t i, j_in, jb;                       // q mod m; j mod b; (j / b) mod m, with j = q / m
-  XPOSE_HD ColumnWalk(const InplaceShape& s, int64_t c)
-      : m(s.m),
-        b(s.b),
-        i_step(s.n % s.m),
-        j_step_in((s.n / s.m) % s.b),
-        j_step_groups((s.n / s.m) / s.b % s.m),
-        i(c % s.m),
-        j_in((c / s.m) % s.b),
-        jb((c / s.m) / s.b % s.m) {}
-  XPOSE_HD int64_t from() const { return i >= jb ? i - jb : i - jb + m; }  // column_from(s, r, c)
-  XPOSE_HD void next() {                                                   // q += n
-    int64_t carry = 0;
-    i += i_step;
-    if (i >= m) i -= m, carry = 1;
-    j_in += j_step_in + carry;
-    int64_t groups = j_step_groups;
-    if (j_in >= b) j_in -= b, ++groups;
-    jb += groups;
-    if (jb >= m) jb -= m;
   }
 };
 

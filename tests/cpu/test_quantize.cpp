@@ -17,6 +17,7 @@
 
 #include "cpu/quantize.hpp"
 #include "engines/quantize/quantize.hpp"
+#include "support/quantize.hpp"
 #include "support/testing.hpp"
 
 namespace xpose::layout {
@@ -194,48 +195,11 @@ Expected oracle(const Matrix& m, bool transposed, const QuantizeRecipe& r) {
   return e;
 }
 
-std::string name(const QuantizeRecipe& r) {
-  const char* kind = r.out == Fp8::e4m3 ? "e4m3" : "e5m2";
-  switch (r.scaling) {
-    case Scaling::tensor_given:
-      return std::string("tensor_given ") + kind;
-    case Scaling::tensor_amax:
-      return std::string("tensor_amax ") + kind + (r.pow2_scales ? " pow2" : "");
-    case Scaling::blocks:
-      return "blocks " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) + " " + kind +
-             (r.pow2_scales ? " pow2" : "") + (r.layout == ScaleLayout::column_major ? " column-major" : "");
-    case Scaling::mx:
-      return std::string("mx ") + kind;
-  }
-  return "?";
-}
-
-std::vector<QuantizeRecipe> recipes() {
-  std::vector<QuantizeRecipe> out;
-  for (Fp8 k : {Fp8::e4m3, Fp8::e5m2}) {
-    QuantizeRecipe r;
-    r.out = k;
-    r.scaling = Scaling::tensor_given, r.scale = 0.375f;
-    out.push_back(r);
-    r.scaling = Scaling::tensor_amax;
-    for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
-    r.scaling = Scaling::blocks;
-    for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{4, 16}})
-      for (bool pow2 : {false, true}) {
-        r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
-        r.layout = pow2 ? ScaleLayout::column_major : ScaleLayout::row_major;
-        out.push_back(r);
-      }
-    r = QuantizeRecipe{};
-    r.out = k, r.scaling = Scaling::mx;
-    for (ScaleLayout l : {ScaleLayout::row_major, ScaleLayout::column_major, ScaleLayout::tiled_128x4})
-      out.push_back((r.layout = l, r));
-  }
-  return out;
-}
+using testing::quantize_recipes;
+using testing::recipe_name;
 
 void check(const Matrix& m, const QuantizeRecipe& r) {
-  SCOPED_TRACE(name(r) + ", " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " ld " +
+  SCOPED_TRACE(recipe_name(r) + ", " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " ld " +
                std::to_string(m.ld));
   const int64_t n = m.rows * m.cols;
   const bool e8m0 = r.scaling == Scaling::mx;
@@ -289,7 +253,7 @@ TEST(Quantize, ReferenceMatchesTheOracleOnEveryRecipe) {
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng{uint32_t(seed)};
-  for (const QuantizeRecipe& r : recipes())
+  for (const QuantizeRecipe& r : quantize_recipes())
     for (auto [rows, cols] : {std::pair{1, 1}, std::pair{1, 300}, std::pair{129, 1}, std::pair{33, 65},
                               std::pair{257, 130}, std::pair{128, 256}})
       for (bool edges : {false, true}) {
@@ -305,9 +269,9 @@ TEST(Quantize, DequantizedValuesComeBackWithinRounding) {
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng{uint32_t(seed)};
-  for (const QuantizeRecipe& r : recipes()) {
+  for (const QuantizeRecipe& r : quantize_recipes()) {
     if (r.scaling == Scaling::tensor_given) continue;  // a given scale may saturate anything
-    SCOPED_TRACE(name(r));
+    SCOPED_TRACE(recipe_name(r));
     const Matrix m = random_matrix(rng, 96, 200, false);
     std::vector<uint8_t> data(size_t(m.rows * m.cols));
     const bool e8m0 = r.scaling == Scaling::mx;
@@ -337,7 +301,7 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng{uint32_t(seed)};
-  for (const QuantizeRecipe& r : recipes()) {
+  for (const QuantizeRecipe& r : quantize_recipes()) {
     if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) continue;
     for (int trial = 0; trial < 20; ++trial) {
       const int64_t R = 1 + rng() % 700, C = 1 + rng() % 700;
@@ -348,8 +312,8 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
         for (int64_t bj = 0; bj * bc < C; ++bj) {
           const int64_t at = scale_offset(r, R, C, bi, bj);
           ASSERT_GE(at, 0);
-          ASSERT_LT(at, int64_t(hits.size())) << name(r) << " " << R << " x " << C;
-          ASSERT_EQ(0, hits[size_t(at)]++) << name(r);
+          ASSERT_LT(at, int64_t(hits.size())) << recipe_name(r) << " " << R << " x " << C;
+          ASSERT_EQ(0, hits[size_t(at)]++) << recipe_name(r);
         }
     }
   }

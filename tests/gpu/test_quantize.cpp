@@ -11,6 +11,7 @@
 
 #include "cpu/quantize.hpp"
 #include "engines/quantize/quantize.hpp"
+#include "support/quantize.hpp"
 #include "support/testing.hpp"
 
 namespace xpose::testing {
@@ -75,30 +76,6 @@ Input make_input(std::mt19937_64& rng, QuantizeInputType type, int64_t rows, int
   return in;
 }
 
-std::vector<QuantizeRecipe> recipes() {
-  std::vector<QuantizeRecipe> out;
-  for (Fp8 k : {Fp8::e4m3, Fp8::e5m2}) {
-    QuantizeRecipe r;
-    r.out = k;
-    r.scaling = Scaling::tensor_given, r.scale = 3.0f;
-    out.push_back(r);
-    r.scaling = Scaling::tensor_amax;
-    for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
-    r.scaling = Scaling::blocks;
-    for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{8, 32}})
-      for (bool pow2 : {false, true}) {
-        r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
-        r.layout = pow2 ? layout::ScaleLayout::column_major : layout::ScaleLayout::row_major;
-        out.push_back(r);
-      }
-    r = QuantizeRecipe{};
-    r.out = k, r.scaling = Scaling::mx;
-    for (auto l : {layout::ScaleLayout::row_major, layout::ScaleLayout::column_major, layout::ScaleLayout::tiled_128x4})
-      out.push_back((r.layout = l, r));
-  }
-  return out;
-}
-
 // The outputs' images: each output with guard bands of poison around it.
 struct Images {
   std::vector<uint8_t> data, data_t, scales, scales_t, amax;
@@ -159,25 +136,17 @@ void check(const Input& in, const QuantizeRecipe& r, bool all_outputs, int which
   }
 }
 
-std::string text(const QuantizeRecipe& r) {
-  const char* s[] = {"tensor_given", "tensor_amax", "blocks", "mx"};
-  const char* l[] = {"", " column-major", " tiled"};
-  return std::string(s[int(r.scaling)]) + l[int(r.layout)] + (r.out == Fp8::e4m3 ? " e4m3" : " e5m2") +
-         (r.scaling == Scaling::blocks ? " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols) : "") +
-         (r.pow2_scales ? " pow2" : "");
-}
-
 TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
   XPOSE_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (const QuantizeRecipe& r : recipes())
+  for (const QuantizeRecipe& r : quantize_recipes())
     for (QuantizeInputType type : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16})
       for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33}})
         for (bool random_bits : {false, true}) {
           const Input in = make_input(rng, type, rows, cols, random_bits);
-          SCOPED_TRACE(text(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
+          SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
                        std::to_string(cols) + " ld " + std::to_string(in.ld) + (random_bits ? ", random bits" : ""));
           check(in, r, true, 0);
           for (int which = 0; which < 5 && !::testing::Test::HasFailure(); ++which) check(in, r, false, which);

@@ -1,0 +1,48 @@
+// The quantization recipes the CPU and GPU tests run (every scaling, both FP8 formats, block
+// shapes the GPU path takes, each scale layout), and a recipe's name for their traces.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "layout/quantize.hpp"
+
+namespace xpose::testing {
+
+inline std::vector<layout::QuantizeRecipe> quantize_recipes() {
+  using layout::ScaleLayout;
+  using layout::Scaling;
+  std::vector<layout::QuantizeRecipe> out;
+  for (layout::Fp8 k : {layout::Fp8::e4m3, layout::Fp8::e5m2}) {
+    layout::QuantizeRecipe r;
+    r.out = k;
+    r.scaling = Scaling::tensor_given, r.scale = 3.0f;  // large enough to saturate some
+    out.push_back(r);
+    r.scaling = Scaling::tensor_amax;
+    for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
+    r.scaling = Scaling::blocks;
+    for (auto [br, bc] : {std::pair{1, 128}, std::pair{128, 128}, std::pair{8, 32}})
+      for (bool pow2 : {false, true}) {
+        r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
+        r.layout = pow2 ? ScaleLayout::column_major : ScaleLayout::row_major;
+        out.push_back(r);
+      }
+    r = layout::QuantizeRecipe{};
+    r.out = k, r.scaling = Scaling::mx;
+    for (ScaleLayout l : {ScaleLayout::row_major, ScaleLayout::column_major, ScaleLayout::tiled_128x4})
+      out.push_back((r.layout = l, r));
+  }
+  return out;
+}
+
+inline std::string recipe_name(const layout::QuantizeRecipe& r) {
+  const char* scaling[] = {"tensor_given", "tensor_amax", "blocks", "mx"};
+  const char* layouts[] = {"", " column-major", " tiled 128x4"};
+  std::string s = std::string(scaling[int(r.scaling)]) + (r.out == layout::Fp8::e4m3 ? " e4m3" : " e5m2");
+  if (r.scaling == layout::Scaling::blocks)
+    s += " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols);
+  return s + (r.pow2_scales ? " pow2" : "") + layouts[int(r.layout)];
+}
+
+}  // namespace xpose::testing

@@ -65,10 +65,13 @@ def choice(records, tolerance=2.0):
     print("| case | kernel chosen | xpose auto | the chosen kernel, named | best named xpose | chosen / best |")
     print("|---|---|---:|---:|---|---:|")
     short = 0
+    autos, bests = [], []  # % of copy: the automatic choice, the best of each case
     for label, rows in by_case(records).items():
         auto, best = pick(rows, "auto"), best_named(rows)
         if not auto or not best:
             continue
+        autos.append(auto["pct_copy"])
+        bests.append(max(auto["pct_copy"], best["pct_copy"]))
         named = pick(rows, auto.get("chosen", "")) if auto.get("chosen") else None
         chosen = max(auto["gbps"], named["gbps"] if named else 0)
         ratio = 100.0 * chosen / best["gbps"]
@@ -78,6 +81,12 @@ def choice(records, tolerance=2.0):
         print(f"| {label} | {auto.get('chosen') or '?'} | {auto['pct_copy']:.1f}% | {named_cell} | "
               f"{best['kernel']} {best['pct_copy']:.1f}% | {ratio:.1f}%{mark} |")
     print(f"\n{short} case(s) where the automatic choice is more than {tolerance:g}% below the best named kernel")
+    if autos:  # random draws timed with every kernel: how much better choices alone could do
+        def spread(v):
+            v = sorted(v)
+            return f"median {v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2:.1f}%, " \
+                   f"10th percentile {v[len(v) // 10]:.1f}%, worst {v[0]:.1f}%"
+        print(f"automatic choice: {spread(autos)}; the best kernel of each case: {spread(bests)} of copy")
 
 
 def placement(paths, tolerance=2.0, min_mib=64):

@@ -77,6 +77,17 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("| big | 50.0% | 91.0% |", text)
         self.assertIn("| small | - | 40.0% |", text)
 
+    def test_choice_sums_up_the_choice_against_the_best_of_each_case(self):
+        path = os.path.join(self.dir.name, "every.jsonl")
+        with open(path, "w") as f:
+            for case, auto, other in [("a", 90, 95), ("b", 80, 70), ("c", 50, 60)]:
+                f.write(json.dumps(record(case, "auto", "xpose", auto)) + "\n")
+                f.write(json.dumps(record(case, "permute_packed", "xpose", other)) + "\n")
+        last = self.run_table("choice", path).splitlines()[-1]
+        # automatic 90, 80, 50; the best of each 95, 80, 60
+        self.assertEqual(last, "automatic choice: median 80.0%, 10th percentile 50.0%, worst 50.0%; "
+                               "the best kernel of each case: median 80.0%, 10th percentile 60.0%, worst 60.0% of copy")
+
     def test_placement_compares_each_run_with_the_exact_one(self):
         def run(name, where, rows):  # rows: (case, % of copy, GB/s); 8192 x 4096 fp32 = 128 MiB
             path = os.path.join(self.dir.name, name)

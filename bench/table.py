@@ -11,6 +11,7 @@ Each percentage is of the copy ceiling measured in the same process and run as t
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
 """
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -84,8 +85,7 @@ def choice(records, tolerance=2.0):
     if autos:  # random draws timed with every kernel: how much better choices alone could do
         def spread(v):
             v = sorted(v)
-            return f"median {v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2:.1f}%, " \
-                   f"10th percentile {v[len(v) // 10]:.1f}%, worst {v[0]:.1f}%"
+            return f"median {statistics.median(v):.1f}%, 10th percentile {v[len(v) // 10]:.1f}%, worst {v[0]:.1f}%"
         print(f"automatic choice: {spread(autos)}; the best kernel of each case: {spread(bests)} of copy")
 
 

@@ -1,6 +1,7 @@
 #include "cpu/inplace.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -39,7 +40,7 @@ void rectangle(T* a, const layout::InplaceShape& s) {
     const int64_t k = g % m;
     if (k == 0) return;
     std::vector<T> saved(static_cast<size_t>(b));
-    const int64_t cycles = layout::gcd(m, k);
+    const int64_t cycles = std::gcd(m, k);
     for (int64_t start = 0; start < cycles; ++start) {
       T* const first = a + start * n + g * b;
       std::copy(first, first + b, saved.begin());

@@ -37,8 +37,8 @@ void quantize_view(const View& v, const QuantizeRecipe& r, float tensor_scale, u
   int64_t br, bc;
   layout::block_shape(r, &br, &bc);
   if (scales && layout::scales_padded(r))
-    std::fill_n(static_cast<uint8_t*>(scales),
-                layout::scale_count(r, v.rows, v.cols) * (r.scaling == Scaling::mx ? 1 : 4), uint8_t(0));
+    std::fill_n(static_cast<uint8_t*>(scales), layout::scale_count(r, v.rows, v.cols) * layout::scale_bytes(r),
+                uint8_t(0));
   for (int64_t i0 = 0; i0 < v.rows; i0 += br)
     for (int64_t j0 = 0; j0 < v.cols; j0 += bc) {
       const int64_t i1 = std::min(v.rows, i0 + br), j1 = std::min(v.cols, j0 + bc);
@@ -65,10 +65,7 @@ void quantize(const QuantizeInput& in, const QuantizeRecipe& r, const QuantizeOu
   const View as_is{in.x, in.rows, in.cols, in.ld, 1}, transposed{in.x, in.cols, in.rows, 1, in.ld};
   const float amax = amax_of(as_is, 0, in.rows, 0, in.cols);
   if (out.amax) *out.amax = amax;
-  const float tensor_scale = r.scaling == Scaling::tensor_given ? r.scale
-                             : r.scaling == Scaling::tensor_amax
-                                 ? layout::scale_from_amax(amax, r.out, r.pow2_scales, r.value_for_inf)
-                                 : 1.0f;
+  const float tensor_scale = layout::tensor_scale(r, amax);
   if (out.data || out.scales) quantize_view(as_is, r, tensor_scale, out.data, out.scales);
   if (out.data_t || out.scales_t) quantize_view(transposed, r, tensor_scale, out.data_t, out.scales_t);
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 
 #include "layout/hd.hpp"
 
@@ -25,19 +26,10 @@ struct InplaceShape {
   int64_t a = 1, c = 1;  // m / gcd(m, n), gcd(m, n)
 };
 
-XPOSE_HD inline int64_t gcd(int64_t x, int64_t y) {
-  while (y) {
-    const int64_t t = x % y;
-    x = y;
-    y = t;
-  }
-  return x;
-}
-
 XPOSE_HD inline InplaceShape inplace_shape(int64_t rows, int64_t cols) {
   InplaceShape s;
   s.m = rows, s.n = cols;
-  s.c = gcd(rows, cols);
+  s.c = std::gcd(rows, cols);  // constexpr: the device may call it too
   s.a = rows / s.c, s.b = cols / s.c;
   return s;
 }

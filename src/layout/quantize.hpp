@@ -58,6 +58,9 @@ XPOSE_HD constexpr bool tensor_scaled(const QuantizeRecipe& r) {
   return r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax;
 }
 
+// Bytes a scale takes: an E8M0 code, or an fp32 scale_inv.
+XPOSE_HD constexpr int64_t scale_bytes(const QuantizeRecipe& r) { return r.scaling == Scaling::mx ? 1 : 4; }
+
 // A block's shape in its output's coordinates (rows, columns).
 XPOSE_HD inline void block_shape(const QuantizeRecipe& r, int64_t* br, int64_t* bc) {
   *br = r.scaling == Scaling::blocks ? r.block_rows : 1;
@@ -70,7 +73,7 @@ XPOSE_HD inline int64_t scale_count(const QuantizeRecipe& r, int64_t R, int64_t 
   int64_t br, bc;
   block_shape(r, &br, &bc);
   const int64_t n = (R + br - 1) / br, m = (C + bc - 1) / bc;  // blocks down, blocks across
-  const int64_t per_16 = r.scaling == Scaling::mx ? 16 : 4;    // scales in 16 bytes
+  const int64_t per_16 = 16 / scale_bytes(r);                  // scales in 16 bytes
   switch (r.layout) {
     case ScaleLayout::row_major:
       return n * m;
@@ -88,7 +91,7 @@ XPOSE_HD inline int64_t scale_offset(const QuantizeRecipe& r, int64_t R, int64_t
   int64_t br, bc;
   block_shape(r, &br, &bc);
   const int64_t n = (R + br - 1) / br, m = (C + bc - 1) / bc;
-  const int64_t per_16 = r.scaling == Scaling::mx ? 16 : 4;
+  const int64_t per_16 = 16 / scale_bytes(r);
   switch (r.layout) {
     case ScaleLayout::row_major:
       return bi * m + bj;
@@ -162,6 +165,13 @@ XPOSE_HD inline float e8m0_data_scale(uint8_t e) {
 XPOSE_HD inline float e8m0_value(uint8_t e) {
   if (e == 0xFF) return bits_float(0x7FC00000u);
   return e == 0 ? bits_float(0x00400000u) : bits_float(uint32_t(e) << 23);
+}
+
+// The one scale of a tensor recipe (given, or from the tensor's amax); 1 for the others.
+XPOSE_HD inline float tensor_scale(const QuantizeRecipe& r, float amax) {
+  if (r.scaling == Scaling::tensor_given) return r.scale;
+  if (r.scaling == Scaling::tensor_amax) return scale_from_amax(amax, r.out, r.pow2_scales, r.value_for_inf);
+  return 1.0f;
 }
 
 // x scaled and cast. A NaN product (x NaN, or an infinity times a given scale of 0) is the

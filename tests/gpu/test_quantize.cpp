@@ -84,7 +84,7 @@ struct Images {
 constexpr size_t kGuard = 64;
 
 Images poisoned(const QuantizeRecipe& r, int64_t rows, int64_t cols) {
-  const size_t scale_bytes = r.scaling == Scaling::mx ? 1 : 4;
+  const size_t scale_bytes = size_t(layout::scale_bytes(r));
   Images im;
   im.data.assign(size_t(rows * cols) + 2 * kGuard, poison);
   im.data_t.assign(size_t(rows * cols) + 2 * kGuard, poison);

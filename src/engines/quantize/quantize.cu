@@ -118,10 +118,8 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (amax && r.scaling != Scaling::tensor_amax && threadIdx.x == 0)
     atomicMax(reinterpret_cast<unsigned*>(amax), tile_amax);
-  float tensor_scale = 1.0f;
-  if (r.scaling == Scaling::tensor_given) tensor_scale = r.scale;
-  if (r.scaling == Scaling::tensor_amax)
-    tensor_scale = layout::scale_from_amax(*amax, r.out, r.pow2_scales, r.value_for_inf);
+  // Current scaling reads the amax its first pass reduced; the others need none.
+  const float tensor_scale = layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f);
   const bool tensor = layout::tensor_scaled(r);
   if (tensor && blockIdx.x == 0 && threadIdx.x == 0) {
     if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
@@ -182,7 +180,7 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
   }
   if (t.rows == 0 || t.cols == 0) return cudaSuccess;
   if (layout::scales_padded(t.recipe)) {  // entries no block owns are 0; the blocks' are written over
-    const size_t bytes = t.recipe.scaling == Scaling::mx ? 1 : 4;
+    const size_t bytes = size_t(layout::scale_bytes(t.recipe));
     for (const auto& [scales, R, C] : {std::tuple{t.scales, t.rows, t.cols}, std::tuple{t.scales_t, t.cols, t.rows}})
       if (scales)
         if (cudaError_t e = cudaMemsetAsync(scales, 0, size_t(layout::scale_count(t.recipe, R, C)) * bytes, stream);

@@ -148,6 +148,58 @@ std::vector<Case> random_cases(int count, uint64_t seed) {
   return cases;
 }
 
+std::vector<Case> inplace_cases() {
+  return {
+      make_case("u8", 8192, 8192),      make_case("u8", 8193, 8193),        make_case("fp16", 8192, 8192),
+      make_case("fp16", 8191, 8191),    make_case("fp32", 8192, 8192),      make_case("fp32", 8191, 8191),
+      make_case("fp64", 4096, 4096),    make_case("fp64", 4099, 4099),      make_case("c128", 4096, 4096),
+      make_case("c128", 2895, 2895),    make_case("fp32", 4096, 1024, 16),  make_case("fp32", 8192, 4096),
+      make_case("fp32", 4096, 8192),    make_case("fp32", 8191, 4099),      make_case("fp16", 65536, 1024),
+      make_case("fp32", 1100003, 16),   make_case("fp32", 16, 1100003),     make_case("u8", 22369623, 3),
+      make_case("fp32", 5592407, 3),    make_case("fp64", 100, 100003),     make_case("c128", 262144, 32),
+  };
+}
+
+std::vector<Case> random_inplace_cases(int count, uint64_t seed) {
+  static const char* const dtypes[] = {"u8", "fp16", "fp32", "fp64", "c128"};
+  Draw d{std::mt19937_64(seed)};
+  const auto side = [&d](int64_t n, int64_t e) {
+    switch (d.below(3)) {
+      case 0: return n | 1;
+      case 1: {
+        int64_t v = n | 1;
+        while (v % 3 == 0 || v % 5 == 0) v += 2;
+        return v;
+      }
+      default: return shaped_side(d, n, e);
+    }
+  };
+  std::vector<Case> cases;
+  while (int(cases.size()) < count) {
+    const char* dtype = dtypes[d.below(5)];
+    const int64_t e = *elem_bytes_of(dtype);
+    const int64_t batch = d.chance(5) ? 2 + int64_t(d.below(7)) : 1;
+    const double target = std::exp(std::log(64.0 * (1 << 20)) + d.unit() * std::log(8.0)) / double(batch * e);
+    int64_t rows, cols;
+    if (d.chance(2)) {
+      rows = cols = side(int64_t(std::sqrt(target)), e);
+    } else if (d.chance(4)) {
+      const int64_t short_side = 2 + int64_t(d.below(31));
+      rows = side(int64_t(target / double(short_side)), e), cols = short_side;
+    } else {
+      const double ratio = std::exp(std::log(2.0) + d.unit() * std::log(500.0));
+      cols = side(int64_t(std::sqrt(target / ratio)), e), rows = side(int64_t(std::sqrt(target * ratio)), e);
+    }
+    if (d.chance(2)) std::swap(rows, cols);
+    const double bytes = double(rows) * double(cols) * double(batch) * double(e);
+    if (bytes < double(64 << 20) || bytes > double(int64_t(512) << 20)) continue;
+    Case c = make_case(dtype, rows, cols, batch);
+    c.label = "random " + std::to_string(cases.size()) + " of seed " + std::to_string(seed) + ": " + c.label;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 std::vector<PermuteCase> random_permutations(int count, uint64_t seed) {
   static const char* const dtypes[] = {"u8", "fp16", "fp32", "fp64", "c128"};
   Draw d{std::mt19937_64(seed)};

@@ -58,6 +58,18 @@ std::vector<Case> case_list();
 // begin "random <i> of seed <seed>: " (so every record says how to draw it again).
 std::vector<Case> random_cases(int count, uint64_t seed);
 
+// xpose-bench --inplace's case list: square matrices of 64 MiB or more of every element size,
+// their sides aligned and odd; rectangular ones from 2:1 to 1000:1, skinny (3-32 columns) and
+// batched.
+std::vector<Case> inplace_cases();
+
+// `count` random in-place problems from `seed`: element size uniform over 1-16 bytes; half
+// square, half rectangular with a ratio log-uniform over 2-1000 (either side the longer; a
+// quarter of those skinny, a side of 2-32); sides odd, prime-ish (odd and not a multiple of 3 or
+// 5) or multiples of 128 bytes; a fifth batched (2-8 matrices); redrawn until the problem holds
+// 64-512 MiB. Labels begin "random <i> of seed <seed>: ".
+std::vector<Case> random_inplace_cases(int count, uint64_t seed);
+
 // One N-D permutation of xpose-permute-bench: src's extents and the permutation (numpy's).
 struct PermuteCase {
   std::string what;  // the layout change, in words ("" for a drawn or given one)

@@ -73,6 +73,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
                                     "they are drawn), reported as median, 10th percentile and worst % of copy")
                          ->check(CLI::Range(1, 100000));
   auto* seed_opt = app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)");
+  auto* inplace_opt = app.add_flag("--inplace", o.inplace,
+                                   "in-place transposes (xpose_transpose_inplace) beside the same-run copy of the "
+                                   "matrix and xpose's out-of-place transpose: the in-place case list, or --shape / "
+                                   "--random draws (64-512 MiB, square and rectangular)");
+  inplace_opt->excludes(sweep_opt)->excludes(cases_opt)->excludes(host_opt)->excludes(ld_src_opt)->excludes(ld_dst_opt);
   sweep_opt->excludes(cases_opt)->excludes(shape_opt)->excludes(host_opt)->excludes(random_opt);
   cases_opt->excludes(shape_opt)->excludes(host_opt)->excludes(random_opt);
   random_opt->excludes(shape_opt)->excludes(host_opt);
@@ -136,9 +141,15 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   }
 
   const Timing how = timing == "graph" ? Timing::graph : timing == "events" ? Timing::events : Timing::automatic;
-  if (random_opt->count()) {
+  if (o.inplace && (app.count("--kernel") || app.count("--placement")))
+    return fail(exit_code, "--inplace times its own calls; --kernel and --placement do not apply");
+  if (o.inplace && !random_opt->count() && !app.count("--shape")) {
+    o.mode = Mode::cases;
+    o.cases = inplace_cases();
+    if (!dtypes.empty()) return fail(exit_code, "--inplace's case list has its own dtypes; drop --dtype or give --shape");
+  } else if (random_opt->count()) {
     o.mode = Mode::random;
-    o.cases = random_cases(random, o.seed);
+    o.cases = o.inplace ? random_inplace_cases(random, o.seed) : random_cases(random, o.seed);
     for (Case& c : o.cases) c.timing = how;
     if (o.kernels.empty()) o.kernels = {"auto"};  // the automatic choice is what the draws judge
   } else if (cases) {

@@ -22,6 +22,9 @@ struct Options {
   std::string device = "gpu";        // gpu or cpu
   int reps = 20, warmup = 3;
   bool check = false, explain = false;
+  // --inplace: the cases through xpose_transpose_inplace, beside the same-run copy of the matrix
+  // and xpose's out-of-place transpose of it.
+  bool inplace = false;
   std::vector<std::string> gpu_only;  // the options given that the CPU path ignores (it says so)
   bool progress = true;
   bool list = false;                 // print the cases as JSON lines and exit (bench/peers.py reads them)

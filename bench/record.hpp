@@ -26,6 +26,7 @@ struct Record {
   std::string device, commit, date;
   std::string chosen;      // for "auto": the kernel the automatic choice ran (else "")
   std::string placement;   // where src and dst sit: "exact", "inside" or "offset" (Options::placement)
+  int64_t extra_bytes = 0;  // device memory the call used beyond its operands (an in-place call's workspace)
 };
 
 nlohmann::json to_json(const Record& r);

@@ -138,13 +138,15 @@ class GpuBench {
   int run_all() {
     for (size_t i = 0; i < o_.cases.size(); ++i) {
       progress_.at(i, o_.cases[i].label, "");
-      if (o_.mode == Mode::host_cost)
+      if (o_.inplace)
+        inplace_case(i, o_.cases[i]);
+      else if (o_.mode == Mode::host_cost)
         host_cost_case(o_.cases[i]);
       else
         run_case(i, o_.cases[i]);
     }
     progress_.done();
-    if (o_.mode == Mode::random) report_spread();
+    if (o_.mode == Mode::random || o_.inplace) report_spread();
     if (failures_) std::printf("CHECK FAILED for %d result(s)\n", failures_);
     if (skipped_for_memory_) std::printf("%d case(s) skipped: not enough GPU memory\n", skipped_for_memory_);
     return failures_ ? 1 : skipped_for_memory_ ? 3 : 0;
@@ -311,6 +313,117 @@ class GpuBench {
     std::fflush(stdout);
   }
 
+  // Times candidates on one case and writes each as a record of the case, as a % of the faster
+  // ceiling row; the rows, with what was skipped and why.
+  std::vector<Record> time_rows(size_t index, const Case& c, const Problem& p, const std::vector<Candidate>& all,
+                                GpuTimer& timer, bool graph, std::vector<std::string>* skipped) {
+    std::vector<Record> rows;
+    for (const Candidate& k : all) {
+      progress_.at(index, c.label, k.name);
+      Stats s;
+      try {
+        s = graph ? timer.graph(k.run) : timer.events(k.run);
+      } catch (const std::exception& e) {
+        skipped->push_back(k.name + ": " + e.what());
+        cudaGetLastError();
+        continue;
+      }
+      Record r;
+      r.case_label = c.label, r.kernel = k.name, r.role = k.role, r.dtype = c.dtype;
+      r.elem_bytes = p.elem_bytes, r.rows = p.rows, r.cols = p.cols, r.batch = p.batch;
+      r.ld_src = p.ld_src, r.ld_dst = p.ld_dst;
+      r.timing = graph ? "graph" : "events";
+      r.ms_median = s.median, r.ms_min = s.min, r.ms_max = s.max;
+      r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
+      r.pct_peak = gpu_.peak_gbps > 0 ? 100.0 * r.gbps / gpu_.peak_gbps : 0.0;
+      r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today(), r.placement = o_.placement;
+      rows.push_back(r);
+    }
+    double ceiling = 0;
+    for (const Record& r : rows)
+      if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
+    for (Record& r : rows) r.pct_copy = ceiling > 0 ? 100.0 * r.gbps / ceiling : 0.0;
+    return rows;
+  }
+
+  // One in-place case: the copy ceiling of the matrix's bytes, xpose_transpose_inplace on the
+  // matrix (each timed call transposes the last one's result again), and xpose's out-of-place
+  // transpose of it into a second buffer. --check: the first in-place call against the CPU path.
+  void inplace_case(size_t index, Case c) {
+    Problem p = problem_of(c);
+    if (!fits(c, p)) return;
+    const int64_t rows = p.rows, cols = p.cols, batch = p.batch, e = p.elem_bytes;
+    DeviceBuffer data(p.bytes()), other(p.bytes());
+    cuda_ok(fill_random(data.ptr, p.bytes(), e, uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()),
+                        stream_),
+            "fill_random");
+    cuda_ok(cudaStreamSynchronize(stream_), "fill");
+    p.src = data.ptr;
+    p.dst = other.ptr;
+    std::printf("\n== %s in place (%lld-byte elements, batch %lld; %.3f GB; CUDA events per call, median of %d)\n",
+                c.label.c_str(), (long long)e, (long long)batch, double(p.bytes()) / 1e9, o_.reps);
+    size_t workspace_bytes = 0;
+    std::string refused;
+    if (xpose_transpose_inplace_workspace(rows, cols, e, batch, &workspace_bytes) != XPOSE_SUCCESS)
+      refused = xpose_last_error();
+    else if (o_.explain)
+      std::printf("  inplace: %s\n", explain_inplace(e, rows, cols, batch, data.ptr).c_str());
+    std::unique_ptr<DeviceBuffer> workspace;
+    if (workspace_bytes) workspace = std::make_unique<DeviceBuffer>(int64_t(workspace_bytes));
+    void* const w = workspace ? workspace->ptr : nullptr;
+
+    std::vector<std::string> skipped;
+    std::string check;
+    if (o_.check && refused.empty()) {
+      std::vector<uint8_t> before(size_t(p.bytes())), want(before.size()), got(before.size());
+      cuda_ok(cudaMemcpy(before.data(), data.ptr, before.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      const Shape s{rows, cols, 0, 0, batch, 0, 0};
+      transpose_host(before.data(), want.data(), e, s);
+      if (xpose_transpose_inplace(data.ptr, rows, cols, e, batch, w, workspace_bytes, stream_) != XPOSE_SUCCESS)
+        die(c.label + ": " + xpose_last_error());
+      cuda_ok(cudaStreamSynchronize(stream_), "inplace");
+      cuda_ok(cudaMemcpy(got.data(), data.ptr, got.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check = got == want ? "passed" : "FAILED";
+      if (got != want) ++failures_;
+    }
+    std::vector<Candidate> all = {
+        {"cudaMemcpyAsync", "ceiling",
+         [p](cudaStream_t s) {
+           const cudaError_t err = cudaMemcpyAsync(p.dst, p.src, size_t(p.bytes()), cudaMemcpyDeviceToDevice, s);
+           return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+         }},
+        {"copy", "ceiling", [p](cudaStream_t s) {
+           const cudaError_t err = launch_copy(p.src, p.dst, p.bytes(), s);
+           return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
+         }}};
+    if (refused.empty())
+      all.push_back({"inplace", "xpose", [=, d = data.ptr](cudaStream_t s) {
+                       return xpose_transpose_inplace(d, rows, cols, e, batch, w, workspace_bytes, s) == XPOSE_SUCCESS
+                                  ? std::string()
+                                  : std::string(xpose_last_error());
+                     }});
+    else
+      skipped.push_back("inplace: " + refused), ++inplace_refused_;
+    for (Candidate& k : xpose_candidates(p, {"auto"})) {
+      k.name = "out-of-place auto";
+      all.push_back(std::move(k));
+    }
+    GpuTimer timer(stream_, o_.warmup, o_.reps);
+    std::vector<Record> rows_out = time_rows(index, c, p, all, timer, false, &skipped);
+    for (Record& r : rows_out) {
+      if (r.kernel == "inplace") r.check = check, r.extra_bytes = int64_t(workspace_bytes);
+      if (r.kernel == "out-of-place auto") r.chosen = explain_choice(p.src, p.dst, e, p.shape()).kernel;
+      writer_.write(r);
+      if (r.kernel == "inplace") auto_pct_.push_back({c.label, r.pct_copy});
+      if (r.kernel == "inplace" && rows == cols) inplace_square_.insert(c.label);
+    }
+    print_rows(rows_out);
+    for (const std::string& s : skipped) std::printf("  skipped %s\n", s.c_str());
+    std::printf("  workspace %zu bytes (%.4f%% of the matrix); copy ceiling: the faster of cudaMemcpyAsync and copy\n",
+                workspace_bytes, 100.0 * double(workspace_bytes) / double(p.bytes()));
+    std::fflush(stdout);
+  }
+
   // Host microseconds per call: each xpose call (the automatic choice unless --kernel
   // names others) beside a bare launch of the copy kernel on the same bytes.
   void host_cost_case(Case c) {
@@ -364,7 +477,20 @@ class GpuBench {
 
   // --random's report: the automatic choice over the draws, and where a peer was faster.
   void report_spread() const {
-    std::fputs(spread_report(auto_pct_, behind_peers_, "problems", o_.seed, "cuBLAS", o_.peers).c_str(), stdout);
+    if (o_.inplace) {
+      std::printf("\n== in place, %% of the same-run copy of the matrix%s:\n",
+                  o_.mode == Mode::random ? (", random draws of seed " + std::to_string(o_.seed)).c_str() : "");
+      for (const bool square : {true, false}) {
+        std::vector<std::pair<std::string, double>> part;
+        for (const auto& [label, pct] : auto_pct_)
+          if ((inplace_square_.count(label) > 0) == square) part.push_back({label, pct});
+        const Spread sp = spread_of(part, 0);
+        std::printf("  %-11s %3d served: median %.1f%%, 10th percentile %.1f%%, worst %.1f%%\n",
+                    square ? "square" : "rectangular", sp.count, sp.median, sp.p10, sp.worst);
+      }
+      std::printf("  %d refused (not served on the GPU)\n", inplace_refused_);
+    } else
+      std::fputs(spread_report(auto_pct_, behind_peers_, "problems", o_.seed, "cuBLAS", o_.peers).c_str(), stdout);
   }
 
   const Options& o_;
@@ -375,6 +501,8 @@ class GpuBench {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<PeerLibraries> peers_;
   int failures_ = 0, skipped_for_memory_ = 0;
+  std::set<std::string> inplace_square_;  // --inplace: the labels of square cases
+  int inplace_refused_ = 0;
 };
 
 // ---------------------------------------------------------------------------------
@@ -390,6 +518,7 @@ void require_host_memory(const Case& c, const Problem& p) {
 }
 
 int run_cpu(const Options& o, RecordWriter& writer) {
+  if (o.inplace && o.mode != Mode::single) die("--inplace on the CPU path times one --shape", 2);
   if (o.mode == Mode::sweep || o.mode == Mode::cases || o.mode == Mode::host_cost || o.mode == Mode::random)
     die("--sweep, --cases, --random and --host-cost need a GPU", 2);
   for (const std::string& name : o.gpu_only)
@@ -425,7 +554,10 @@ int run_cpu(const Options& o, RecordWriter& writer) {
       rows.push_back(r);
     };
     add("memcpy", "ceiling", time_cpu([&] { std::copy(src.begin(), src.begin() + p.bytes(), dst.begin()); }));
-    add("cpu_reference", "xpose", time_cpu([&] { transpose_host(p.src, p.dst, p.elem_bytes, p.shape()); }));
+    if (o.inplace)  // each run transposes the last one's result again
+      add("cpu_inplace", "xpose", time_cpu([&] { transpose_inplace_host(dst.data(), p.elem_bytes, p.rows, p.cols, p.batch); }));
+    else
+      add("cpu_reference", "xpose", time_cpu([&] { transpose_host(p.src, p.dst, p.elem_bytes, p.shape()); }));
     for (Record& r : rows) {
       r.pct_copy = 100.0 * r.gbps / rows[0].gbps;
       writer.write(r);

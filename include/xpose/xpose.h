@@ -5,6 +5,7 @@
 #ifndef XPOSE_XPOSE_H
 #define XPOSE_XPOSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
@@ -56,6 +57,24 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
                                               int64_t ld_src, int64_t ld_dst,
                                               int64_t batch, int64_t stride_src, int64_t stride_dst,
                                               cudaStream_t stream);
+
+/* In place: each of the `batch` dense row-major rows x cols matrices at data (rows*cols
+   elements apart) becomes its dense row-major cols x rows transpose in the same memory.
+   workspace: device memory of at least the bytes xpose_transpose_inplace_workspace gives for
+   the layout (16-byte aligned, apart from the matrices; NULL and 0 where that is 0): the call
+   never allocates. Square matrices need no workspace: tile pairs swapped across the diagonal,
+   each element read and written once. Rectangular matrices are not yet served on the GPU
+   (XPOSE_ERROR_NOT_SUPPORTED; the C++ xpose::transpose_inplace_host serves host memory).
+   data sits on its element's alignment (8 bytes for 16-byte elements). On any error nothing is
+   written. Enqueued on `stream`. */
+XPOSE_API xpose_status_t xpose_transpose_inplace(void *data, int64_t rows, int64_t cols, int64_t elem_bytes,
+                                                 int64_t batch, void *workspace, size_t workspace_bytes,
+                                                 cudaStream_t stream);
+/* The workspace bytes xpose_transpose_inplace needs for this layout on the current device, into
+   *bytes; the same errors as the call for the layout (XPOSE_ERROR_NOT_SUPPORTED where it is not
+   served). */
+XPOSE_API xpose_status_t xpose_transpose_inplace_workspace(int64_t rows, int64_t cols, int64_t elem_bytes,
+                                                           int64_t batch, size_t *bytes);
 
 #define XPOSE_MAX_RANK 16
 

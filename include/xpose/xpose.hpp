@@ -122,6 +122,25 @@ inline void transpose(const void* src, void* dst, int64_t elem_bytes, const Shap
                                             s.stride_src, s.stride_dst, stream));
 }
 
+// In place (xpose_transpose_inplace): each of `batch` dense rows x cols matrices at data becomes
+// its dense cols x rows transpose in the same memory; `workspace` at least
+// transpose_inplace_workspace's bytes of device memory (none for square matrices).
+inline size_t transpose_inplace_workspace(int64_t elem_bytes, int64_t rows, int64_t cols, int64_t batch = 1) {
+  size_t bytes = 0;
+  check(xpose_transpose_inplace_workspace(rows, cols, elem_bytes, batch, &bytes));
+  return bytes;
+}
+inline void transpose_inplace(void* data, int64_t elem_bytes, int64_t rows, int64_t cols, int64_t batch = 1,
+                              void* workspace = nullptr, size_t workspace_bytes = 0, cudaStream_t stream = nullptr) {
+  check(xpose_transpose_inplace(data, rows, cols, elem_bytes, batch, workspace, workspace_bytes, stream));
+}
+// What xpose_transpose_inplace runs for this layout (data: a base like the one it will run on,
+// null for a 16-byte-aligned one), in one line. Throws xpose::Error where the call would fail.
+XPOSE_API std::string explain_inplace(int64_t elem_bytes, int64_t rows, int64_t cols, int64_t batch = 1,
+                                      const void* data = nullptr);
+// The CPU path on host memory, every shape, all cores; the same argument checks.
+XPOSE_API void transpose_inplace_host(void* data, int64_t elem_bytes, int64_t rows, int64_t cols, int64_t batch = 1);
+
 // An N-D permutation (xpose_permute): dst = numpy.transpose(src, perm). Counts in elements;
 // empty strides mean dense row-major (src in its shape, dst in the permuted shape).
 struct PermuteShape {

@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "api/boundary.hpp"
 #include "api/validate.hpp"
 #include "core/device.hpp"
 #include "core/engine.hpp"
@@ -17,14 +18,13 @@
 #include "xpose/xpose.hpp"
 
 namespace xpose::detail {
-namespace {
 
-thread_local std::string last_error_message;
-
-xpose_status_t report(const Result& e) {
-  if (e.failed()) last_error_message = e.message;
-  return e.status;
+std::string& last_error_message() {
+  thread_local std::string message;
+  return message;
 }
+
+namespace {
 
 // The current device, and both bases reachable from it.
 Result device_for(const void* src, const void* dst, Device* out) {
@@ -133,24 +133,8 @@ Result execute(const xpose_plan* h, const void* src, void* dst, cudaStream_t str
                         : execute_on(*h, h->problem, src, dst, stream, plan_transpose);
 }
 
-// The C ABI's wall: no exception crosses it.
-template <class F>
-xpose_status_t guarded(F&& f) {
-  try {
-    return report(f());
-  } catch (const std::bad_alloc&) {
-    return report(fail(XPOSE_ERROR_NOT_SUPPORTED, "out of host memory"));
-  } catch (const std::exception& e) {
-    return report(fail(XPOSE_ERROR_NOT_SUPPORTED, std::string("internal error: ") + e.what()));
-  }
-}
-
 Args args_of(const void* src, void* dst, int64_t elem_bytes, const xpose::Shape& s) {
   return Args{src, dst, s.rows, s.cols, elem_bytes, s.ld_src, s.ld_dst, s.batch, s.stride_src, s.stride_dst};
-}
-
-void throw_if_failed(const Result& e) {
-  if (e.failed()) throw xpose::Error(e.status, e.message);
 }
 
 }  // namespace
@@ -247,7 +231,7 @@ const char* xpose_status_string(xpose_status_t status) {
   return "unknown status";
 }
 
-const char* xpose_last_error(void) { return xpose::detail::last_error_message.c_str(); }
+const char* xpose_last_error(void) { return xpose::detail::last_error_message().c_str(); }
 
 #define XPOSE_STRINGIFY_(x) #x
 #define XPOSE_STRINGIFY(x) XPOSE_STRINGIFY_(x)

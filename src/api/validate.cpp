@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/distinct.hpp"
 
@@ -231,6 +232,8 @@ Result check_pointer(const char* name, const void* ptr, const Device& dev) {
 
 }  // namespace
 
+Result check_device_pointer(const char* name, const void* ptr, const Device& d) { return check_pointer(name, ptr, d); }
+
 Result check_device_access(const void* src, const void* dst, const Device& d) {
   if (Result e = check_pointer("src", src, d); e.failed()) return e;
   return check_pointer("dst", dst, d);
@@ -323,6 +326,43 @@ Result resolve_permute(const PermuteArgs& a, Permutation* out) {
   if (Result e = resolve_permute_layout(a, &p); e.failed()) return e;
   if (Result e = check_bases(p, a.src, a.dst); e.failed()) return e;
   *out = p;
+  return ok();
+}
+
+Result resolve_inplace(const InplaceArgs& a, bool with_data, InplaceProblem* out) {
+  const int64_t e = a.elem_bytes;
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "elem_bytes is " + str(e) + "; it must be 1, 2, 4, 8 or 16");
+  for (const auto& [name, value] : {std::pair{"rows", a.rows}, std::pair{"cols", a.cols}, std::pair{"batch", a.batch}})
+    if (value < 0) return fail(XPOSE_ERROR_INVALID_ARGUMENT, std::string(name) + " is negative (" + str(value) + ")");
+  InplaceProblem p;
+  p.rows = a.rows, p.cols = a.cols, p.elem_bytes = e, p.batch = a.batch;
+  int64_t bytes;
+  if (!mul(p.rows, p.cols, &bytes) || !mul(bytes, p.batch, &bytes) || !mul(bytes, e, &bytes))
+    return overflow("rows * cols * batch * elem_bytes");
+  if (with_data && !p.empty()) {
+    if (!a.data) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "data is a null pointer");
+    if (reinterpret_cast<uintptr_t>(a.data) % uintptr_t(alignment_of(e)))
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT, misaligned("data", e));
+    if (reinterpret_cast<uintptr_t>(a.data) > UINTPTR_MAX - uintptr_t(bytes))
+      return fail(XPOSE_ERROR_INVALID_ARGUMENT, "data extends past the end of the address space");
+    p.data = a.data;
+  }
+  *out = p;
+  return ok();
+}
+
+Result check_workspace(const InplaceProblem& p, const void* workspace, size_t bytes, size_t needed) {
+  if (bytes < needed)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace_bytes is " + std::to_string(bytes) + "; this transpose needs " +
+                                                  std::to_string(needed) + " (xpose_transpose_inplace_workspace)");
+  if (needed == 0) return ok();
+  if (!workspace) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace is a null pointer");
+  const uintptr_t w = reinterpret_cast<uintptr_t>(workspace), d = reinterpret_cast<uintptr_t>(p.data);
+  if (w % 16) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace is not aligned to 16 bytes");
+  if (w > UINTPTR_MAX - needed) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace extends past the end of the address space");
+  if (w < d + uintptr_t(p.bytes()) && d < w + needed)
+    return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace overlaps the matrices");
   return ok();
 }
 

@@ -41,6 +41,24 @@ Result check_alignment(const void* src, const void* dst, int64_t elem_bytes);
 // The checks that ask the driver: each pointer must be reachable from device `d`.
 Result check_device_access(const void* src, const void* dst, const Device& d);
 
+// One pointer (named `name` in messages) reachable from device `d`.
+Result check_device_pointer(const char* name, const void* ptr, const Device& d);
+
+// xpose_transpose_inplace's arguments as the C ABI receives them.
+struct InplaceArgs {
+  void* data = nullptr;
+  int64_t rows = 0, cols = 0, elem_bytes = 0, batch = 1;
+};
+
+// Every check of an in-place request that needs no GPU: element size, signs, int64 overflow
+// of its bytes, and, where `with_data`, data null, misaligned for its element or running past
+// the end of the address space (an empty request takes any data; without data, the layout alone).
+Result resolve_inplace(const InplaceArgs& args, bool with_data, InplaceProblem* out);
+
+// A caller's workspace for `p` that needs `needed` bytes: large enough, and where it is needed
+// non-null, 16-byte aligned and apart from the matrices.
+Result check_workspace(const InplaceProblem& p, const void* workspace, size_t bytes, size_t needed);
+
 // xpose_permute's arguments as the C ABI receives them (null strides: dense).
 struct PermuteArgs {
   const void* src = nullptr;

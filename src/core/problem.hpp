@@ -46,4 +46,18 @@ struct Problem {
   }
 };
 
+// One in-place transposition: each of `batch` dense row-major rows x cols matrices at data
+// (rows * cols elements apart) becomes its dense cols x rows transpose in the same memory. Made
+// only by the API's validation: unless empty, bytes() fits in int64 and data is non-null, on its
+// element's alignment (8 bytes for 16-byte elements) and reachable from the device.
+struct InplaceProblem {
+  void* data = nullptr;
+  int64_t rows = 0, cols = 0, elem_bytes = 0, batch = 0;
+
+  bool empty() const { return rows == 0 || cols == 0 || batch == 0; }
+  int64_t bytes() const { return empty() ? 0 : rows * cols * batch * elem_bytes; }
+  // A row or a column is its own transpose: nothing to move.
+  bool trivial() const { return empty() || rows == 1 || cols == 1; }
+};
+
 }  // namespace xpose::detail

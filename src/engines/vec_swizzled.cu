@@ -4,63 +4,22 @@
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
-#include "engines/vector.cuh"
-#include "layout/smem_layout.hpp"
+#include "engines/vec_tile.cuh"
 
 namespace xpose::engines {
 namespace {
 
-// Tiles move as 16-byte vectors, every load in flight before the first shared-memory store.
-// In a tile the matrix edge cuts (Edge), a vector wholly inside moves as one; one the edge
-// cuts moves the elements inside one by one, and one wholly outside not at all: the cut
-// tiles keep the whole tiles' loads in flight (a rolled element loop there held small
-// problems to its latency: docs/performance.md, "Known gaps", matrices cut by a tile edge).
+// Tiles move as 16-byte vectors (engines/vec_tile.cuh), every load in flight before the first
+// shared-memory store; tiles the matrix edge cuts predicate the vectors the edge cuts (a rolled
+// element loop there held small problems to its latency: docs/performance.md, "Known gaps",
+// matrices cut by a tile edge).
 template <int E, bool Edge>
 __device__ __forceinline__ void vectors_through_smem(const Problem& p, const TileRef<Elem<E>>& t, Elem<E>* smem) {
-  using V = layout::VecTile<E>;
-  using Tile = typename V::Layout;
-  Vector<E> in[V::per_thread];
-#pragma unroll
-  for (int i = 0; i < V::per_thread; ++i) {
-    const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
-    const Elem<E>* from = t.src + e.r * p.ld_src + e.c;
-    if (!Edge || (e.r < t.rows && e.c + V::vec <= t.cols)) {
-      in[i].bits = *reinterpret_cast<const uint4*>(from);
-    } else {
-      in[i].bits = make_uint4(0, 0, 0, 0);
-      if (e.r < t.rows)
-#pragma unroll
-        for (int k = 0; k < V::vec; ++k)
-          if (e.c + k < t.cols) in[i].e[k] = from[k];
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < V::per_thread; ++i)
-#pragma unroll
-    for (int k = 0; k < V::vec; ++k) {
-      const auto e = V::load_coord(i * V::threads + threadIdx.x, k);
-      smem[Tile::at(e.r, e.c)] = in[i].e[k];
-    }
+  VecTileLoads<E> in;
+  load_vec_tile<E, Edge>(t.src, p.ld_src, t.rows, t.cols, in);
+  stage_vec_tile<E>(in, smem);
   __syncthreads();
-#pragma unroll
-  for (int i = 0; i < V::per_thread; ++i) {
-    const int v = i * V::threads + threadIdx.x;
-    Vector<E> out;
-#pragma unroll
-    for (int k = 0; k < V::vec; ++k) {
-      const auto e = V::store_coord(v, k);
-      out.e[k] = smem[Tile::at(e.r, e.c)];
-    }
-    const auto e = V::store_coord(v, 0);  // dst row e.c, elements e.r ..
-    Elem<E>* to = t.dst + e.c * p.ld_dst + e.r;
-    if (!Edge || (e.c < t.cols && e.r + V::vec <= t.rows)) {
-      __stwb(reinterpret_cast<uint4*>(to), whole(out));
-    } else if (e.c < t.cols) {
-#pragma unroll
-      for (int k = 0; k < V::vec; ++k)
-        if (e.r + k < t.rows) to[k] = out.e[k];
-    }
-  }
+  store_vec_tile<E, Edge>(smem, t.dst, p.ld_dst, t.rows, t.cols);
 }
 
 template <int E>

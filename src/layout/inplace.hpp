@@ -58,6 +58,20 @@ XPOSE_HD inline int64_t row_from(const InplaceShape& s, int64_t r) {
   return ((s.c * k - t) % s.m + s.m) % s.m;
 }
 
+// The square transpose's tile pairs (ti, tj), ti <= tj, of a T x T grid of tiles, as a launch
+// of T + 1 x ceil(T / 2) blocks with none idle: launch row y takes tile row y's T - y pairs and
+// then tile row T - 1 - y's y + 1 (for odd T the middle row's second half is not a pair).
+struct TilePair {
+  int64_t ti, tj;
+  bool valid;
+};
+XPOSE_HD inline TilePair fold_pair(int64_t x, int64_t y, int64_t tiles) {
+  if (x < tiles - y) return {y, y + x, true};
+  const int64_t i = tiles - 1 - y;
+  return {i, i + x - (tiles - y), i != y};
+}
+XPOSE_HD inline int64_t fold_launch_rows(int64_t tiles) { return (tiles + 1) / 2; }
+
 // Pass 2's destination walked along a row without a division a step (divisions once a row).
 struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   int64_t m, n, b, step;      // step: m mod n

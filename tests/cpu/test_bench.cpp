@@ -252,7 +252,7 @@ TEST(BenchRecord, JsonHasEveryFieldAndRoundTrips) {
   const nlohmann::json j = xb::to_json(r);
   for (const char* field : {"case",     "kernel", "role",   "dtype",     "elem_bytes", "rows",   "cols",     "batch",
                             "ld_src",   "ld_dst", "timing", "ms_median", "ms_min",     "ms_max", "gbps",     "pct_copy",
-                            "pct_peak", "check",  "device", "commit",    "date",       "chosen", "placement"})
+                            "pct_peak", "check",  "device", "commit",    "date",       "chosen", "placement", "extra_bytes"})
     EXPECT_TRUE(j.contains(field)) << field;
   EXPECT_EQ(j["rows"], 30011);
   EXPECT_EQ(j["ms_max"], 3.125);
@@ -280,10 +280,10 @@ TEST(BenchRecord, CsvRowsMatchTheHeaderAndQuote) {
   xb::Record r = sample_record();
   EXPECT_EQ(xb::csv_header(),
             "case,kernel,role,dtype,elem_bytes,rows,cols,batch,ld_src,ld_dst,timing,ms_median,ms_min,ms_max,gbps,"
-            "pct_copy,pct_peak,check,device,commit,date,chosen,placement");
+            "pct_copy,pct_peak,check,device,commit,date,chosen,placement,extra_bytes");
   EXPECT_EQ(xb::csv_row(r),
             "fp32 30011x29989 ld 29992/30012,vec_swizzled,xpose,fp32,4,30011,29989,3,29992,30012,events,2.5,2.25,"
-            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,,inside");
+            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,,inside,0");
   r.device = "GPU \"A\", rev 2";
   const std::string row = xb::csv_row(r);
   EXPECT_NE(row.find(",\"GPU \"\"A\"\", rev 2\","), std::string::npos) << row;
@@ -450,6 +450,56 @@ TEST(BenchRandom, PermutationDrawsAreReproducibleAndInsideTheirDistribution) {
   }
   EXPECT_EQ(5u, sizes.size());
   EXPECT_EQ((std::set<size_t>{2, 3, 4, 5, 6}), ranks);
+}
+
+}  // namespace
+}  // namespace xpose::bench
+
+namespace xpose::bench {
+namespace {
+
+TEST(BenchRandom, InplaceDrawsAreReproducibleAndInsideTheirDistribution) {
+  const std::vector<Case> a = random_inplace_cases(400, 3), b = random_inplace_cases(400, 3);
+  int square = 0, skinny = 0, batched = 0, odd = 0;
+  std::set<int64_t> sizes;
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].label);
+    EXPECT_EQ(a[i].label, b[i].label);
+    EXPECT_EQ(0u, a[i].label.rfind("random " + std::to_string(i) + " of seed 3: ", 0));
+    const double bytes = double(a[i].rows) * double(a[i].cols) * double(a[i].batch) * double(a[i].elem_bytes);
+    EXPECT_GE(bytes, double(64 << 20));
+    EXPECT_LE(bytes, double(int64_t(512) << 20));
+    EXPECT_EQ(0, a[i].ld_src);
+    EXPECT_EQ(0, a[i].ld_dst);
+    sizes.insert(a[i].elem_bytes);
+    square += a[i].rows == a[i].cols;
+    skinny += std::min(a[i].rows, a[i].cols) <= 32;
+    batched += a[i].batch > 1;
+    odd += a[i].rows % 2 == 1;
+  }
+  EXPECT_EQ(5u, sizes.size());
+  EXPECT_GT(square, 150);
+  EXPECT_GT(skinny, 25);
+  EXPECT_GT(batched, 50);
+  EXPECT_GT(odd, 150);
+  for (const Case& c : inplace_cases()) {
+    SCOPED_TRACE(c.label);
+    EXPECT_GE(double(c.rows) * double(c.cols) * double(c.batch) * double(c.elem_bytes), double(64 << 20));
+  }
+}
+
+TEST(BenchOptions, InplaceTakesItsListAShapeOrDraws) {
+  EXPECT_EQ(inplace_cases().size(), parse_ok({"--inplace"}).cases.size());
+  EXPECT_TRUE(parse_ok({"--inplace"}).inplace);
+  const Options one = parse_ok({"--inplace", "--shape", "300x500x2", "--dtype", "c128"});
+  ASSERT_EQ(1u, one.cases.size());
+  EXPECT_EQ(16, one.cases[0].elem_bytes);
+  EXPECT_EQ(Mode::random, parse_ok({"--inplace", "--random", "4", "--seed", "9"}).mode);
+  EXPECT_EQ(random_inplace_cases(4, 9)[3].label, parse_ok({"--inplace", "--random", "4", "--seed", "9"}).cases[3].label);
+  EXPECT_EQ(2, parse_error({"--inplace", "--cases"}));
+  EXPECT_EQ(2, parse_error({"--inplace", "--kernel", "vec_swizzled"}));
+  EXPECT_EQ(2, parse_error({"--inplace", "--dtype", "u8"}));
+  EXPECT_EQ(2, parse_error({"--inplace", "--shape", "8x8", "--ld-src", "9"}));
 }
 
 }  // namespace

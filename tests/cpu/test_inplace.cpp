@@ -14,6 +14,7 @@
 #include "engines/inplace/inplace.hpp"
 #include "layout/inplace.hpp"
 #include "support/testing.hpp"
+#include "xpose/xpose.hpp"
 
 namespace xpose {
 namespace {
@@ -124,24 +125,106 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
     }
 }
 
-// The GPU path refuses what it cannot take, with a reason (no GPU needed to say so).
+// The square kernels' launch covers every tile pair (ti <= tj) exactly once, for any number of
+// tiles a side.
+TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
+  for (int64_t tiles = 1; tiles <= 67; ++tiles) {
+    SCOPED_TRACE(std::to_string(tiles) + " tiles a side");
+    std::vector<int> seen(size_t(tiles * tiles), 0);
+    for (int64_t y = 0; y < layout::fold_launch_rows(tiles); ++y)
+      for (int64_t x = 0; x <= tiles; ++x) {
+        const layout::TilePair p = layout::fold_pair(x, y, tiles);
+        if (!p.valid) continue;
+        ASSERT_TRUE(0 <= p.ti && p.ti <= p.tj && p.tj < tiles) << "(" << p.ti << ", " << p.tj << ")";
+        ++seen[size_t(p.ti * tiles + p.tj)];
+      }
+    for (int64_t i = 0; i < tiles; ++i)
+      for (int64_t j = 0; j < tiles; ++j) EXPECT_EQ(j >= i ? 1 : 0, seen[size_t(i * tiles + j)]) << i << ", " << j;
+  }
+}
+
+// The GPU path's refusals, with a reason (no GPU needed to say so): what is not square, and
+// grids past CUDA's limits.
 TEST(Inplace, GpuRefusalsNameTheProblem) {
-  engines::InplaceTask t;
+  detail::InplaceProblem t;
   t.data = reinterpret_cast<void*>(uintptr_t(4096));
-  t.n = 100, t.elem_bytes = 4;
+  t.rows = t.cols = 100, t.elem_bytes = 4, t.batch = 3;
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  t.elem_bytes = 3;
+  EXPECT_EQ(0u, engines::inplace_workspace_bytes(t));
+  EXPECT_STREQ("vectors", engines::inplace_path(t));
+  t.data = reinterpret_cast<void*>(uintptr_t(4100));
+  EXPECT_STREQ("elements", engines::inplace_path(t));
+  t.cols = 101;
   EXPECT_NE(nullptr, engines::inplace_refusal(t));
-  t.elem_bytes = 16, t.data = reinterpret_cast<void*>(uintptr_t(4104));  // 8-byte aligned only
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
-  t.data = nullptr;
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
-  t.n = 0;
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));  // nothing to do: no data needed
-  t.n = -1;
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
-  t.n = 32 * 65536, t.data = reinterpret_cast<void*>(uintptr_t(4096));
+  t.rows = 1;  // one row: its own transpose
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  t.rows = t.cols = int64_t(1) << 23, t.elem_bytes = 1, t.batch = 1;
   EXPECT_NE(nullptr, engines::inplace_refusal(t));  // more tiles a side than a grid takes
+}
+
+// The C ABI refuses bad requests before anything is touched (no GPU needed), with one line.
+TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
+  std::vector<uint8_t> host(4096, testing::poison);
+  const std::vector<uint8_t> before = host;
+  void* const d = host.data() + 16 - reinterpret_cast<uintptr_t>(host.data()) % 16;
+  const struct {
+    void* data;
+    int64_t rows, cols, elem_bytes, batch;
+    xpose_status_t status;
+    const char* message;
+    bool of_layout;  // the workspace query, which takes no data, refuses it too
+  } cases[] = {
+      {d, 4, 4, 3, 1, XPOSE_ERROR_INVALID_ARGUMENT, "elem_bytes is 3", true},
+      {d, -1, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "rows is negative", true},
+      {d, 4, -4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "cols is negative", true},
+      {d, 4, 4, 4, -1, XPOSE_ERROR_INVALID_ARGUMENT, "batch is negative", true},
+      {d, int64_t(1) << 32, int64_t(1) << 32, 1, 1, XPOSE_ERROR_INVALID_ARGUMENT, "overflows int64", true},
+      {d, 4, 6, 4, 1, XPOSE_ERROR_NOT_SUPPORTED, "rectangular matrices are not yet", true},
+      {nullptr, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "data is a null pointer", false},
+      {static_cast<uint8_t*>(d) + 2, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to its element size of 4", false},
+      {static_cast<uint8_t*>(d) + 4, 4, 4, 16, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to 8 bytes", false},
+      {reinterpret_cast<void*>(UINTPTR_MAX - 15), 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "past the end", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.message);
+    EXPECT_EQ(c.status, xpose_transpose_inplace(c.data, c.rows, c.cols, c.elem_bytes, c.batch, nullptr, 0, nullptr));
+    const std::string message = xpose_last_error();
+    EXPECT_NE(std::string::npos, message.find(c.message)) << message;
+    EXPECT_EQ(std::string::npos, message.find('\n'));
+    if (c.of_layout) {
+      size_t bytes = 7;
+      EXPECT_EQ(c.status, xpose_transpose_inplace_workspace(c.rows, c.cols, c.elem_bytes, c.batch, &bytes));
+      EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(c.message)) << xpose_last_error();
+      EXPECT_EQ(7u, bytes);
+    }
+  }
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace_workspace(4, 4, 4, 1, nullptr));
+  EXPECT_STREQ("bytes is a null pointer", xpose_last_error());
+  EXPECT_EQ(0, std::memcmp(host.data(), before.data(), host.size()));
+
+  size_t bytes = 7;  // square and trivial layouts need no workspace; empty ones take any data
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(1000, 1000, 2, 3, &bytes));
+  EXPECT_EQ(0u, bytes);
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(1, 1000, 2, 3, &bytes));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 5, 5, 4, 0, nullptr, 0, nullptr));
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 64).find("tile pairs")) << xpose::explain_inplace(4, 64, 64);
+  EXPECT_THROW(xpose::explain_inplace(4, 64, 65), xpose::Error);
+}
+
+// The C++ CPU path on host memory: the checks, then cpu::transpose_inplace (any shape).
+TEST(Inplace, HostPathTransposesAnyShape) {
+  std::mt19937_64 rng(testing::fresh_seed());
+  const int64_t m = 37, n = 12, batch = 2;
+  std::vector<float> a(size_t(m * n * batch));
+  for (float& v : a) v = float(rng() % 1000);
+  std::vector<float> want(a.size());
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) want[size_t(b * m * n + j * m + i)] = a[size_t(b * m * n + i * n + j)];
+  xpose::transpose_inplace_host(a.data(), sizeof(float), m, n, batch);
+  EXPECT_EQ(want, a);
+  EXPECT_THROW(xpose::transpose_inplace_host(nullptr, 4, 2, 3), xpose::Error);
 }
 
 }  // namespace

@@ -141,6 +141,8 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
+  int failed_cases = 0;
+  const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
   for (const QuantizeRecipe& r : quantize_recipes())
     for (QuantizeInputType type : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16})
       for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33}})
@@ -148,9 +150,10 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
           const Input in = make_input(rng, type, rows, cols, random_bits);
           SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
                        std::to_string(cols) + " ld " + std::to_string(in.ld) + (random_bits ? ", random bits" : ""));
+          const int parts = result->total_part_count();  // failures recorded so far
           check(in, r, true, 0);
-          for (int which = 0; which < 5 && !::testing::Test::HasFailure(); ++which) check(in, r, false, which);
-          if (::testing::Test::HasFailure()) return;
+          for (int which = 0; which < 5; ++which) check(in, r, false, which);
+          if (result->total_part_count() > parts && ++failed_cases == 10) return;  // enough to see the pattern
         }
 }
 

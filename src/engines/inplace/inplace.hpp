@@ -1,24 +1,32 @@
-// In-place transposition on the GPU (issue 35): square matrices first, by tile pairs swapped
-// across the diagonal (each element read and written once). Internal until it has run against
-// cpu::transpose_inplace on a GPU; rectangular matrices (layout/inplace.hpp's passes) next.
+// In-place transposition on the GPU (issue 35): each of a batch of dense rows x cols matrices
+// becomes its dense cols x rows transpose in the same memory. Square matrices: tile pairs
+// swapped across the diagonal, every element read and written once. Rectangular matrices: not
+// yet on the GPU (layout/inplace.hpp's passes; the CPU path serves them).
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+
+#include "core/problem.hpp"
 
 namespace xpose::engines {
 
-// `batch` n x n row-major matrices at data (n * n elements apart), each transposed in place.
-struct InplaceTask {
-  void* data = nullptr;
-  int64_t n = 0, elem_bytes = 0, batch = 1;
-};
+using detail::InplaceProblem;  // a checked request (api/validate)
 
 // Why the GPU path cannot take `t` (one line), or null.
-const char* inplace_refusal(const InplaceTask& t);
+const char* inplace_refusal(const InplaceProblem& t);
 
-// Enqueues the transposition; never waits. The task is one inplace_refusal accepts.
-cudaError_t transpose_inplace_square(const InplaceTask& t, cudaStream_t stream);
+// Bytes of device workspace the GPU path needs for `t`.
+size_t inplace_workspace_bytes(const InplaceProblem& t);
+
+// Whether `t` takes the 16-byte vector path (rows and the base 16-byte aligned), for --explain
+// and the bench: "vectors" or "elements".
+const char* inplace_path(const InplaceProblem& t);
+
+// Enqueues the transposition; never waits, never allocates. `t` is one inplace_refusal accepts,
+// `workspace` at least inplace_workspace_bytes(t) bytes of device memory.
+cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, cudaStream_t stream);
 
 }  // namespace xpose::engines

@@ -27,8 +27,13 @@ __device__ __forceinline__ float load(const void* x, int64_t at) {
     return static_cast<const float*>(x)[at];
   else if constexpr (Brain)
     return __bfloat162float(static_cast<const __nv_bfloat16*>(x)[at]);
-  else
-    return __half2float(static_cast<const __half*>(x)[at]);
+  else {
+    // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign,
+    // which the cast's NaN code carries.
+    const __half h = static_cast<const __half*>(x)[at];
+    const float v = __half2float(h);
+    return v == v ? v : __uint_as_float((uint32_t(__half_as_ushort(h) & 0x8000u) << 16) | 0x7FC00000u);
+  }
 }
 
 // amax as its bits (non-negative floats order as their bits), NaN skipped.

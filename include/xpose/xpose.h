@@ -76,6 +76,59 @@ XPOSE_API xpose_status_t xpose_transpose_inplace(void *data, int64_t rows, int64
 XPOSE_API xpose_status_t xpose_transpose_inplace_workspace(int64_t rows, int64_t cols, int64_t elem_bytes,
                                                            int64_t batch, size_t *bytes);
 
+/* FP8 quantization in one pass: a rows x cols matrix x (element (i, j) at x[i*ld + j]) of
+   fp32, bf16 or fp16, scaled and cast to FP8 (round to nearest even, saturating; NaN to the
+   format's NaN with x's sign), written as it is (data: rows x cols codes, row-major) and
+   transposed (data_t: cols x rows), with the scales of each and the amax of x (max |x|, NaN
+   ignored). Scales follow TransformerEngine's conventions, which cuBLASLt's FP8 GEMMs read: an
+   fp32 scale is fp8_max / amax (1 where amax is 0, infinite or NaN), and what is written is its
+   inverse (scale_inv); MXFP8's E8M0 codes round amax / fp8_max up to a power of two. The
+   transpose's blocks are in its own coordinates (1 x 128 row blocks of data_t are 128 x 1
+   column blocks of x; MXFP8's 1 x 32 blocks run along data_t's rows). */
+typedef enum { XPOSE_QUANTIZE_FP32 = 0, XPOSE_QUANTIZE_BF16 = 1, XPOSE_QUANTIZE_FP16 = 2 } xpose_quantize_input_t;
+typedef enum { XPOSE_FP8_E4M3 = 0, XPOSE_FP8_E5M2 = 1 } xpose_fp8_t;
+typedef enum {
+  XPOSE_SCALING_TENSOR_GIVEN = 0, /* one fp32 scale, desc.scale (delayed scaling) */
+  XPOSE_SCALING_TENSOR_AMAX = 1,  /* one fp32 scale from x's amax (current scaling): needs the amax output */
+  XPOSE_SCALING_BLOCKS = 2,       /* one fp32 scale a block_rows x block_cols block (DeepSeek-V3: 1 x 128, 128 x 128) */
+  XPOSE_SCALING_MX = 3            /* MXFP8: one E8M0 scale a 1 x 32 block */
+} xpose_scaling_t;
+typedef enum {
+  XPOSE_SCALES_ROW_MAJOR = 0,    /* [blocks down][blocks across]: K-major */
+  XPOSE_SCALES_COLUMN_MAJOR = 1, /* [blocks across][blocks down, padded to 16 bytes]: MN-major (DeepGEMM's
+                                    TMA-aligned scales, FlashInfer's scale_major_mode "MN") */
+  XPOSE_SCALES_TILED_128X4 = 2   /* MXFP8 only: cuBLASLt's 1D block scaling factors layout (128 x 4 tiles
+                                    of 512 bytes, rows padded to 128 and scales to 4) */
+} xpose_scale_layout_t;
+
+typedef struct {
+  size_t struct_size;             /* sizeof(xpose_quantize_desc_t), as xpose_quantize_desc_init sets it */
+  xpose_quantize_input_t input;
+  int64_t rows, cols, ld;         /* ld 0: cols */
+  xpose_fp8_t format;
+  xpose_scaling_t scaling;
+  xpose_scale_layout_t scale_layout;
+  int32_t block_rows, block_cols; /* XPOSE_SCALING_BLOCKS: powers of two up to 128, 32 elements or more */
+  int32_t pow2_scales;            /* TENSOR_AMAX and BLOCKS: scales rounded down to a power of two */
+  float scale;                    /* TENSOR_GIVEN: the scale (data = x * scale) */
+} xpose_quantize_desc_t;
+
+/* The defaults: fp32 input, E4M3, current scaling, row-major scales, 1 x 128 blocks, scale 1. */
+XPOSE_API void xpose_quantize_desc_init(xpose_quantize_desc_t *desc);
+
+/* Bytes of the scales of data (transposed 0) or of data_t (transposed 1), padding included:
+   4 a scale_inv, 1 an E8M0 code; 4 for the tensor recipes. */
+XPOSE_API xpose_status_t xpose_quantize_scales_bytes(const xpose_quantize_desc_t *desc, int transposed,
+                                                     size_t *bytes);
+
+/* Enqueues the quantization on `stream`; never waits, never allocates. Outputs are optional
+   (NULL: not computed; at least one), device memory, apart from x and from each other: data
+   (rows*cols bytes), data_t (rows*cols), scales and scales_t (xpose_quantize_scales_bytes; fp32
+   scales 4-byte aligned; padding written 0), amax (one float). x on its element's alignment.
+   Current scaling reduces x's amax into *amax first and reads it back (two passes over x). */
+XPOSE_API xpose_status_t xpose_quantize(const xpose_quantize_desc_t *desc, const void *x, void *data, void *data_t,
+                                        void *scales, void *scales_t, float *amax, cudaStream_t stream);
+
 #define XPOSE_MAX_RANK 16
 
 /* dst = src with its axes permuted, as numpy.transpose(src, perm): dst's axis k is src's

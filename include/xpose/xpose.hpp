@@ -141,6 +141,26 @@ XPOSE_API std::string explain_inplace(int64_t elem_bytes, int64_t rows, int64_t 
 // The CPU path on host memory, every shape, all cores; the same argument checks.
 XPOSE_API void transpose_inplace_host(void* data, int64_t elem_bytes, int64_t rows, int64_t cols, int64_t batch = 1);
 
+// FP8 quantization (xpose_quantize): desc from xpose_quantize_desc_init; each output optional.
+struct QuantizeOutputs {
+  void* data = nullptr;
+  void* data_t = nullptr;
+  void* scales = nullptr;
+  void* scales_t = nullptr;
+  float* amax = nullptr;
+};
+inline void quantize(const xpose_quantize_desc_t& desc, const void* x, const QuantizeOutputs& out,
+                     cudaStream_t stream = nullptr) {
+  check(xpose_quantize(&desc, x, out.data, out.data_t, out.scales, out.scales_t, out.amax, stream));
+}
+inline size_t quantize_scales_bytes(const xpose_quantize_desc_t& desc, bool transposed) {
+  size_t bytes = 0;
+  check(xpose_quantize_scales_bytes(&desc, transposed ? 1 : 0, &bytes));
+  return bytes;
+}
+// The CPU path on host memory: the reference the GPU is checked against, bit for bit (one core).
+XPOSE_API void quantize_host(const xpose_quantize_desc_t& desc, const void* x, const QuantizeOutputs& out);
+
 // An N-D permutation (xpose_permute): dst = numpy.transpose(src, perm). Counts in elements;
 // empty strides mean dense row-major (src in its shape, dst in the permuted shape).
 struct PermuteShape {

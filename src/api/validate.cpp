@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -363,6 +364,101 @@ Result check_workspace(const InplaceProblem& p, const void* workspace, size_t by
   if (w > UINTPTR_MAX - needed) return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace extends past the end of the address space");
   if (w < d + uintptr_t(p.bytes()) && d < w + needed)
     return fail(XPOSE_ERROR_INVALID_ARGUMENT, "workspace overlaps the matrices");
+  return ok();
+}
+
+namespace {
+
+// A span of `bytes` at p (none where p is null) for the overlap checks.
+struct Span {
+  const char* name;
+  uintptr_t at, bytes;
+};
+
+Result quantize_recipe(const xpose_quantize_desc_t& d, layout::QuantizeRecipe* out) {
+  const auto invalid = [](const std::string& m) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, m); };
+  if (d.format != XPOSE_FP8_E4M3 && d.format != XPOSE_FP8_E5M2)
+    return invalid("desc->format is " + str(int(d.format)) + "; it must be XPOSE_FP8_E4M3 or XPOSE_FP8_E5M2");
+  if (int(d.scaling) < XPOSE_SCALING_TENSOR_GIVEN || int(d.scaling) > XPOSE_SCALING_MX)
+    return invalid("desc->scaling is " + str(int(d.scaling)) + "; it must be an xpose_scaling_t");
+  if (int(d.scale_layout) < XPOSE_SCALES_ROW_MAJOR || int(d.scale_layout) > XPOSE_SCALES_TILED_128X4)
+    return invalid("desc->scale_layout is " + str(int(d.scale_layout)) + "; it must be an xpose_scale_layout_t");
+  layout::QuantizeRecipe r;
+  r.out = d.format == XPOSE_FP8_E4M3 ? layout::Fp8::e4m3 : layout::Fp8::e5m2;
+  r.scaling = layout::Scaling(int(d.scaling));
+  r.layout = layout::ScaleLayout(int(d.scale_layout));
+  r.block_rows = d.block_rows, r.block_cols = d.block_cols;
+  r.pow2_scales = d.pow2_scales != 0;
+  r.scale = d.scale;
+  if (const char* why = layout::recipe_refusal(r)) {
+    const std::string text = why, prefix = "quantize: ";
+    return invalid("desc: " + (text.rfind(prefix, 0) == 0 ? text.substr(prefix.size()) : text));
+  }
+  *out = r;
+  return ok();
+}
+
+}  // namespace
+
+Result resolve_quantize(const QuantizeArgs& a, bool with_pointers, QuantizeProblem* out) {
+  const auto invalid = [](const std::string& m) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, m); };
+  if (!a.desc) return invalid("desc is a null pointer");
+  const xpose_quantize_desc_t& d = *a.desc;
+  if (d.struct_size != sizeof(xpose_quantize_desc_t))
+    return invalid("desc->struct_size is " + std::to_string(d.struct_size) + "; this library's descriptor has " +
+                   std::to_string(sizeof(xpose_quantize_desc_t)) + " bytes (xpose_quantize_desc_init sets it)");
+  if (int(d.input) < XPOSE_QUANTIZE_FP32 || int(d.input) > XPOSE_QUANTIZE_FP16)
+    return invalid("desc->input is " + str(int(d.input)) + "; it must be XPOSE_QUANTIZE_FP32, _BF16 or _FP16");
+  QuantizeProblem p;
+  if (Result e = quantize_recipe(d, &p.recipe); e.failed()) return e;
+  p.input = QuantizeInputType(int(d.input));
+  for (const auto& [name, value] : {std::pair{"rows", d.rows}, std::pair{"cols", d.cols}, std::pair{"ld", d.ld}})
+    if (value < 0) return invalid(std::string("desc->") + name + " is negative (" + str(value) + ")");
+  p.rows = d.rows, p.cols = d.cols, p.ld = d.ld ? d.ld : d.cols;
+  if (p.ld < p.cols) return invalid("desc->ld (" + str(p.ld) + ") is smaller than cols (" + str(p.cols) + ")");
+  const int64_t e = input_bytes(p.input);
+  int64_t x_bytes = 0, codes = 0;
+  if (!p.empty()) {
+    if (!mul(p.rows - 1, p.ld, &x_bytes) || !add(x_bytes, p.cols, &x_bytes) || !mul(x_bytes, e, &x_bytes))
+      return overflow("the extent of x in bytes");
+    if (!mul(p.rows, p.cols, &codes)) return overflow("rows * cols");
+  }
+  if (!with_pointers || p.empty()) {
+    *out = p;
+    return ok();
+  }
+
+  if (!a.x) return invalid("x is a null pointer");
+  if (reinterpret_cast<uintptr_t>(a.x) % uintptr_t(e))
+    return invalid("x is not aligned to its element size of " + str(e) + " bytes");
+  if (!a.data && !a.data_t && !a.scales && !a.scales_t && !a.amax)
+    return invalid("no output: give at least one of data, data_t, scales, scales_t and amax");
+  if (p.recipe.scaling == layout::Scaling::tensor_amax && !a.amax)
+    return invalid("current scaling (XPOSE_SCALING_TENSOR_AMAX) needs the amax output: x's amax is reduced there first");
+  const uintptr_t scale_bytes = uintptr_t(layout::scale_bytes(p.recipe));
+  if (reinterpret_cast<uintptr_t>(a.amax) % 4) return invalid("amax is not aligned to 4 bytes");
+  for (const auto& [name, ptr] : {std::pair{"scales", a.scales}, std::pair{"scales_t", a.scales_t}})
+    if (reinterpret_cast<uintptr_t>(ptr) % scale_bytes) return invalid(std::string(name) + " is not aligned to 4 bytes");
+  const auto at = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr); };
+  const Span spans[] = {
+      {"x", at(a.x), uintptr_t(x_bytes)},
+      {"data", at(a.data), uintptr_t(codes)},
+      {"data_t", at(a.data_t), uintptr_t(codes)},
+      {"scales", at(a.scales), uintptr_t(layout::scale_count(p.recipe, p.rows, p.cols)) * scale_bytes},
+      {"scales_t", at(a.scales_t), uintptr_t(layout::scale_count(p.recipe, p.cols, p.rows)) * scale_bytes},
+      {"amax", at(a.amax), 4}};
+  for (const Span& s : spans)
+    if (s.at && s.at > UINTPTR_MAX - s.bytes) return invalid(std::string(s.name) + " extends past the end of the address space");
+  for (size_t i = 0; i < std::size(spans); ++i)
+    for (size_t j = i + 1; j < std::size(spans); ++j) {
+      const Span &u = spans[i], &v = spans[j];
+      if (u.at && v.at && u.at < v.at + v.bytes && v.at < u.at + u.bytes)
+        return invalid(std::string(u.name) + " and " + v.name + " overlap");
+    }
+  p.x = a.x;
+  p.data = static_cast<uint8_t*>(a.data), p.data_t = static_cast<uint8_t*>(a.data_t);
+  p.scales = a.scales, p.scales_t = a.scales_t, p.amax = a.amax;
+  *out = p;
   return ok();
 }
 

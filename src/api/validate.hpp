@@ -7,6 +7,7 @@
 #include "core/device.hpp"
 #include "core/permutation.hpp"
 #include "core/problem.hpp"
+#include "core/quantize.hpp"
 #include "core/status.hpp"
 
 namespace xpose::detail {
@@ -58,6 +59,23 @@ Result resolve_inplace(const InplaceArgs& args, bool with_data, InplaceProblem* 
 // A caller's workspace for `p` that needs `needed` bytes: large enough, and where it is needed
 // non-null, 16-byte aligned and apart from the matrices.
 Result check_workspace(const InplaceProblem& p, const void* workspace, size_t bytes, size_t needed);
+
+// xpose_quantize's arguments as the C ABI receives them.
+struct QuantizeArgs {
+  const xpose_quantize_desc_t* desc = nullptr;
+  const void* x = nullptr;
+  void* data = nullptr;
+  void* data_t = nullptr;
+  void* scales = nullptr;
+  void* scales_t = nullptr;
+  float* amax = nullptr;
+};
+
+// Every check of a quantization that needs no GPU: the descriptor (its size, enums, counts,
+// int64 overflow, the recipe) and, where `with_pointers`, x and the outputs (null, aligned, at
+// least one output, the amax output where current scaling needs it, no two spans overlapping);
+// an empty matrix takes any pointers. Without pointers, the layout alone.
+Result resolve_quantize(const QuantizeArgs& args, bool with_pointers, QuantizeProblem* out);
 
 // xpose_permute's arguments as the C ABI receives them (null strides: dense).
 struct PermuteArgs {

@@ -167,6 +167,16 @@ XPOSE_HD inline float e8m0_value(uint8_t e) {
   return e == 0 ? bits_float(0x00400000u) : bits_float(uint32_t(e) << 23);
 }
 
+// bf16 and fp16 bits widened to fp32 exactly (subnormals, infinities, NaN with its sign).
+XPOSE_HD inline float widen_bf16(uint16_t h) { return bits_float(uint32_t(h) << 16); }
+XPOSE_HD inline float widen_fp16(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, man = h & 0x3FFu;
+  if (exp == 0x1F) return bits_float(sign | 0x7F800000u | (man << 13));
+  if (exp != 0) return bits_float(sign | ((exp + 112) << 23) | (man << 13));
+  const float v = float(man) * (1.0f / 16777216.0f);  // man x 2^-24, exact
+  return sign ? -v : v;
+}
+
 // The one scale of a tensor recipe (given, or from the tensor's amax); 1 for the others.
 XPOSE_HD inline float tensor_scale(const QuantizeRecipe& r, float amax) {
   if (r.scaling == Scaling::tensor_given) return r.scale;

@@ -19,6 +19,8 @@
 #include "engines/quantize/quantize.hpp"
 #include "support/quantize.hpp"
 #include "support/testing.hpp"
+#include "api/validate.hpp"
+#include "xpose/xpose.hpp"
 
 namespace xpose::layout {
 namespace {
@@ -324,29 +326,170 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
   EXPECT_NE(nullptr, recipe_refusal(blocks));
 }
 
-// The GPU path refuses what it cannot serve, with a reason (it needs no GPU to say so).
+// The GPU path refuses what it cannot serve, with a reason (it needs no GPU to say so): block
+// shapes it does not tile.
 TEST(Quantize, GpuRefusalsNameTheProblem) {
   engines::QuantizeTask t;
   t.rows = 4, t.cols = 4, t.ld = 4;
-  t.x = reinterpret_cast<const void*>(uintptr_t(256));
-  t.recipe.scaling = Scaling::tensor_amax;
-  EXPECT_NE(nullptr, engines::quantize_refusal(t));  // no amax output to reduce into
-  float amax;
-  t.amax = &amax;
-  EXPECT_EQ(nullptr, engines::quantize_refusal(t));
-  t.ld = 3;
-  EXPECT_NE(nullptr, engines::quantize_refusal(t));
-  t.ld = 4;
   t.recipe.scaling = Scaling::blocks, t.recipe.block_rows = 3, t.recipe.block_cols = 128;
   EXPECT_NE(nullptr, engines::quantize_refusal(t));
   t.recipe.block_rows = 1, t.recipe.block_cols = 16;  // 16 elements: fewer than 32
   EXPECT_NE(nullptr, engines::quantize_refusal(t));
+  t.recipe.block_cols = 256;
+  EXPECT_NE(nullptr, engines::quantize_refusal(t));
   t.recipe.block_cols = 32;
   EXPECT_EQ(nullptr, engines::quantize_refusal(t));
-  t.input = engines::QuantizeInputType::fp32;
-  t.x = reinterpret_cast<const void*>(uintptr_t(258));
-  EXPECT_NE(nullptr, engines::quantize_refusal(t));
 }
 
 }  // namespace
 }  // namespace xpose::layout
+
+namespace xpose::testing {
+namespace {
+
+// The C ABI refuses a bad quantization before anything is touched (no GPU needed), in one line;
+// a layout's errors are the scale-size query's too.
+TEST(Quantize, BadArgumentsAreRefusedWithoutTouchingAnything) {
+  std::vector<uint8_t> host(1 << 16, poison);
+  const std::vector<uint8_t> before = host;
+  uint8_t* const base = host.data() + 64 - reinterpret_cast<uintptr_t>(host.data()) % 64;
+  void* const x = base;                 // 16 x 16 fp32: 1024 bytes
+  uint8_t* const data = base + 4096;    // 256 codes
+  uint8_t* const data_t = base + 8192;  // 256 codes
+  void* const scales = base + 12288;
+  float* const amax = reinterpret_cast<float*>(base + 16384);
+  struct Case {
+    const char* message;
+    xpose_status_t status;
+    std::function<void(xpose_quantize_desc_t&)> desc;
+    std::function<void(detail::QuantizeArgs&)> args;
+    bool of_layout;
+  };
+  const auto none = [](detail::QuantizeArgs&) {};
+  const auto keep = [](xpose_quantize_desc_t&) {};
+  const Case cases[] = {
+      {"struct_size is 7", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.struct_size = 7; }, none, true},
+      {"desc->input is 9", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.input = xpose_quantize_input_t(9); }, none, true},
+      {"desc->format is 2", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.format = xpose_fp8_t(2); }, none, true},
+      {"desc->scaling is -1", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.scaling = xpose_scaling_t(-1); }, none, true},
+      {"desc->scale_layout is 3", XPOSE_ERROR_INVALID_ARGUMENT,
+       [](auto& d) { d.scale_layout = xpose_scale_layout_t(3); }, none, true},
+      {"desc->rows is negative", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.rows = -1; }, none, true},
+      {"desc->ld (15) is smaller than cols", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.ld = 15; }, none, true},
+      {"overflows int64", XPOSE_ERROR_INVALID_ARGUMENT,
+       [](auto& d) { d.rows = d.cols = d.ld = int64_t(1) << 40; }, none, true},
+      {"blocks must be 1 to 2^20", XPOSE_ERROR_INVALID_ARGUMENT,
+       [](auto& d) { d.scaling = XPOSE_SCALING_BLOCKS, d.block_rows = 0; }, none, true},
+      {"tiled scale layout is MXFP8's", XPOSE_ERROR_INVALID_ARGUMENT,
+       [](auto& d) { d.scale_layout = XPOSE_SCALES_TILED_128X4; }, none, true},
+      {"powers of two", XPOSE_ERROR_NOT_SUPPORTED,
+       [](auto& d) { d.scaling = XPOSE_SCALING_BLOCKS, d.block_rows = 3; }, none, false},
+      {"x is a null pointer", XPOSE_ERROR_INVALID_ARGUMENT, keep, [](auto& a) { a.x = nullptr; }, false},
+      {"x is not aligned", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.x = static_cast<const uint8_t*>(a.x) + 2; }, false},
+      {"no output", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.data = a.data_t = a.scales = nullptr, a.amax = nullptr; }, false},
+      {"needs the amax output", XPOSE_ERROR_INVALID_ARGUMENT, keep, [](auto& a) { a.amax = nullptr; }, false},
+      {"amax is not aligned", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.amax = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(a.amax) + 2); }, false},
+      {"scales is not aligned", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.scales = static_cast<uint8_t*>(a.scales) + 1; }, false},
+      {"x and data overlap", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.data = static_cast<uint8_t*>(const_cast<void*>(a.x)) + 1000; }, false},
+      {"data and data_t overlap", XPOSE_ERROR_INVALID_ARGUMENT, keep, [](auto& a) { a.data_t = a.data + 255; }, false},
+      {"past the end of the address space", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.data_t = reinterpret_cast<uint8_t*>(UINTPTR_MAX - 100); }, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    xpose_quantize_desc_t d;
+    xpose_quantize_desc_init(&d);
+    d.rows = d.cols = 16;
+    c.desc(d);
+    detail::QuantizeArgs a{&d, x, data, data_t, scales, nullptr, amax};
+    c.args(a);
+    EXPECT_EQ(c.status, xpose_quantize(a.desc, a.x, a.data, a.data_t, a.scales, a.scales_t, a.amax, nullptr));
+    EXPECT_NE(std::string::npos, std::string(xpose_last_error()).find(c.message)) << xpose_last_error();
+    EXPECT_EQ(std::string::npos, std::string(xpose_last_error()).find('\n'));
+    if (c.of_layout) {
+      size_t bytes = 3;
+      EXPECT_EQ(c.status, xpose_quantize_scales_bytes(&d, 0, &bytes));
+      EXPECT_EQ(3u, bytes);
+    }
+  }
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_quantize(nullptr, x, data, nullptr, nullptr, nullptr, nullptr, nullptr));
+  EXPECT_STREQ("desc is a null pointer", xpose_last_error());
+  EXPECT_EQ(0, std::memcmp(host.data(), before.data(), host.size())) << "a refused call wrote something";
+}
+
+// Every fp16 and bf16 bit pattern widens exactly (NaN keeping its sign), as an independent
+// definition computes it.
+TEST(Quantize, HalvesWidenExactly) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+    float want;
+    if (exp == 0x1F) {
+      const uint32_t bits = sign | 0x7F800000u | (man << 13);
+      std::memcpy(&want, &bits, 4);
+    } else {
+      want = exp ? std::ldexp(float(man | 0x400), int(exp) - 25) : std::ldexp(float(man), -24);
+      if (sign) want = -want;
+    }
+    const float got = layout::widen_fp16(uint16_t(h));
+    ASSERT_EQ(0, std::memcmp(&got, &want, 4)) << "fp16 0x" << std::hex << h;
+    const float b = layout::widen_bf16(uint16_t(h));
+    uint32_t bits;
+    std::memcpy(&bits, &b, 4);
+    ASSERT_EQ(h << 16, bits);
+  }
+}
+
+// The C++ CPU path: the reference on host memory, bf16 widened, with the C ABI's checks.
+TEST(Quantize, HostPathIsTheReference) {
+  std::mt19937_64 rng(fresh_seed());
+  const int64_t rows = 70, cols = 150;
+  std::vector<uint16_t> x(size_t(rows * cols));
+  std::vector<float> wide(x.size());
+  for (size_t k = 0; k < x.size(); ++k) wide[k] = layout::widen_bf16(x[k] = uint16_t(rng()));
+  xpose_quantize_desc_t d;
+  xpose_quantize_desc_init(&d);
+  d.input = XPOSE_QUANTIZE_BF16, d.rows = rows, d.cols = cols;
+  d.scaling = XPOSE_SCALING_MX, d.scale_layout = XPOSE_SCALES_TILED_128X4;
+  std::vector<uint8_t> data(x.size()), data_t(x.size()), want(x.size()), want_t(x.size());
+  std::vector<uint8_t> scales(xpose::quantize_scales_bytes(d, false)), want_scales(scales.size());
+  float amax = -1, want_amax = -2;
+  xpose::quantize_host(d, x.data(), {data.data(), data_t.data(), scales.data(), nullptr, &amax});
+  layout::QuantizeRecipe r;
+  r.scaling = layout::Scaling::mx, r.layout = layout::ScaleLayout::tiled_128x4;
+  cpu::quantize({wide.data(), rows, cols, cols}, r, {want.data(), want_t.data(), want_scales.data(), nullptr, &want_amax});
+  EXPECT_EQ(want, data);
+  EXPECT_EQ(want_t, data_t);
+  EXPECT_EQ(want_scales, scales);
+  EXPECT_EQ(want_amax, amax);
+  d.scaling = XPOSE_SCALING_TENSOR_AMAX;
+  EXPECT_THROW(xpose::quantize_host(d, x.data(), {data.data()}), xpose::Error);  // current scaling needs amax
+}
+
+// The scale outputs' sizes as the layouts lay them out; an empty matrix is a call that writes nothing.
+TEST(Quantize, ScaleBytesFollowTheLayouts) {
+  xpose_quantize_desc_t d;
+  xpose_quantize_desc_init(&d);
+  d.rows = 300, d.cols = 1000;
+  size_t bytes = 0;
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_quantize_scales_bytes(&d, 0, &bytes));
+  EXPECT_EQ(4u, bytes);  // one scale_inv
+  d.scaling = XPOSE_SCALING_BLOCKS, d.block_rows = 1, d.block_cols = 128;
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_quantize_scales_bytes(&d, 0, &bytes));
+  EXPECT_EQ(size_t(300 * 8 * 4), bytes);
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_quantize_scales_bytes(&d, 1, &bytes));
+  EXPECT_EQ(size_t(1000 * 3 * 4), bytes);
+  d.scaling = XPOSE_SCALING_MX, d.scale_layout = XPOSE_SCALES_TILED_128X4;
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_quantize_scales_bytes(&d, 0, &bytes));
+  EXPECT_EQ(size_t(384 * 32), bytes);  // rows padded to 128, ceil(1000 / 32) = 32 scales a row
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_quantize_scales_bytes(&d, 0, nullptr));
+  d.rows = 0;
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_quantize(&d, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr));
+}
+
+}  // namespace
+}  // namespace xpose::testing

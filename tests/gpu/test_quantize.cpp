@@ -1,5 +1,5 @@
-// FP8 quantization on the GPU (engines/quantize) against the CPU reference (cpu/quantize), bit
-// for bit: every recipe, fp32, bf16 and fp16 inputs of random bits (NaN, infinities and
+// FP8 quantization on the GPU through the C ABI (xpose_quantize) against the CPU reference
+// (cpu/quantize), bit for bit: every recipe, fp32, bf16 and fp16 inputs of random bits (NaN, infinities and
 // subnormals among them) and of normal values, shapes one off the 128 x 128 tile, padded
 // rows; every output poisoned with guard bands first, each output alone and all together.
 #include <gtest/gtest.h>
@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "cpu/quantize.hpp"
-#include "engines/quantize/quantize.hpp"
+#include "core/quantize.hpp"
 #include "support/quantize.hpp"
 #include "support/testing.hpp"
 
 namespace xpose::testing {
 namespace {
 
-using engines::QuantizeInputType;
+using detail::QuantizeInputType;
 using layout::Fp8;
 using layout::QuantizeRecipe;
 using layout::Scaling;
@@ -111,18 +111,12 @@ void check(const Input& in, const QuantizeRecipe& r, bool all_outputs, int which
   DeviceImage x(in.bytes), data(start.data), data_t(start.data_t), scales(start.scales), scales_t(start.scales_t),
       amax(start.amax);
   ASSERT_TRUE(x.ok() && data.ok() && data_t.ok() && scales.ok() && scales_t.ok() && amax.ok());
-  engines::QuantizeTask t;
-  t.recipe = r;
-  t.input = in.type;
-  t.x = x.data();
-  t.rows = in.rows, t.cols = in.cols, t.ld = in.ld;
-  if (wants[0]) t.data = data.data() + kGuard;
-  if (wants[1]) t.data_t = data_t.data() + kGuard;
-  if (wants[2]) t.scales = scales.data() + kGuard;
-  if (wants[3]) t.scales_t = scales_t.data() + kGuard;
-  if (wants[4]) t.amax = reinterpret_cast<float*>(amax.data() + kGuard);
-  ASSERT_EQ(nullptr, engines::quantize_refusal(t));
-  XPOSE_CUDA_OK(engines::quantize(t, nullptr));
+  const xpose_quantize_desc_t desc = quantize_desc(r, int(in.type), in.rows, in.cols, in.ld);
+  const auto at = [&](bool wanted, const DeviceImage& image) { return wanted ? image.data() + kGuard : nullptr; };
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_quantize(&desc, x.data(), at(wants[0], data), at(wants[1], data_t),
+                                          at(wants[2], scales), at(wants[3], scales_t),
+                                          reinterpret_cast<float*>(at(wants[4], amax)), nullptr))
+      << xpose_last_error();
   XPOSE_CUDA_OK(cudaDeviceSynchronize());
   const std::pair<const char*, std::pair<const DeviceImage*, const std::vector<uint8_t>*>> outputs[] = {
       {"data", {&data, &want.data}},

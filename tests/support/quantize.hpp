@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "layout/quantize.hpp"
+#include "xpose/xpose.h"
 
 namespace xpose::testing {
 
@@ -43,6 +44,22 @@ inline std::string recipe_name(const layout::QuantizeRecipe& r) {
   if (r.scaling == layout::Scaling::blocks)
     s += " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols);
   return s + (r.pow2_scales ? " pow2" : "") + layouts[int(r.layout)];
+}
+
+// The C ABI's descriptor of recipe r on a rows x cols input of `input` (0 fp32, 1 bf16, 2 fp16).
+inline xpose_quantize_desc_t quantize_desc(const layout::QuantizeRecipe& r, int input, int64_t rows, int64_t cols,
+                                           int64_t ld) {
+  xpose_quantize_desc_t d;
+  xpose_quantize_desc_init(&d);
+  d.input = xpose_quantize_input_t(input);
+  d.rows = rows, d.cols = cols, d.ld = ld;
+  d.format = r.out == layout::Fp8::e4m3 ? XPOSE_FP8_E4M3 : XPOSE_FP8_E5M2;
+  d.scaling = xpose_scaling_t(int(r.scaling));
+  d.scale_layout = xpose_scale_layout_t(int(r.layout));
+  d.block_rows = r.block_rows, d.block_cols = r.block_cols;
+  d.pow2_scales = r.pow2_scales;
+  d.scale = r.scale;
+  return d;
 }
 
 }  // namespace xpose::testing

@@ -161,21 +161,12 @@ bool power_of_two_up_to_tile(int v) { return v >= 1 && v <= kTile && (v & (v - 1
 
 const char* quantize_refusal(const QuantizeTask& t) {
   const QuantizeRecipe& r = t.recipe;
-  if (const char* why = layout::recipe_refusal(r)) return why;
-  if (t.rows < 0 || t.cols < 0) return "quantize: rows and cols must be non-negative";
-  if (t.rows > 0 && t.cols > 0 && !t.x) return "quantize: x is null";
-  if (t.ld < t.cols) return "quantize: ld must be at least cols";
-  const uintptr_t element = t.input == QuantizeInputType::fp32 ? 4 : 2;
-  if (reinterpret_cast<uintptr_t>(t.x) % element) return "quantize: x is not aligned to its element";
   if ((t.rows - 1) / kTile + 1 > INT32_MAX / ((t.cols - 1) / kTile + 1))
-    return "quantize: more than 2^31 tiles of 128 x 128";
-  if (r.scaling == Scaling::blocks) {
-    if (!power_of_two_up_to_tile(r.block_rows) || !power_of_two_up_to_tile(r.block_cols) ||
-        r.block_rows * r.block_cols < 32)
-      return "quantize: blocks must be powers of two of at most 128 a side and 32 elements or more";
-  }
-  if (r.scaling == Scaling::tensor_amax && !t.amax)
-    return "quantize: current scaling needs the amax output (the tensor's amax is reduced there first)";
+    return "the matrix has more than 2^31 tiles of 128 x 128 (one launch's grid)";
+  if (r.scaling == Scaling::blocks &&
+      (!power_of_two_up_to_tile(r.block_rows) || !power_of_two_up_to_tile(r.block_cols) ||
+       r.block_rows * r.block_cols < 32))
+    return "the GPU path takes blocks of powers of two up to 128 a side and of 32 elements or more";
   return nullptr;
 }
 

@@ -1,10 +1,20 @@
-// FP8 quantization: one block a 128 x 128 tile of the input, staged in shared memory as fp32;
-// each output (the data as it is, its transpose) read out of the tile in its own orientation,
-// its blocks' amaxes reduced in shared memory, each output row written as 4-code words by the
-// lanes of one warp. A first version, correct before fast: element-wise loads, shared-memory
-// atomics for the block amaxes.
+// FP8 quantization: one block a 128 x 128 tile of x, read once as 16-byte vectors into
+// registers (a thread four consecutive rows of one 16-byte column chunk, twice or four times),
+// both outputs written from there:
+//   data    each thread's row pieces quantized in registers and stored (a warp's lanes cover
+//           whole 128-byte output rows);
+//   data_t  each thread turns its 4 rows x 16/E columns into one 4-code word a column, staged
+//           in a column-major tile of codes (the word index swizzled by the column chunk, so
+//           that neither the word stores nor the 16-byte reads meet in a bank), then stored as
+//           16-byte vectors of whole 128-byte data_t rows.
+// Block amaxes come from two small tables of partial maxima in shared memory (each row's
+// maximum over a chunk; each column's over a group of four rows) reduced by segments: any block
+// shape the recipe names, 1 x 32 up to 128 x 128. The tile's amax comes from registers. The
+// cast is the hardware's cvt.rn.satfinite (sm_89 and later), NaN given the sign of x as the
+// reference does (layout::quantize_value, which older GPUs run instead).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 #include <tuple>
@@ -17,145 +27,352 @@ namespace {
 using layout::QuantizeRecipe;
 using layout::Scaling;
 
-constexpr int kTile = 128, kThreads = 256, kPitch = kTile + 1;  // floats a staged row
-constexpr int kMostBlocks = kTile * kTile / 32;                 // a block holds 32 elements at least
+constexpr int kTile = 128, kThreads = 256, kWarps = kThreads / 32;
+constexpr int kGroups = kTile / 4;  // groups of four rows a tile
 
-// Element `at` of x as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
+// The tile's thread map for E-byte input elements.
+template <int E>
+struct Map {
+  static constexpr int V = 16 / E;          // elements a vector
+  static constexpr int VPR = kTile / V;     // vectors a tile row: 32 (fp32) or 16 (2-byte)
+  static constexpr int HR = 32 / VPR;       // row groups a warp covers at once: 1 or 2
+  static constexpr int IT = kGroups / (kWarps * HR);  // row groups a thread holds: 4 or 2
+  static constexpr int W = V * E / 4;       // 32-bit words a vector
+};
+
+// Shared memory of a block: partial maxima, the block scales of both outputs, and the codes of
+// data_t (over the column partials, once the scales are read from them).
+template <int E>
+struct Shared {
+  float row_part[kTile][Map<E>::VPR];  // row r's max |x| over vector chunk v
+  union {
+    float col_part[kGroups][kTile];     // column c's max |x| over rows 4g .. 4g + 3
+    uint32_t codes[kTile][kGroups];     // data_t: column c's codes, four rows a word (swizzled)
+  };
+  float row_scale[kTile * kTile / 32];  // data's blocks (at most 512 a tile), the factor x takes
+  float col_scale[kTile * kTile / 32];  // data_t's
+  float warp_max[kWarps];
+};
+
+// Element e of a vector's words as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
 template <int E, bool Brain>
-__device__ __forceinline__ float load(const void* x, int64_t at) {
-  if constexpr (E == 4)
-    return static_cast<const float*>(x)[at];
-  else if constexpr (Brain)
-    return __bfloat162float(static_cast<const __nv_bfloat16*>(x)[at]);
-  else {
-    // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign,
-    // which the cast's NaN code carries.
-    const __half h = static_cast<const __half*>(x)[at];
-    const float v = __half2float(h);
-    return v == v ? v : __uint_as_float((uint32_t(__half_as_ushort(h) & 0x8000u) << 16) | 0x7FC00000u);
+__device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) {
+  if constexpr (E == 4) {
+    return __uint_as_float(w[e]);
+  } else {
+    const uint16_t h = uint16_t(w[e / 2] >> (16 * (e % 2)));
+    if constexpr (Brain) return __uint_as_float(uint32_t(h) << 16);
+    // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign.
+    const float v = __half2float(__ushort_as_half(h));
+    return v == v ? v : __uint_as_float((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u);
   }
 }
 
-// amax as its bits (non-negative floats order as their bits), NaN skipped.
-__device__ __forceinline__ void amax_into(unsigned* target, float v) {
-  const float a = fabsf(v);
-  if (a == a) atomicMax(target, __float_as_uint(a));
+// Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value.
+__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  const float ya = a * sa, yb = b * sb;
+  uint32_t codes = __nv_cvt_float2_to_fp8x2(make_float2(ya, yb), __NV_SATFINITE,
+                                            kind == layout::Fp8::e4m3 ? __NV_E4M3 : __NV_E5M2);
+  const uint32_t nan = layout::fp8_format(kind).nan_code;
+  if (ya != ya) codes = (codes & 0xFF00u) | ((__float_as_uint(a) >> 24) & 0x80u) | nan;
+  if (yb != yb) codes = (codes & 0x00FFu) | (((__float_as_uint(b) >> 24) & 0x80u) | nan) << 8;
+  return codes;
+#else
+  return layout::quantize_value(a, sa, kind) | uint32_t(layout::quantize_value(b, sb, kind)) << 8;
+#endif
 }
 
-// One output of the tile at (r0, c0) in the output's coordinates: R x C valid elements of
-// an output of out_rows x out_cols; `transposed`: output (r, c) is staged element (c, r).
-__device__ void write_output(const float* tile, bool transposed, const QuantizeRecipe& r, float tensor_scale,
-                             int64_t r0, int64_t c0, int R, int C, int64_t out_rows, int64_t out_cols, uint8_t* data,
-                             void* scales, unsigned* block_amax, float* block_scale) {
-  const bool tensor = layout::tensor_scaled(r);
-  const auto at = [&](int i, int j) { return transposed ? tile[j * kPitch + i] : tile[i * kPitch + j]; };
-  int br = 1, bc = 1, blocks_c = 1;
-  if (!tensor) {
-    int64_t shape_r, shape_c;
-    layout::block_shape(r, &shape_r, &shape_c);
-    br = int(shape_r), bc = int(shape_c);
-    blocks_c = kTile / bc;
-    for (int b = threadIdx.x; b < (kTile / br) * blocks_c; b += kThreads) block_amax[b] = 0;
-    __syncthreads();
-    for (int e = threadIdx.x; e < kTile * kTile; e += kThreads) {
-      const int i = e / kTile, j = e % kTile;
-      if (i < R && j < C) amax_into(&block_amax[(i / br) * blocks_c + j / bc], at(i, j));
+// max |x| with NaN ignored (fmaxf returns the other operand), infinities kept.
+__device__ __forceinline__ float amax_of(float m, float x) { return fmaxf(m, fabsf(x)); }
+
+// One output's block scales, from the tile's partial maxima (Shared::row_part, col_part). The
+// output's blocks are br x bc in its own coordinates, kTile / br down and kTile / bc across the
+// tile; block (bi, bj) of data covers x's rows bi*br.. and columns bj*bc..; of data_t (x's
+// transpose), x's rows bj*bc.. and columns bi*br.. . Its rectangle of x is read from the column
+// partials (four rows each) where it has four rows or more, else from the row partials (its
+// columns then hold whole chunks: a block has 32 elements at least). `lanes` threads reduce a
+// block, as many as the blocks leave room for. Writes each block's factor (what its data is
+// multiplied by) to `scale` and the scale output, where given, for blocks inside the matrix.
+template <int E>
+__device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool transposed, int64_t i0, int64_t j0,
+                             int R, int C, int64_t rows, int64_t cols, float* scale, void* out) {
+  using M = Map<E>;
+  int64_t br64, bc64;
+  layout::block_shape(r, &br64, &bc64);
+  const int br = int(br64), bc = int(bc64), across = kTile / bc, blocks = (kTile / br) * across;
+  const int nr = transposed ? bc : br, nc = transposed ? br : bc;  // the block's rectangle of x
+  const bool by_groups = nr >= 4;
+  const int part_rows = by_groups ? nr / 4 : nr, part_cols = by_groups ? nc : nc / M::V;
+  const int per_block = part_rows * part_cols;
+  int lanes = 1;
+  while (lanes < 32 && lanes * blocks < kThreads && lanes < per_block) lanes *= 2;
+  // The output's tile origin, shape and extent inside the matrix.
+  const int64_t oi0 = transposed ? j0 : i0, oj0 = transposed ? i0 : j0;
+  const int64_t out_rows = transposed ? cols : rows, out_cols = transposed ? rows : cols;
+  const int valid_r = transposed ? C : R, valid_c = transposed ? R : C;
+  for (int first = 0; first < blocks; first += kThreads / lanes) {
+    const int blk = first + int(threadIdx.x) / lanes, l = int(threadIdx.x) % lanes;
+    const int bi = blk / across, bj = blk % across;
+    float m = 0.0f;
+    if (blk < blocks) {
+      const int xr = transposed ? bj * bc : bi * br, xc = transposed ? bi * br : bj * bc;
+      const float* at = by_groups ? &sh.col_part[xr / 4][xc] : &sh.row_part[xr][xc / M::V];
+      const int pitch = by_groups ? kTile : M::VPR;
+      for (int i = l; i < per_block; i += lanes) m = fmaxf(m, at[(i / part_cols) * pitch + i % part_cols]);
     }
-    __syncthreads();
-    for (int b = threadIdx.x; b < (kTile / br) * blocks_c; b += kThreads) {
-      const int bi = b / blocks_c, bj = b % blocks_c;
-      if (bi * br >= R || bj * bc >= C) continue;
-      const float amax = __uint_as_float(block_amax[b]);
-      const int64_t at_global = layout::scale_offset(r, out_rows, out_cols, r0 / br + bi, c0 / bc + bj);
+    for (int s = lanes / 2; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, lanes));
+    if (blk < blocks && l == 0) {
+      const bool inside = bi * br < valid_r && bj * bc < valid_c;
+      const int64_t at = layout::scale_offset(r, out_rows, out_cols, oi0 / br + bi, oj0 / bc + bj);
       if (r.scaling == Scaling::mx) {
-        const uint8_t code = layout::e8m0_from_amax(amax, r.out);
-        block_scale[b] = layout::e8m0_data_scale(code);
-        if (scales) static_cast<uint8_t*>(scales)[at_global] = code;
+        const uint8_t code = layout::e8m0_from_amax(m, r.out);
+        scale[blk] = layout::e8m0_data_scale(code);
+        if (out && inside) static_cast<uint8_t*>(out)[at] = code;
       } else {
-        const float s = layout::scale_from_amax(amax, r.out, r.pow2_scales, r.value_for_inf);
-        block_scale[b] = s;
-        if (scales) static_cast<float*>(scales)[at_global] = 1.0f / s;
+        const float s = layout::scale_from_amax(m, r.out, r.pow2_scales, r.value_for_inf);
+        scale[blk] = s;
+        if (out && inside) static_cast<float*>(out)[at] = 1.0f / s;
       }
     }
-    __syncthreads();
-  }
-  if (!data) return;
-  // A warp's 32 lanes write one output row's 128 codes, 4 a lane.
-  for (int w = threadIdx.x; w < kTile * kTile / 4; w += kThreads) {
-    const int i = w / (kTile / 4), j = (w % (kTile / 4)) * 4;
-    if (i >= R || j >= C) continue;
-    uint32_t word = 0;
-    const int n = min(4, C - j);
-    for (int k = 0; k < n; ++k) {
-      const float s = tensor ? tensor_scale : block_scale[(i / br) * blocks_c + (j + k) / bc];
-      word |= uint32_t(layout::quantize_value(at(i, j + k), s, r.out)) << (8 * k);
-    }
-    uint8_t* out = data + (r0 + i) * out_cols + c0 + j;
-    if (n == 4 && reinterpret_cast<uintptr_t>(out) % 4 == 0) {
-      *reinterpret_cast<uint32_t*>(out) = word;
-    } else {
-      for (int k = 0; k < n; ++k) out[k] = uint8_t(word >> (8 * k));
-    }
   }
 }
 
+// Where an element's block scale is: the block shape (rows, cols) of an output in its own
+// coordinates, and the tile's grid of them.
+struct Blocks {
+  int br, bc, across;
+};
+
+__device__ __forceinline__ Blocks blocks_of(const QuantizeRecipe& r, bool tensor) {
+  if (tensor) return {kTile, kTile, 1};
+  int64_t br, bc;
+  layout::block_shape(r, &br, &bc);
+  return {int(br), int(bc), kTile / int(bc)};
+}
+
+struct Flags {  // what the host found aligned
+  bool x_vectors;  // x and its pitch on 16 bytes: 16-byte loads
+  bool data_words;  // data and cols on 16 / E codes: a vector's codes in one store
+  bool data_t_vectors;  // data_t and rows on 16 bytes
+};
+
 template <int E, bool Brain>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     quantize_tiles(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                   uint8_t* data_t, void* scales, void* scales_t, float* amax) {
-  extern __shared__ float tile[];  // kTile x kPitch
-  __shared__ unsigned block_amax[kMostBlocks];
-  __shared__ float block_scale[kMostBlocks];
-  __shared__ unsigned tile_amax;
+                   uint8_t* data_t, void* scales, void* scales_t, float* amax, Flags flags) {
+  using M = Map<E>;
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
   const int64_t tiles_c = (cols + kTile - 1) / kTile;
   const int64_t i0 = int64_t(blockIdx.x) / tiles_c * kTile, j0 = int64_t(blockIdx.x) % tiles_c * kTile;
-  const int R = int(rows - i0 < kTile ? rows - i0 : kTile), C = int(cols - j0 < kTile ? cols - j0 : kTile);
-  if (threadIdx.x == 0) tile_amax = 0;
+  const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int v = lane % M::VPR, h = lane / M::VPR, c0 = v * M::V;  // this thread's column chunk
+  const auto group = [&](int it) { return (it * kWarps + warp) * M::HR + h; };
+
+  // x: four rows of one chunk, IT times, every load in flight first.
+  uint32_t w[M::IT][4][M::W];
+  const bool chunk_inside = c0 + M::V <= C;
+#pragma unroll
+  for (int it = 0; it < M::IT; ++it)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int rr = 4 * group(it) + k;
+      const unsigned char* row = static_cast<const unsigned char*>(x) + ((i0 + rr) * ld + j0 + c0) * E;
+#pragma unroll
+      for (int q = 0; q < M::W; ++q) w[it][k][q] = 0;
+      if (rr < R && chunk_inside && flags.x_vectors) {
+        const uint4 u = *reinterpret_cast<const uint4*>(row);
+        w[it][k][0] = u.x, w[it][k][1] = u.y, w[it][k][2] = u.z, w[it][k][3] = u.w;
+      } else if (rr < R) {
+#pragma unroll
+        for (int e = 0; e < M::V; ++e) {
+          if (c0 + e >= C) continue;
+          uint32_t bits;
+          if constexpr (E == 4)
+            bits = reinterpret_cast<const uint32_t*>(row)[e];
+          else
+            bits = reinterpret_cast<const uint16_t*>(row)[e];
+          w[it][k][e * E / 4] |= bits << (E == 4 ? 0 : 16 * (e % 2));
+        }
+      }
+    }
+
+  // Partial maxima: each row over the chunk, each column over the four rows; the tile's.
+  float tile_max = 0.0f;
+#pragma unroll
+  for (int it = 0; it < M::IT; ++it) {
+    float col[M::V];
+#pragma unroll
+    for (int e = 0; e < M::V; ++e) col[e] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      float row = 0.0f;
+#pragma unroll
+      for (int e = 0; e < M::V; ++e) {
+        const float a = element<E, Brain>(w[it][k], e);
+        row = amax_of(row, a), col[e] = amax_of(col[e], a);
+      }
+      sh.row_part[4 * group(it) + k][v] = row;
+      tile_max = fmaxf(tile_max, row);
+    }
+#pragma unroll
+    for (int e = 0; e < M::V; ++e) sh.col_part[group(it)][c0 + e] = col[e];
+  }
+  for (int s = 16; s > 0; s /= 2) tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, s));
+  if (lane == 0) sh.warp_max[warp] = tile_max;
   __syncthreads();
-  for (int e = threadIdx.x; e < kTile * kTile; e += kThreads) {
-    const int i = e / kTile, j = e % kTile;
-    if (i < R && j < C) {
-      const float v = load<E, Brain>(x, (i0 + i) * ld + j0 + j);
-      tile[i * kPitch + j] = v;
-      if (amax && r.scaling != Scaling::tensor_amax) amax_into(&tile_amax, v);
+  tile_max = sh.warp_max[0];
+#pragma unroll
+  for (int i = 1; i < kWarps; ++i) tile_max = fmaxf(tile_max, sh.warp_max[i]);
+  if (amax && r.scaling != Scaling::tensor_amax && threadIdx.x == 0)
+    atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(tile_max));  // non-negative: bits order
+
+  // The scales: one for the tensor (given, or from the amax its first pass reduced), or the
+  // blocks' from the partial maxima (data's blocks br x bc in x; data_t's bc x br in x).
+  const bool tensor = layout::tensor_scaled(r);
+  const float tensor_scale = layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f);
+  const Blocks b = blocks_of(r, tensor);
+  if (tensor) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
+      if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_scale;
+    }
+  } else {
+    if (data || scales) block_scales<E>(r, sh, false, i0, j0, R, C, rows, cols, sh.row_scale, scales);
+    if (data_t || scales_t) block_scales<E>(r, sh, true, i0, j0, R, C, rows, cols, sh.col_scale, scales_t);
+  }
+  __syncthreads();  // the scales are in, the column partials read: their space takes the codes
+
+  // data: each row piece scaled by its block's factor and stored, V codes at once.
+  if (data) {
+#pragma unroll
+    for (int it = 0; it < M::IT; ++it)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const int rr = 4 * group(it) + k;
+        if (rr >= R || c0 >= C) continue;
+        uint32_t codes[M::V / 4];
+#pragma unroll
+        for (int e = 0; e < M::V; e += 2) {
+          float sa = tensor_scale, sb = tensor_scale;
+          if (!tensor) {
+            const int base = (rr / b.br) * b.across;
+            sa = sh.row_scale[base + (c0 + e) / b.bc], sb = sh.row_scale[base + (c0 + e + 1) / b.bc];
+          }
+          const uint32_t pair =
+              quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb, r.out);
+          if (e % 4 == 0)
+            codes[e / 4] = pair;
+          else
+            codes[e / 4] |= pair << 16;
+        }
+        uint8_t* out = data + (i0 + rr) * cols + j0 + c0;
+        if (chunk_inside && flags.data_words) {
+          if constexpr (M::V == 8)
+            *reinterpret_cast<uint2*>(out) = make_uint2(codes[0], codes[1]);
+          else
+            *reinterpret_cast<uint32_t*>(out) = codes[0];
+        } else {
+#pragma unroll
+          for (int e = 0; e < M::V; ++e)
+            if (c0 + e < C) out[e] = uint8_t(codes[e / 4] >> (8 * (e % 4)));
+        }
+      }
+  }
+
+  // data_t: each column's four codes of a row group as one word of the column-major tile.
+  if (data_t) {
+    const int across_t = kTile / b.bc;
+#pragma unroll
+    for (int it = 0; it < M::IT; ++it) {
+      const int g = group(it);
+#pragma unroll
+      for (int e = 0; e < M::V; ++e) {
+        const int c = c0 + e;
+        uint32_t word = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k += 2) {
+          float sa = tensor_scale, sb = tensor_scale;
+          if (!tensor) {  // data_t's block (c / br, row / bc)
+            const int base = (c / b.br) * across_t;
+            sa = sh.col_scale[base + (4 * g + k) / b.bc], sb = sh.col_scale[base + (4 * g + k + 1) / b.bc];
+          }
+          word |= quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k + 1], e), sb, r.out)
+                  << (8 * k);
+        }
+        sh.codes[c][g ^ (M::HR * v)] = word;
+      }
     }
   }
   __syncthreads();
-  if (amax && r.scaling != Scaling::tensor_amax && threadIdx.x == 0)
-    atomicMax(reinterpret_cast<unsigned*>(amax), tile_amax);
-  // Current scaling reads the amax its first pass reduced; the others need none.
-  const float tensor_scale = layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f);
-  const bool tensor = layout::tensor_scaled(r);
-  if (tensor && blockIdx.x == 0 && threadIdx.x == 0) {
-    if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
-    if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_scale;
+  if (data_t) {
+    // Column c's 128 codes are data_t's row piece: 8 lanes a row, 16 bytes each.
+    const int q = lane % 8;
+#pragma unroll
+    for (int step = 0; step < kTile / (kWarps * 4); ++step) {
+      const int c = (step * kWarps + warp) * 4 + lane / 8;
+      if (c >= C) continue;
+      const int swz = M::HR * (c / M::V);
+      const uint4 u = *reinterpret_cast<const uint4*>(&sh.codes[c][(4 * q) ^ (swz & ~3)]);
+      uint32_t in[4] = {u.x, u.y, u.z, u.w}, out[4];
+#pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        const int m = swz & 3;
+        out[t] = m == 0 ? in[t] : m == 1 ? in[t ^ 1] : m == 2 ? in[t ^ 2] : in[t ^ 3];
+      }
+      uint8_t* dst = data_t + (j0 + c) * rows + i0 + 16 * q;
+      const int first = 16 * q;
+      if (first + 16 <= R && flags.data_t_vectors) {
+        *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int t = 0; t < 16; ++t)
+          if (first + t < R) dst[t] = uint8_t(out[t / 4] >> (8 * (t % 4)));
+      }
+    }
   }
-  if (data || scales)
-    write_output(tile, false, r, tensor_scale, i0, j0, R, C, rows, cols, data, tensor ? nullptr : scales, block_amax,
-                 block_scale);
-  __syncthreads();
-  if (data_t || scales_t)
-    write_output(tile, true, r, tensor_scale, j0, i0, C, R, cols, rows, data_t, tensor ? nullptr : scales_t, block_amax,
-                 block_scale);
 }
 
-// The tensor's amax, for Scaling::tensor_amax, before any block scales with it.
+// The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
+// along dense rows where x is aligned, else element by element.
 template <int E, bool Brain>
 __global__ void __launch_bounds__(kThreads)
-    quantize_amax_pass(const void* x, int64_t rows, int64_t cols, int64_t ld, float* amax) {
-  __shared__ unsigned block;
-  if (threadIdx.x == 0) block = 0;
-  __syncthreads();
-  float a = 0.0f;
-  const int64_t n = rows * cols;
-  for (int64_t e = int64_t(blockIdx.x) * kThreads + threadIdx.x; e < n; e += int64_t(gridDim.x) * kThreads)
-    a = layout::amax_step(a, load<E, Brain>(x, e / cols * ld + e % cols));
-  atomicMax(&block, __float_as_uint(a));
-  __syncthreads();
-  if (threadIdx.x == 0) atomicMax(reinterpret_cast<unsigned*>(amax), block);
+    quantize_amax_pass(const void* x, int64_t rows, int64_t cols, int64_t ld, bool vectors, float* amax) {
+  using M = Map<E>;
+  float m = 0.0f;
+  const int64_t stride = int64_t(gridDim.x) * kThreads;
+  if (vectors && ld == cols) {  // one flat run of rows * cols elements
+    const int64_t n = rows * cols, full = n / M::V;
+    const uint4* v = static_cast<const uint4*>(x);
+    for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < full; i += stride) {
+      const uint4 u = v[i];
+      const uint32_t words[M::W] = {u.x, u.y, u.z, u.w};
+#pragma unroll
+      for (int e = 0; e < M::V; ++e) m = amax_of(m, element<E, Brain>(words, e));
+    }
+    for (int64_t i = full * M::V + int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += stride) {
+      uint32_t words[M::W] = {};
+      words[0] = E == 4 ? static_cast<const uint32_t*>(x)[i] : static_cast<const uint16_t*>(x)[i];
+      m = amax_of(m, element<E, Brain>(words, 0));
+    }
+  } else {
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+      for (int64_t j = threadIdx.x; j < cols; j += kThreads) {
+        uint32_t words[M::W] = {};
+        const int64_t at = r * ld + j;
+        words[0] = E == 4 ? static_cast<const uint32_t*>(x)[at] : static_cast<const uint16_t*>(x)[at];
+        m = amax_of(m, element<E, Brain>(words, 0));
+      }
+  }
+  for (int s = 16; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s));
+  if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));
 }
 
 bool power_of_two_up_to_tile(int v) { return v >= 1 && v <= kTile && (v & (v - 1)) == 0; }
+
+bool aligned(const void* p, uintptr_t n) { return reinterpret_cast<uintptr_t>(p) % n == 0; }
 
 }  // namespace
 
@@ -183,29 +400,36 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
             e != cudaSuccess)
           return e;
   }
-  const auto run = [&](auto kernel, auto pass) -> cudaError_t {
+  const int64_t E = input_bytes(t.input);
+  const Flags flags{aligned(t.x, 16) && (t.ld * E) % 16 == 0,
+                    aligned(t.data, uintptr_t(16 / E)) && t.cols % (16 / E) == 0,
+                    aligned(t.data_t, 16) && t.rows % 16 == 0};
+  const auto run = [&](auto kernel, auto pass, int smem) -> cudaError_t {
     if (t.recipe.scaling == Scaling::tensor_amax) {
-      const int64_t n = t.rows * t.cols;
-      pass<<<unsigned(std::min<int64_t>((n + kThreads - 1) / kThreads, 4096)), kThreads, 0, stream>>>(
-          t.x, t.rows, t.cols, t.ld, t.amax);
+      int sms = 0, device = 0;
+      if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+      if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+        return e;
+      const int64_t per_block = int64_t(kThreads) * (16 / E) * 4;
+      const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>(8 * sms, (t.rows * t.cols + per_block - 1) / per_block)));
+      pass<<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
-    const int smem = kTile * kPitch * int(sizeof(float));
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         e != cudaSuccess)
       return e;
     const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
     kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
-                                                        t.scales_t, t.amax);
+                                                        t.scales_t, t.amax, flags);
     return cudaGetLastError();
   };
   switch (t.input) {
     case QuantizeInputType::fp32:
-      return run(quantize_tiles<4, false>, quantize_amax_pass<4, false>);
+      return run(quantize_tiles<4, false>, quantize_amax_pass<4, false>, int(sizeof(Shared<4>)));
     case QuantizeInputType::bf16:
-      return run(quantize_tiles<2, true>, quantize_amax_pass<2, true>);
+      return run(quantize_tiles<2, true>, quantize_amax_pass<2, true>, int(sizeof(Shared<2>)));
     case QuantizeInputType::fp16:
-      return run(quantize_tiles<2, false>, quantize_amax_pass<2, false>);
+      return run(quantize_tiles<2, false>, quantize_amax_pass<2, false>, int(sizeof(Shared<2>)));
   }
   return cudaErrorInvalidValue;
 }

@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "engines/quantize/quantize.hpp"
+#include "layout/micro_block.hpp"
 
 namespace xpose::engines {
 namespace {
@@ -53,6 +54,14 @@ struct Shared {
   float col_scale[kTile * kTile / 32];  // data_t's
   float warp_max[kWarps];
 };
+
+// Where column c's partial over row group g sits in its row of Shared::col_part: c with its
+// low bits turned by c's 32-column quarter (and, for 2-byte input, by which of a warp's two row
+// groups g is), so that a warp's lanes, each writing 16 / E consecutive columns, meet in no bank.
+template <int E>
+__device__ __forceinline__ int col_slot(int g, int c) {
+  return c ^ (c >> 5) ^ ((g & (Map<E>::HR - 1)) << 2);
+}
 
 // Element e of a vector's words as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
 template <int E, bool Brain>
@@ -96,17 +105,17 @@ __device__ __forceinline__ float amax_of(float m, float x) { return fmaxf(m, fab
 // multiplied by) to `scale` and the scale output, where given, for blocks inside the matrix.
 template <int E>
 __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool transposed, int64_t i0, int64_t j0,
-                             int R, int C, int64_t rows, int64_t cols, float* scale, void* out) {
+                             int R, int C, int64_t rows, int64_t cols, float tile_max, float* scale, void* out) {
   using M = Map<E>;
   int64_t br64, bc64;
   layout::block_shape(r, &br64, &bc64);
   const int br = int(br64), bc = int(bc64), across = kTile / bc, blocks = (kTile / br) * across;
   const int nr = transposed ? bc : br, nc = transposed ? br : bc;  // the block's rectangle of x
-  const bool by_groups = nr >= 4;
+  const bool whole = nr == kTile && nc == kTile, by_groups = nr >= 4;
   const int part_rows = by_groups ? nr / 4 : nr, part_cols = by_groups ? nc : nc / M::V;
-  const int per_block = part_rows * part_cols;
+  const int col_bits = __ffs(part_cols) - 1, per_block = part_rows * part_cols;
   int lanes = 1;
-  while (lanes < 32 && lanes * blocks < kThreads && lanes < per_block) lanes *= 2;
+  while (!whole && lanes < 32 && lanes * blocks < kThreads && lanes < per_block) lanes *= 2;
   // The output's tile origin, shape and extent inside the matrix.
   const int64_t oi0 = transposed ? j0 : i0, oj0 = transposed ? i0 : j0;
   const int64_t out_rows = transposed ? cols : rows, out_cols = transposed ? rows : cols;
@@ -114,12 +123,18 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
   for (int first = 0; first < blocks; first += kThreads / lanes) {
     const int blk = first + int(threadIdx.x) / lanes, l = int(threadIdx.x) % lanes;
     const int bi = blk / across, bj = blk % across;
-    float m = 0.0f;
-    if (blk < blocks) {
+    float m = whole ? tile_max : 0.0f;
+    if (blk < blocks && !whole) {
       const int xr = transposed ? bj * bc : bi * br, xc = transposed ? bi * br : bj * bc;
-      const float* at = by_groups ? &sh.col_part[xr / 4][xc] : &sh.row_part[xr][xc / M::V];
-      const int pitch = by_groups ? kTile : M::VPR;
-      for (int i = l; i < per_block; i += lanes) m = fmaxf(m, at[(i / part_cols) * pitch + i % part_cols]);
+      for (int i = l; i < per_block; i += lanes) {
+        const int pr = i >> col_bits, pc = i & (part_cols - 1);
+        if (by_groups) {
+          const int g = xr / 4 + pr;
+          m = fmaxf(m, sh.col_part[g][col_slot<E>(g, xc + pc)]);
+        } else {
+          m = fmaxf(m, sh.row_part[xr + pr][xc / M::V + pc]);
+        }
+      }
     }
     for (int s = lanes / 2; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, lanes));
     if (blk < blocks && l == 0) {
@@ -138,17 +153,17 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
   }
 }
 
-// Where an element's block scale is: the block shape (rows, cols) of an output in its own
-// coordinates, and the tile's grid of them.
+// An output's blocks in its own coordinates (br x bc, powers of two: shifts), and how many a
+// tile has across.
 struct Blocks {
-  int br, bc, across;
+  int br_bits, bc_bits, across_bits;
 };
 
-__device__ __forceinline__ Blocks blocks_of(const QuantizeRecipe& r, bool tensor) {
-  if (tensor) return {kTile, kTile, 1};
+__device__ __forceinline__ Blocks blocks_of(const QuantizeRecipe& r) {
   int64_t br, bc;
   layout::block_shape(r, &br, &bc);
-  return {int(br), int(bc), kTile / int(bc)};
+  const int rb = __ffs(int(br)) - 1, cb = __ffs(int(bc)) - 1;
+  return {rb, cb, 7 - cb};  // kTile = 2^7
 }
 
 struct Flags {  // what the host found aligned
@@ -165,7 +180,10 @@ __global__ void __launch_bounds__(kThreads, 2)
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
   const int64_t tiles_c = (cols + kTile - 1) / kTile;
-  const int64_t i0 = int64_t(blockIdx.x) / tiles_c * kTile, j0 = int64_t(blockIdx.x) % tiles_c * kTile;
+  // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
+  // last are the ones still in L2.
+  const int64_t tile = r.scaling == Scaling::tensor_amax ? int64_t(gridDim.x) - 1 - blockIdx.x : int64_t(blockIdx.x);
+  const int64_t i0 = tile / tiles_c * kTile, j0 = tile % tiles_c * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int v = lane % M::VPR, h = lane / M::VPR, c0 = v * M::V;  // this thread's column chunk
@@ -218,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       tile_max = fmaxf(tile_max, row);
     }
 #pragma unroll
-    for (int e = 0; e < M::V; ++e) sh.col_part[group(it)][c0 + e] = col[e];
+    for (int e = 0; e < M::V; ++e) sh.col_part[group(it)][col_slot<E>(group(it), c0 + e)] = col[e];
   }
   for (int s = 16; s > 0; s /= 2) tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, s));
   if (lane == 0) sh.warp_max[warp] = tile_max;
@@ -230,81 +248,96 @@ __global__ void __launch_bounds__(kThreads, 2)
     atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(tile_max));  // non-negative: bits order
 
   // The scales: one for the tensor (given, or from the amax its first pass reduced), or the
-  // blocks' from the partial maxima (data's blocks br x bc in x; data_t's bc x br in x).
+  // blocks' from the partial maxima.
   const bool tensor = layout::tensor_scaled(r);
   const float tensor_scale = layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f);
-  const Blocks b = blocks_of(r, tensor);
   if (tensor) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
       if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_scale;
     }
-  } else {
-    if (data || scales) block_scales<E>(r, sh, false, i0, j0, R, C, rows, cols, sh.row_scale, scales);
-    if (data_t || scales_t) block_scales<E>(r, sh, true, i0, j0, R, C, rows, cols, sh.col_scale, scales_t);
+  }
+  const Blocks b = blocks_of(r);
+  // Square blocks (and one scale for the tensor) give data_t the same codes as data: turned
+  // four rows at a time in registers instead of quantized again (from data's factors).
+  const bool same_codes = tensor || b.br_bits == b.bc_bits;
+  if (!tensor) {
+    if (data || scales || (data_t && same_codes))
+      block_scales<E>(r, sh, false, i0, j0, R, C, rows, cols, tile_max, sh.row_scale, scales);
+    if ((data_t && !same_codes) || scales_t)
+      block_scales<E>(r, sh, true, i0, j0, R, C, rows, cols, tile_max, sh.col_scale, scales_t);
   }
   __syncthreads();  // the scales are in, the column partials read: their space takes the codes
+  // data's factor for row rr, columns c.. (a chunk shares it where blocks are as wide).
+  const auto row_factor = [&](int rr, int c) {
+    return tensor ? tensor_scale : sh.row_scale[((rr >> b.br_bits) << b.across_bits) + (c >> b.bc_bits)];
+  };
+  // data_t's factor for x's row rr, column c: data_t's block (c / br, rr / bc).
+  const auto col_factor = [&](int rr, int c) {
+    return tensor ? tensor_scale : sh.col_scale[((c >> b.br_bits) << b.across_bits) + (rr >> b.bc_bits)];
+  };
+  const bool chunk_scaled = tensor || b.bc_bits >= __ffs(M::V) - 1;  // one factor a row's chunk
 
-  // data: each row piece scaled by its block's factor and stored, V codes at once.
-  if (data) {
 #pragma unroll
-    for (int it = 0; it < M::IT; ++it)
+  for (int it = 0; it < M::IT; ++it) {
+    const int g = group(it);
+    uint32_t codes[4][M::V / 4];  // data's codes of rows 4g + k, four a word
+    if (data || (data_t && same_codes)) {
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        const int rr = 4 * group(it) + k;
-        if (rr >= R || c0 >= C) continue;
-        uint32_t codes[M::V / 4];
+        const int rr = 4 * g + k;
+        const float chunk_factor = chunk_scaled ? row_factor(rr, c0) : 0.0f;
 #pragma unroll
         for (int e = 0; e < M::V; e += 2) {
-          float sa = tensor_scale, sb = tensor_scale;
-          if (!tensor) {
-            const int base = (rr / b.br) * b.across;
-            sa = sh.row_scale[base + (c0 + e) / b.bc], sb = sh.row_scale[base + (c0 + e + 1) / b.bc];
-          }
+          const float sa = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e);
+          const float sb = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e + 1);
           const uint32_t pair =
               quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb, r.out);
           if (e % 4 == 0)
-            codes[e / 4] = pair;
+            codes[k][e / 4] = pair;
           else
-            codes[e / 4] |= pair << 16;
+            codes[k][e / 4] |= pair << 16;
         }
+        if (!data || rr >= R || c0 >= C) continue;
         uint8_t* out = data + (i0 + rr) * cols + j0 + c0;
         if (chunk_inside && flags.data_words) {
           if constexpr (M::V == 8)
-            *reinterpret_cast<uint2*>(out) = make_uint2(codes[0], codes[1]);
+            *reinterpret_cast<uint2*>(out) = make_uint2(codes[k][0], codes[k][1]);
           else
-            *reinterpret_cast<uint32_t*>(out) = codes[0];
+            *reinterpret_cast<uint32_t*>(out) = codes[k][0];
         } else {
 #pragma unroll
           for (int e = 0; e < M::V; ++e)
-            if (c0 + e < C) out[e] = uint8_t(codes[e / 4] >> (8 * (e % 4)));
+            if (c0 + e < C) out[e] = uint8_t(codes[k][e / 4] >> (8 * (e % 4)));
         }
       }
-  }
-
-  // data_t: each column's four codes of a row group as one word of the column-major tile.
-  if (data_t) {
-    const int across_t = kTile / b.bc;
+    }
+    if (!data_t) continue;
+    // data_t: column c0 + e's codes of rows 4g .. 4g + 3 as one word.
+    uint32_t words[M::V];
+    if (same_codes) {
 #pragma unroll
-    for (int it = 0; it < M::IT; ++it) {
-      const int g = group(it);
+      for (int q = 0; q < M::V / 4; ++q) {
+        const uint32_t rows4[4] = {codes[0][q], codes[1][q], codes[2][q], codes[3][q]};
+        uint32_t cols4[4];
+        layout::transpose_micro(rows4, cols4);
+#pragma unroll
+        for (int t = 0; t < 4; ++t) words[4 * q + t] = cols4[t];
+      }
+    } else {
+      const bool rows_share = b.bc_bits >= 2;  // data_t's blocks span four x rows or more
 #pragma unroll
       for (int e = 0; e < M::V; ++e) {
         const int c = c0 + e;
-        uint32_t word = 0;
-#pragma unroll
-        for (int k = 0; k < 4; k += 2) {
-          float sa = tensor_scale, sb = tensor_scale;
-          if (!tensor) {  // data_t's block (c / br, row / bc)
-            const int base = (c / b.br) * across_t;
-            sa = sh.col_scale[base + (4 * g + k) / b.bc], sb = sh.col_scale[base + (4 * g + k + 1) / b.bc];
-          }
-          word |= quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k + 1], e), sb, r.out)
-                  << (8 * k);
-        }
-        sh.codes[c][g ^ (M::HR * v)] = word;
+        const float f0 = col_factor(4 * g, c);
+        const float f1 = rows_share ? f0 : col_factor(4 * g + 1, c), f2 = rows_share ? f0 : col_factor(4 * g + 2, c),
+                    f3 = rows_share ? f0 : col_factor(4 * g + 3, c);
+        words[e] = quantize_pair(element<E, Brain>(w[it][0], e), f0, element<E, Brain>(w[it][1], e), f1, r.out) |
+                   quantize_pair(element<E, Brain>(w[it][2], e), f2, element<E, Brain>(w[it][3], e), f3, r.out) << 16;
       }
     }
+#pragma unroll
+    for (int e = 0; e < M::V; ++e) sh.codes[c0 + e][g ^ (M::HR * v)] = words[e];
   }
   __syncthreads();
   if (data_t) {

@@ -85,24 +85,42 @@ XPOSE_HD inline int64_t scale_count(const QuantizeRecipe& r, int64_t R, int64_t 
   return 0;
 }
 
-// Where the scale of block (bi, bj) (bi-th block down, bj-th across) of an R x C output goes.
-XPOSE_HD inline int64_t scale_offset(const QuantizeRecipe& r, int64_t R, int64_t C, int64_t bi, int64_t bj) {
-  if (tensor_scaled(r)) return 0;
+// Where the scale of block (bi, bj) (bi-th block down, bj-th across) of an R x C output goes:
+// the layout's counts worked out once (the kernels make one per output on the host), then
+// multiplications, shifts and masks a block.
+struct ScaleIndex {
+  ScaleLayout layout = ScaleLayout::row_major;
+  bool tensor = true;
+  int64_t across = 0;  // row-major: blocks across; column-major: blocks down padded to 16 bytes;
+                       // tiled: 128 x 4 tiles across
+  XPOSE_HD int64_t operator()(int64_t bi, int64_t bj) const {
+    if (tensor) return 0;
+    switch (layout) {
+      case ScaleLayout::row_major: return bi * across + bj;
+      case ScaleLayout::column_major: return bj * across + bi;
+      case ScaleLayout::tiled_128x4:
+        return 512 * ((bi >> 7) * across + (bj >> 2)) + (bi & 31) * 16 + ((bi >> 5) & 3) * 4 + (bj & 3);
+    }
+    return 0;
+  }
+};
+
+XPOSE_HD inline ScaleIndex scale_index(const QuantizeRecipe& r, int64_t R, int64_t C) {
+  ScaleIndex x;
+  x.layout = r.layout, x.tensor = tensor_scaled(r);
+  if (x.tensor) return x;
   int64_t br, bc;
   block_shape(r, &br, &bc);
   const int64_t n = (R + br - 1) / br, m = (C + bc - 1) / bc;
   const int64_t per_16 = 16 / scale_bytes(r);
-  switch (r.layout) {
-    case ScaleLayout::row_major:
-      return bi * m + bj;
-    case ScaleLayout::column_major:
-      return bj * ((n + per_16 - 1) / per_16 * per_16) + bi;
-    case ScaleLayout::tiled_128x4: {
-      const int64_t tile = (bi / 128) * ((m + 3) / 4) + bj / 4, outer = bi % 128;
-      return 512 * tile + (outer % 32) * 16 + (outer / 32) * 4 + bj % 4;
-    }
-  }
-  return 0;
+  x.across = r.layout == ScaleLayout::row_major      ? m
+             : r.layout == ScaleLayout::column_major ? (n + per_16 - 1) / per_16 * per_16
+                                                     : (m + 3) / 4;
+  return x;
+}
+
+XPOSE_HD inline int64_t scale_offset(const QuantizeRecipe& r, int64_t R, int64_t C, int64_t bi, int64_t bj) {
+  return scale_index(r, R, C)(bi, bj);
 }
 
 // Whether the layout leaves entries no block owns (written as 0).

@@ -159,8 +159,9 @@ Expected oracle(const Matrix& m, bool transposed, const QuantizeRecipe& r) {
   };
   for (int64_t i = 0; i < R; ++i)
     for (int64_t j = 0; j < C; ++j)
-      e.data.push_back(std::isnan(at(i, j)) ? uint8_t((std::signbit(at(i, j)) ? 0x80 : 0) | fp8_format(r.out).nan_code)
-                                            : fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
+      e.data.push_back(std::isnan(at(i, j) * scale_of(i, j))  // x NaN, or an infinity times 0: x's sign
+                           ? uint8_t((std::signbit(at(i, j)) ? 0x80 : 0) | fp8_format(r.out).nan_code)
+                           : fp8_from_float(at(i, j) * scale_of(i, j), r.out, Overflow::saturate));
   if (tensor) {
     e.scales.push_back(1.0f / given);
     return e;
@@ -396,7 +397,8 @@ TEST(Quantize, BadArgumentsAreRefusedWithoutTouchingAnything) {
        [](auto& a) { a.scales = static_cast<uint8_t*>(a.scales) + 1; }, false},
       {"x and data overlap", XPOSE_ERROR_INVALID_ARGUMENT, keep,
        [](auto& a) { a.data = static_cast<uint8_t*>(const_cast<void*>(a.x)) + 1000; }, false},
-      {"data and data_t overlap", XPOSE_ERROR_INVALID_ARGUMENT, keep, [](auto& a) { a.data_t = a.data + 255; }, false},
+      {"data and data_t overlap", XPOSE_ERROR_INVALID_ARGUMENT, keep,
+       [](auto& a) { a.data_t = static_cast<uint8_t*>(a.data) + 255; }, false},
       {"past the end of the address space", XPOSE_ERROR_INVALID_ARGUMENT, keep,
        [](auto& a) { a.data_t = reinterpret_cast<uint8_t*>(UINTPTR_MAX - 100); }, false},
   };

@@ -20,6 +20,8 @@ inline std::vector<layout::QuantizeRecipe> quantize_recipes() {
     r.out = k;
     r.scaling = Scaling::tensor_given, r.scale = 3.0f;  // large enough to saturate some
     out.push_back(r);
+    if (k == layout::Fp8::e4m3) out.push_back((r.scale = 0.0f, r));  // an infinity times 0: NaN
+    r.scale = 3.0f;
     r.scaling = Scaling::tensor_amax;
     for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
     r.scaling = Scaling::blocks;
@@ -41,6 +43,7 @@ inline std::string recipe_name(const layout::QuantizeRecipe& r) {
   const char* scaling[] = {"tensor_given", "tensor_amax", "blocks", "mx"};
   const char* layouts[] = {"", " column-major", " tiled 128x4"};
   std::string s = std::string(scaling[int(r.scaling)]) + (r.out == layout::Fp8::e4m3 ? " e4m3" : " e5m2");
+  if (r.scaling == layout::Scaling::tensor_given) s += " scale " + std::to_string(r.scale);
   if (r.scaling == layout::Scaling::blocks)
     s += " " + std::to_string(r.block_rows) + "x" + std::to_string(r.block_cols);
   return s + (r.pow2_scales ? " pow2" : "") + layouts[int(r.layout)];

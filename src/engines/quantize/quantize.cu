@@ -77,15 +77,19 @@ __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) 
   }
 }
 
-// Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value.
-__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind) {
+// Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value. A NaN
+// product comes out of cvt as one NaN code whatever the sign: `nans` (a tile with a NaN in x, or
+// a given scale that makes one of an infinity) gives it x's sign and the format's NaN.
+__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind, bool nans) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   const float ya = a * sa, yb = b * sb;
   uint32_t codes = __nv_cvt_float2_to_fp8x2(make_float2(ya, yb), __NV_SATFINITE,
                                             kind == layout::Fp8::e4m3 ? __NV_E4M3 : __NV_E5M2);
-  const uint32_t nan = layout::fp8_format(kind).nan_code;
-  if (ya != ya) codes = (codes & 0xFF00u) | ((__float_as_uint(a) >> 24) & 0x80u) | nan;
-  if (yb != yb) codes = (codes & 0x00FFu) | (((__float_as_uint(b) >> 24) & 0x80u) | nan) << 8;
+  if (nans) {
+    const uint32_t nan = layout::fp8_format(kind).nan_code;
+    if (ya != ya) codes = (codes & 0xFF00u) | ((__float_as_uint(a) >> 24) & 0x80u) | nan;
+    if (yb != yb) codes = (codes & 0x00FFu) | (((__float_as_uint(b) >> 24) & 0x80u) | nan) << 8;
+  }
   return codes;
 #else
   return layout::quantize_value(a, sa, kind) | uint32_t(layout::quantize_value(b, sb, kind)) << 8;
@@ -94,6 +98,13 @@ __device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, fl
 
 // max |x| with NaN ignored (fmaxf returns the other operand), infinities kept.
 __device__ __forceinline__ float amax_of(float m, float x) { return fmaxf(m, fabsf(x)); }
+
+// max with NaN kept (max.NaN): a running value that turns NaN where any operand was.
+__device__ __forceinline__ float max_keeping_nan(float m, float x) {
+  float out;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(out) : "f"(m), "f"(x));
+  return out;
+}
 
 // One output's block scales, from the tile's partial maxima (Shared::row_part, col_part). The
 // output's blocks are br x bc in its own coordinates, kTile / br down and kTile / bc across the
@@ -105,24 +116,25 @@ __device__ __forceinline__ float amax_of(float m, float x) { return fmaxf(m, fab
 // multiplied by) to `scale` and the scale output, where given, for blocks inside the matrix.
 template <int E>
 __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool transposed, int64_t i0, int64_t j0,
-                             int R, int C, int64_t rows, int64_t cols, float tile_max, float* scale, void* out) {
+                             int R, int C, const layout::ScaleIndex& index, float tile_max, float* scale, void* out) {
   using M = Map<E>;
   int64_t br64, bc64;
   layout::block_shape(r, &br64, &bc64);
-  const int br = int(br64), bc = int(bc64), across = kTile / bc, blocks = (kTile / br) * across;
+  const int br = int(br64), bc = int(bc64), across_bits = 7 - (__ffs(bc) - 1);  // kTile = 2^7
+  const int blocks = (kTile / br) << across_bits;
   const int nr = transposed ? bc : br, nc = transposed ? br : bc;  // the block's rectangle of x
   const bool whole = nr == kTile && nc == kTile, by_groups = nr >= 4;
   const int part_rows = by_groups ? nr / 4 : nr, part_cols = by_groups ? nc : nc / M::V;
   const int col_bits = __ffs(part_cols) - 1, per_block = part_rows * part_cols;
-  int lanes = 1;
-  while (!whole && lanes < 32 && lanes * blocks < kThreads && lanes < per_block) lanes *= 2;
-  // The output's tile origin, shape and extent inside the matrix.
-  const int64_t oi0 = transposed ? j0 : i0, oj0 = transposed ? i0 : j0;
-  const int64_t out_rows = transposed ? cols : rows, out_cols = transposed ? rows : cols;
+  int lane_bits = 0;
+  while (!whole && lane_bits < 5 && (blocks << lane_bits) < kThreads && (1 << lane_bits) < per_block) ++lane_bits;
+  const int lanes = 1 << lane_bits;
+  // The output's first block of the tile, and the tile's extent inside the matrix.
+  const int64_t first_bi = (transposed ? j0 : i0) / br, first_bj = (transposed ? i0 : j0) / bc;
   const int valid_r = transposed ? C : R, valid_c = transposed ? R : C;
-  for (int first = 0; first < blocks; first += kThreads / lanes) {
-    const int blk = first + int(threadIdx.x) / lanes, l = int(threadIdx.x) % lanes;
-    const int bi = blk / across, bj = blk % across;
+  for (int first = 0; first < blocks; first += kThreads >> lane_bits) {
+    const int blk = first + (int(threadIdx.x) >> lane_bits), l = int(threadIdx.x) & (lanes - 1);
+    const int bi = blk >> across_bits, bj = blk & ((1 << across_bits) - 1);
     float m = whole ? tile_max : 0.0f;
     if (blk < blocks && !whole) {
       const int xr = transposed ? bj * bc : bi * br, xc = transposed ? bi * br : bj * bc;
@@ -139,7 +151,7 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
     for (int s = lanes / 2; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, lanes));
     if (blk < blocks && l == 0) {
       const bool inside = bi * br < valid_r && bj * bc < valid_c;
-      const int64_t at = layout::scale_offset(r, out_rows, out_cols, oi0 / br + bi, oj0 / bc + bj);
+      const int64_t at = index(first_bi + bi, first_bj + bj);
       if (r.scaling == Scaling::mx) {
         const uint8_t code = layout::e8m0_from_amax(m, r.out);
         scale[blk] = layout::e8m0_data_scale(code);
@@ -175,7 +187,8 @@ struct Flags {  // what the host found aligned
 template <int E, bool Brain>
 __global__ void __launch_bounds__(kThreads, 2)
     quantize_tiles(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                   uint8_t* data_t, void* scales, void* scales_t, float* amax, Flags flags) {
+                   uint8_t* data_t, void* scales, void* scales_t, float* amax, Flags flags,
+                   const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
   using M = Map<E>;
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
@@ -218,7 +231,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 
   // Partial maxima: each row over the chunk, each column over the four rows; the tile's.
-  float tile_max = 0.0f;
+  float tile_max = 0.0f, any_nan = 0.0f;
 #pragma unroll
   for (int it = 0; it < M::IT; ++it) {
     float col[M::V];
@@ -230,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
       for (int e = 0; e < M::V; ++e) {
         const float a = element<E, Brain>(w[it][k], e);
-        row = amax_of(row, a), col[e] = amax_of(col[e], a);
+        row = amax_of(row, a), col[e] = amax_of(col[e], a), any_nan = max_keeping_nan(any_nan, a);
       }
       sh.row_part[4 * group(it) + k][v] = row;
       tile_max = fmaxf(tile_max, row);
@@ -240,7 +253,10 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
   for (int s = 16; s > 0; s /= 2) tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, s));
   if (lane == 0) sh.warp_max[warp] = tile_max;
-  __syncthreads();
+  // A given scale that is 0, infinite or NaN makes NaN of finite or infinite x too: then every
+  // tile takes the NaN path.
+  const bool odd_scale = r.scaling == Scaling::tensor_given && !(fabsf(r.scale) > 0.0f && fabsf(r.scale) < INFINITY);
+  const bool nans = __syncthreads_or(any_nan != any_nan || odd_scale);
   tile_max = sh.warp_max[0];
 #pragma unroll
   for (int i = 1; i < kWarps; ++i) tile_max = fmaxf(tile_max, sh.warp_max[i]);
@@ -263,9 +279,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   const bool same_codes = tensor || b.br_bits == b.bc_bits;
   if (!tensor) {
     if (data || scales || (data_t && same_codes))
-      block_scales<E>(r, sh, false, i0, j0, R, C, rows, cols, tile_max, sh.row_scale, scales);
+      block_scales<E>(r, sh, false, i0, j0, R, C, index, tile_max, sh.row_scale, scales);
     if ((data_t && !same_codes) || scales_t)
-      block_scales<E>(r, sh, true, i0, j0, R, C, rows, cols, tile_max, sh.col_scale, scales_t);
+      block_scales<E>(r, sh, true, i0, j0, R, C, index_t, tile_max, sh.col_scale, scales_t);
   }
   __syncthreads();  // the scales are in, the column partials read: their space takes the codes
   // data's factor for row rr, columns c.. (a chunk shares it where blocks are as wide).
@@ -292,7 +308,7 @@ __global__ void __launch_bounds__(kThreads, 2)
           const float sa = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e);
           const float sb = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e + 1);
           const uint32_t pair =
-              quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb, r.out);
+              quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb, r.out, nans);
           if (e % 4 == 0)
             codes[k][e / 4] = pair;
           else
@@ -332,8 +348,9 @@ __global__ void __launch_bounds__(kThreads, 2)
         const float f0 = col_factor(4 * g, c);
         const float f1 = rows_share ? f0 : col_factor(4 * g + 1, c), f2 = rows_share ? f0 : col_factor(4 * g + 2, c),
                     f3 = rows_share ? f0 : col_factor(4 * g + 3, c);
-        words[e] = quantize_pair(element<E, Brain>(w[it][0], e), f0, element<E, Brain>(w[it][1], e), f1, r.out) |
-                   quantize_pair(element<E, Brain>(w[it][2], e), f2, element<E, Brain>(w[it][3], e), f3, r.out) << 16;
+        words[e] = quantize_pair(element<E, Brain>(w[it][0], e), f0, element<E, Brain>(w[it][1], e), f1, r.out, nans) |
+                   quantize_pair(element<E, Brain>(w[it][2], e), f2, element<E, Brain>(w[it][3], e), f3, r.out, nans)
+                       << 16;
       }
     }
 #pragma unroll
@@ -453,7 +470,9 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
       return e;
     const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
     kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
-                                                        t.scales_t, t.amax, flags);
+                                                        t.scales_t, t.amax, flags,
+                                                        layout::scale_index(t.recipe, t.rows, t.cols),
+                                                        layout::scale_index(t.recipe, t.cols, t.rows));
     return cudaGetLastError();
   };
   switch (t.input) {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include "engines/quantize/quantize.hpp"
 #include "layout/micro_block.hpp"
@@ -63,18 +64,23 @@ __device__ __forceinline__ int col_slot(int g, int c) {
   return c ^ (c >> 5) ^ ((g & (Map<E>::HR - 1)) << 2);
 }
 
+// Half `i` of a word of 2-byte elements as fp32: bf16 (Brain) or fp16.
+template <bool Brain>
+__device__ __forceinline__ float widen(uint32_t word, int i) {
+  const uint16_t h = uint16_t(word >> (16 * i));
+  if constexpr (Brain) return __uint_as_float(uint32_t(h) << 16);
+  // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign.
+  const float v = __half2float(__ushort_as_half(h));
+  return v == v ? v : __uint_as_float((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u);
+}
+
 // Element e of a vector's words as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
 template <int E, bool Brain>
 __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) {
-  if constexpr (E == 4) {
+  if constexpr (E == 4)
     return __uint_as_float(w[e]);
-  } else {
-    const uint16_t h = uint16_t(w[e / 2] >> (16 * (e % 2)));
-    if constexpr (Brain) return __uint_as_float(uint32_t(h) << 16);
-    // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign.
-    const float v = __half2float(__ushort_as_half(h));
-    return v == v ? v : __uint_as_float((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u);
-  }
+  else
+    return widen<Brain>(w[e / 2], e % 2);
 }
 
 // Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value. A NaN
@@ -184,79 +190,133 @@ struct Flags {  // what the host found aligned
   bool data_t_vectors;  // data_t and rows on 16 bytes
 };
 
-template <int E, bool Brain>
-__global__ void __launch_bounds__(kThreads, 2)
-    quantize_tiles(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                   uint8_t* data_t, void* scales, void* scales_t, float* amax, Flags flags,
-                   const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
+// How the recipe's factors fall on a thread's elements, fixed at compile time:
+//   same        one factor for an x block in both outputs (the tensor recipes, square blocks):
+//               data's codes, turned in registers, are data_t's;
+//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): one factor a row's chunk for data, one a
+//               column's four rows for data_t;
+//   general     any other block shape: factors looked up element by element.
+enum class Scheme : uint8_t { same, row_blocks, general };
+
+Scheme scheme_of(const QuantizeRecipe& r) {
+  if (layout::tensor_scaled(r)) return Scheme::same;
+  int64_t br, bc;
+  layout::block_shape(r, &br, &bc);
+  if (br == bc) return Scheme::same;
+  return br == 1 && bc >= 32 ? Scheme::row_blocks : Scheme::general;
+}
+
+// Packed |x| maxima of 2-byte inputs: two elements a word, NaN ignored (__hmax2), and a running
+// NaN detector (__hmax2_nan).
+template <bool Brain>
+__device__ __forceinline__ uint32_t hmax2(uint32_t a, uint32_t b, bool keep_nan) {
+  if constexpr (Brain) {
+    const __nv_bfloat162 x = *reinterpret_cast<const __nv_bfloat162*>(&a), y = *reinterpret_cast<const __nv_bfloat162*>(&b);
+    const __nv_bfloat162 m = keep_nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+    return *reinterpret_cast<const uint32_t*>(&m);
+  } else {
+    const __half2 x = *reinterpret_cast<const __half2*>(&a), y = *reinterpret_cast<const __half2*>(&b);
+    const __half2 m = keep_nan ? __hmax2_nan(x, y) : __hmax2(x, y);
+    return *reinterpret_cast<const uint32_t*>(&m);
+  }
+}
+
+// A thread's elements: four rows of one chunk, IT times (w), and where they sit.
+template <int E>
+struct Held {
+  uint32_t w[Map<E>::IT][4][Map<E>::W];
+};
+
+template <int E, bool Brain, Scheme S, bool Edge>
+__device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
+                                              int64_t ld, uint8_t* data, uint8_t* data_t, void* scales, void* scales_t,
+                                              float* amax, const Flags& flags, const layout::ScaleIndex& index,
+                                              const layout::ScaleIndex& index_t, Shared<E>& sh, int64_t i0, int64_t j0,
+                                              int R, int C) {
   using M = Map<E>;
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
-  Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
-  const int64_t tiles_c = (cols + kTile - 1) / kTile;
-  // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
-  // last are the ones still in L2.
-  const int64_t tile = r.scaling == Scaling::tensor_amax ? int64_t(gridDim.x) - 1 - blockIdx.x : int64_t(blockIdx.x);
-  const int64_t i0 = tile / tiles_c * kTile, j0 = tile % tiles_c * kTile;
-  const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int v = lane % M::VPR, h = lane / M::VPR, c0 = v * M::V;  // this thread's column chunk
   const auto group = [&](int it) { return (it * kWarps + warp) * M::HR + h; };
+  const bool chunk_inside = !Edge || c0 + M::V <= C;
 
-  // x: four rows of one chunk, IT times, every load in flight first.
-  uint32_t w[M::IT][4][M::W];
-  const bool chunk_inside = c0 + M::V <= C;
+  // x, every load in flight first; in an edge tile, vectors the edge cuts element by element.
+  Held<E> x_;
+  auto& w = x_.w;
 #pragma unroll
   for (int it = 0; it < M::IT; ++it)
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       const int rr = 4 * group(it) + k;
       const unsigned char* row = static_cast<const unsigned char*>(x) + ((i0 + rr) * ld + j0 + c0) * E;
-#pragma unroll
-      for (int q = 0; q < M::W; ++q) w[it][k][q] = 0;
-      if (rr < R && chunk_inside && flags.x_vectors) {
+      if (!Edge || (rr < R && chunk_inside && flags.x_vectors)) {
         const uint4 u = *reinterpret_cast<const uint4*>(row);
         w[it][k][0] = u.x, w[it][k][1] = u.y, w[it][k][2] = u.z, w[it][k][3] = u.w;
-      } else if (rr < R) {
+      } else {
 #pragma unroll
-        for (int e = 0; e < M::V; ++e) {
-          if (c0 + e >= C) continue;
-          uint32_t bits;
-          if constexpr (E == 4)
-            bits = reinterpret_cast<const uint32_t*>(row)[e];
-          else
-            bits = reinterpret_cast<const uint16_t*>(row)[e];
-          w[it][k][e * E / 4] |= bits << (E == 4 ? 0 : 16 * (e % 2));
-        }
+        for (int q = 0; q < M::W; ++q) w[it][k][q] = 0;
+        if (rr < R)
+#pragma unroll
+          for (int e = 0; e < M::V; ++e) {
+            if (c0 + e >= C) continue;
+            uint32_t bits;
+            if constexpr (E == 4)
+              bits = reinterpret_cast<const uint32_t*>(row)[e];
+            else
+              bits = reinterpret_cast<const uint16_t*>(row)[e];
+            w[it][k][e * E / 4] |= bits << (E == 4 ? 0 : 16 * (e % 2));
+          }
       }
     }
 
-  // Partial maxima: each row over the chunk, each column over the four rows; the tile's.
-  float tile_max = 0.0f, any_nan = 0.0f;
+  // Partial maxima (each row over the chunk, each column over the four rows), the tile's, and
+  // whether any x is NaN. 2-byte inputs compare two elements an instruction, exactly.
+  float tile_max = 0.0f;
+  bool any_nan = false;
 #pragma unroll
   for (int it = 0; it < M::IT; ++it) {
-    float col[M::V];
+    const int g = group(it);
+    if constexpr (E == 2) {
+      uint32_t col[M::W] = {}, nan = 0;
 #pragma unroll
-    for (int e = 0; e < M::V; ++e) col[e] = 0.0f;
+      for (int k = 0; k < 4; ++k) {
+        uint32_t row = 0;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      float row = 0.0f;
-#pragma unroll
-      for (int e = 0; e < M::V; ++e) {
-        const float a = element<E, Brain>(w[it][k], e);
-        row = amax_of(row, a), col[e] = amax_of(col[e], a), any_nan = max_keeping_nan(any_nan, a);
+        for (int q = 0; q < M::W; ++q) {
+          const uint32_t a = w[it][k][q] & 0x7FFF7FFFu;
+          row = hmax2<Brain>(row, a, false), col[q] = hmax2<Brain>(col[q], a, false), nan = hmax2<Brain>(nan, a, true);
+        }
+        const float m = fmaxf(widen<Brain>(row, 0), widen<Brain>(row, 1));
+        sh.row_part[4 * g + k][v] = m;
+        tile_max = fmaxf(tile_max, m);
       }
-      sh.row_part[4 * group(it) + k][v] = row;
-      tile_max = fmaxf(tile_max, row);
-    }
+      const float n0 = widen<Brain>(nan, 0), n1 = widen<Brain>(nan, 1);
+      any_nan |= n0 != n0 || n1 != n1;
 #pragma unroll
-    for (int e = 0; e < M::V; ++e) sh.col_part[group(it)][col_slot<E>(group(it), c0 + e)] = col[e];
+      for (int e = 0; e < M::V; ++e) sh.col_part[g][col_slot<E>(g, c0 + e)] = element<E, Brain>(col, e);
+    } else {
+      float col[M::V] = {}, nan = 0.0f;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        float row = 0.0f;
+#pragma unroll
+        for (int e = 0; e < M::V; ++e) {
+          const float a = __uint_as_float(w[it][k][e]);
+          row = amax_of(row, a), col[e] = amax_of(col[e], a), nan = max_keeping_nan(nan, a);
+        }
+        sh.row_part[4 * g + k][v] = row;
+        tile_max = fmaxf(tile_max, row);
+      }
+      any_nan |= nan != nan;
+#pragma unroll
+      for (int e = 0; e < M::V; ++e) sh.col_part[g][col_slot<E>(g, c0 + e)] = col[e];
+    }
   }
   for (int s = 16; s > 0; s /= 2) tile_max = fmaxf(tile_max, __shfl_xor_sync(0xFFFFFFFFu, tile_max, s));
   if (lane == 0) sh.warp_max[warp] = tile_max;
   // A given scale that is 0, infinite or NaN makes NaN of finite or infinite x too: then every
   // tile takes the NaN path.
   const bool odd_scale = r.scaling == Scaling::tensor_given && !(fabsf(r.scale) > 0.0f && fabsf(r.scale) < INFINITY);
-  const bool nans = __syncthreads_or(any_nan != any_nan || odd_scale);
+  const bool nans = __syncthreads_or(any_nan || odd_scale);
   tile_max = sh.warp_max[0];
 #pragma unroll
   for (int i = 1; i < kWarps; ++i) tile_max = fmaxf(tile_max, sh.warp_max[i]);
@@ -264,59 +324,53 @@ __global__ void __launch_bounds__(kThreads, 2)
     atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(tile_max));  // non-negative: bits order
 
   // The scales: one for the tensor (given, or from the amax its first pass reduced), or the
-  // blocks' from the partial maxima.
+  // blocks' from the partial maxima (data_t's from data's where they are the same).
   const bool tensor = layout::tensor_scaled(r);
-  const float tensor_scale = layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f);
+  const float tensor_scale = tensor ? layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f) : 1.0f;
   if (tensor) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       if (scales) *static_cast<float*>(scales) = 1.0f / tensor_scale;
       if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_scale;
     }
-  }
-  const Blocks b = blocks_of(r);
-  // Square blocks (and one scale for the tensor) give data_t the same codes as data: turned
-  // four rows at a time in registers instead of quantized again (from data's factors).
-  const bool same_codes = tensor || b.br_bits == b.bc_bits;
-  if (!tensor) {
-    if (data || scales || (data_t && same_codes))
+  } else {
+    if (data || scales || (data_t && S == Scheme::same))
       block_scales<E>(r, sh, false, i0, j0, R, C, index, tile_max, sh.row_scale, scales);
-    if ((data_t && !same_codes) || scales_t)
+    if ((data_t && S != Scheme::same) || scales_t)
       block_scales<E>(r, sh, true, i0, j0, R, C, index_t, tile_max, sh.col_scale, scales_t);
   }
   __syncthreads();  // the scales are in, the column partials read: their space takes the codes
-  // data's factor for row rr, columns c.. (a chunk shares it where blocks are as wide).
+  const Blocks b = blocks_of(r);
+  // data's factor for row rr, column c; data_t's for x's row rr, column c (data_t's block (c / br, rr / bc)).
   const auto row_factor = [&](int rr, int c) {
     return tensor ? tensor_scale : sh.row_scale[((rr >> b.br_bits) << b.across_bits) + (c >> b.bc_bits)];
   };
-  // data_t's factor for x's row rr, column c: data_t's block (c / br, rr / bc).
   const auto col_factor = [&](int rr, int c) {
-    return tensor ? tensor_scale : sh.col_scale[((c >> b.br_bits) << b.across_bits) + (rr >> b.bc_bits)];
+    return sh.col_scale[((c >> b.br_bits) << b.across_bits) + (rr >> b.bc_bits)];
   };
-  const bool chunk_scaled = tensor || b.bc_bits >= __ffs(M::V) - 1;  // one factor a row's chunk
 
 #pragma unroll
   for (int it = 0; it < M::IT; ++it) {
     const int g = group(it);
     uint32_t codes[4][M::V / 4];  // data's codes of rows 4g + k, four a word
-    if (data || (data_t && same_codes)) {
+    if (data || (data_t && S == Scheme::same)) {
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         const int rr = 4 * g + k;
-        const float chunk_factor = chunk_scaled ? row_factor(rr, c0) : 0.0f;
+        const float chunk_factor = S != Scheme::general ? row_factor(rr, c0) : 0.0f;
 #pragma unroll
         for (int e = 0; e < M::V; e += 2) {
-          const float sa = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e);
-          const float sb = chunk_scaled ? chunk_factor : row_factor(rr, c0 + e + 1);
-          const uint32_t pair =
-              quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb, r.out, nans);
+          const float sa = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e);
+          const float sb = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e + 1);
+          const uint32_t pair = quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb,
+                                              r.out, nans);
           if (e % 4 == 0)
             codes[k][e / 4] = pair;
           else
             codes[k][e / 4] |= pair << 16;
         }
-        if (!data || rr >= R || c0 >= C) continue;
+        if (!data || (Edge && (rr >= R || c0 >= C))) continue;
         uint8_t* out = data + (i0 + rr) * cols + j0 + c0;
-        if (chunk_inside && flags.data_words) {
+        if (!Edge || (chunk_inside && flags.data_words)) {
           if constexpr (M::V == 8)
             *reinterpret_cast<uint2*>(out) = make_uint2(codes[k][0], codes[k][1]);
           else
@@ -331,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (!data_t) continue;
     // data_t: column c0 + e's codes of rows 4g .. 4g + 3 as one word.
     uint32_t words[M::V];
-    if (same_codes) {
+    if constexpr (S == Scheme::same) {
 #pragma unroll
       for (int q = 0; q < M::V / 4; ++q) {
         const uint32_t rows4[4] = {codes[0][q], codes[1][q], codes[2][q], codes[3][q]};
@@ -341,13 +395,14 @@ __global__ void __launch_bounds__(kThreads, 2)
         for (int t = 0; t < 4; ++t) words[4 * q + t] = cols4[t];
       }
     } else {
-      const bool rows_share = b.bc_bits >= 2;  // data_t's blocks span four x rows or more
 #pragma unroll
       for (int e = 0; e < M::V; ++e) {
         const int c = c0 + e;
+        // row_blocks: data_t's blocks span 32 x rows or more, one factor for the four.
         const float f0 = col_factor(4 * g, c);
-        const float f1 = rows_share ? f0 : col_factor(4 * g + 1, c), f2 = rows_share ? f0 : col_factor(4 * g + 2, c),
-                    f3 = rows_share ? f0 : col_factor(4 * g + 3, c);
+        const float f1 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 1, c);
+        const float f2 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 2, c);
+        const float f3 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 3, c);
         words[e] = quantize_pair(element<E, Brain>(w[it][0], e), f0, element<E, Brain>(w[it][1], e), f1, r.out, nans) |
                    quantize_pair(element<E, Brain>(w[it][2], e), f2, element<E, Brain>(w[it][3], e), f3, r.out, nans)
                        << 16;
@@ -357,32 +412,53 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int e = 0; e < M::V; ++e) sh.codes[c0 + e][g ^ (M::HR * v)] = words[e];
   }
   __syncthreads();
-  if (data_t) {
-    // Column c's 128 codes are data_t's row piece: 8 lanes a row, 16 bytes each.
-    const int q = lane % 8;
+  if (!data_t) return;
+  // Column c's 128 codes are data_t's row piece: 8 lanes a row, 16 bytes each.
+  const int q = lane % 8;
 #pragma unroll
-    for (int step = 0; step < kTile / (kWarps * 4); ++step) {
-      const int c = (step * kWarps + warp) * 4 + lane / 8;
-      if (c >= C) continue;
-      const int swz = M::HR * (c / M::V);
-      const uint4 u = *reinterpret_cast<const uint4*>(&sh.codes[c][(4 * q) ^ (swz & ~3)]);
-      uint32_t in[4] = {u.x, u.y, u.z, u.w}, out[4];
+  for (int step = 0; step < kTile / (kWarps * 4); ++step) {
+    const int c = (step * kWarps + warp) * 4 + lane / 8;
+    if (Edge && c >= C) continue;
+    const int swz = M::HR * (c / M::V);
+    const uint4 u = *reinterpret_cast<const uint4*>(&sh.codes[c][(4 * q) ^ (swz & ~3)]);
+    const uint32_t in[4] = {u.x, u.y, u.z, u.w};
+    uint32_t out[4];
+    const int m = swz & 3;
 #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        const int m = swz & 3;
-        out[t] = m == 0 ? in[t] : m == 1 ? in[t ^ 1] : m == 2 ? in[t ^ 2] : in[t ^ 3];
-      }
-      uint8_t* dst = data_t + (j0 + c) * rows + i0 + 16 * q;
-      const int first = 16 * q;
-      if (first + 16 <= R && flags.data_t_vectors) {
-        *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
-      } else {
+    for (int t = 0; t < 4; ++t) out[t] = m == 0 ? in[t] : m == 1 ? in[t ^ 1] : m == 2 ? in[t ^ 2] : in[t ^ 3];
+    uint8_t* dst = data_t + (j0 + c) * rows + i0 + 16 * q;
+    const int first = 16 * q;
+    if (!Edge || (first + 16 <= R && flags.data_t_vectors)) {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(out[0], out[1], out[2], out[3]);
+    } else {
 #pragma unroll
-        for (int t = 0; t < 16; ++t)
-          if (first + t < R) dst[t] = uint8_t(out[t / 4] >> (8 * (t % 4)));
-      }
+      for (int t = 0; t < 16; ++t)
+        if (first + t < R) dst[t] = uint8_t(out[t / 4] >> (8 * (t % 4)));
     }
   }
+}
+
+// One block a tile; whole tiles with every pointer and pitch aligned take the path without
+// bounds checks.
+template <int E, bool Brain, Scheme S>
+__global__ void __launch_bounds__(kThreads, 2)
+    quantize_tiles(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
+                   uint8_t* data_t, void* scales, void* scales_t, float* amax, Flags flags,
+                   const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
+  const int64_t tiles_c = (cols + kTile - 1) / kTile;
+  // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
+  // last are the ones still in L2.
+  const int64_t tile = r.scaling == Scaling::tensor_amax ? int64_t(gridDim.x) - 1 - blockIdx.x : int64_t(blockIdx.x);
+  const int64_t i0 = tile / tiles_c * kTile, j0 = tile % tiles_c * kTile;
+  const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
+  if (R == kTile && C == kTile && flags.x_vectors && flags.data_words && flags.data_t_vectors)
+    quantize_tile<E, Brain, S, false>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index, index_t,
+                                      sh, i0, j0, R, C);
+  else
+    quantize_tile<E, Brain, S, true>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index, index_t,
+                                     sh, i0, j0, R, C);
 }
 
 // The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
@@ -475,13 +551,23 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
                                                         layout::scale_index(t.recipe, t.cols, t.rows));
     return cudaGetLastError();
   };
+  const auto by_scheme = [&](auto e, auto brain) {
+    constexpr int E = decltype(e)::value;
+    constexpr bool B = decltype(brain)::value;
+    const int smem = int(sizeof(Shared<E>));
+    switch (scheme_of(t.recipe)) {
+      case Scheme::same: return run(quantize_tiles<E, B, Scheme::same>, quantize_amax_pass<E, B>, smem);
+      case Scheme::row_blocks: return run(quantize_tiles<E, B, Scheme::row_blocks>, quantize_amax_pass<E, B>, smem);
+      case Scheme::general: break;
+    }
+    return run(quantize_tiles<E, B, Scheme::general>, quantize_amax_pass<E, B>, smem);
+  };
+  using yes = std::true_type;
+  using no = std::false_type;
   switch (t.input) {
-    case QuantizeInputType::fp32:
-      return run(quantize_tiles<4, false>, quantize_amax_pass<4, false>, int(sizeof(Shared<4>)));
-    case QuantizeInputType::bf16:
-      return run(quantize_tiles<2, true>, quantize_amax_pass<2, true>, int(sizeof(Shared<2>)));
-    case QuantizeInputType::fp16:
-      return run(quantize_tiles<2, false>, quantize_amax_pass<2, false>, int(sizeof(Shared<2>)));
+    case QuantizeInputType::fp32: return by_scheme(std::integral_constant<int, 4>{}, no{});
+    case QuantizeInputType::bf16: return by_scheme(std::integral_constant<int, 2>{}, yes{});
+    case QuantizeInputType::fp16: return by_scheme(std::integral_constant<int, 2>{}, no{});
   }
   return cudaErrorInvalidValue;
 }

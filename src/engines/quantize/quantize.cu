@@ -64,34 +64,37 @@ __device__ __forceinline__ int col_slot(int g, int c) {
   return c ^ (c >> 5) ^ ((g & (Map<E>::HR - 1)) << 2);
 }
 
-// Half `i` of a word of 2-byte elements as fp32: bf16 (Brain) or fp16.
-template <bool Brain>
+// Half `i` of a word of 2-byte elements as fp32: bf16 (Brain) or fp16. cvt.f32.f16 gives NaNs
+// one canonical (positive) NaN; where the sign matters (Nans: the NaN's code carries it) it is
+// put back, as the reference keeps it.
+template <bool Brain, bool Nans = false>
 __device__ __forceinline__ float widen(uint32_t word, int i) {
   const uint16_t h = uint16_t(word >> (16 * i));
   if constexpr (Brain) return __uint_as_float(uint32_t(h) << 16);
-  // cvt.f32.f16 gives NaNs one canonical (positive) NaN; the reference keeps x's sign.
   const float v = __half2float(__ushort_as_half(h));
+  if constexpr (!Nans) return v;
   return v == v ? v : __uint_as_float((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u);
 }
 
 // Element e of a vector's words as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
-template <int E, bool Brain>
+template <int E, bool Brain, bool Nans = false>
 __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) {
   if constexpr (E == 4)
     return __uint_as_float(w[e]);
   else
-    return widen<Brain>(w[e / 2], e % 2);
+    return widen<Brain, Nans>(w[e / 2], e % 2);
 }
 
 // Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value. A NaN
-// product comes out of cvt as one NaN code whatever the sign: `nans` (a tile with a NaN in x, or
+// product comes out of cvt as one NaN code whatever the sign: Nans (a tile with a NaN in x, or
 // a given scale that makes one of an infinity) gives it x's sign and the format's NaN.
-__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind, bool nans) {
+template <bool Nans>
+__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   const float ya = a * sa, yb = b * sb;
   uint32_t codes = __nv_cvt_float2_to_fp8x2(make_float2(ya, yb), __NV_SATFINITE,
                                             kind == layout::Fp8::e4m3 ? __NV_E4M3 : __NV_E5M2);
-  if (nans) {
+  if constexpr (Nans) {
     const uint32_t nan = layout::fp8_format(kind).nan_code;
     if (ya != ya) codes = (codes & 0xFF00u) | ((__float_as_uint(a) >> 24) & 0x80u) | nan;
     if (yb != yb) codes = (codes & 0x00FFu) | (((__float_as_uint(b) >> 24) & 0x80u) | nan) << 8;
@@ -227,12 +230,14 @@ struct Held {
   uint32_t w[Map<E>::IT][4][Map<E>::W];
 };
 
+// Reads the tile into `held`, reduces its maxima and writes the scales: whether the tile needs
+// the NaN path, and the tensor's factor (1 for block recipes).
 template <int E, bool Brain, Scheme S, bool Edge>
-__device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
-                                              int64_t ld, uint8_t* data, uint8_t* data_t, void* scales, void* scales_t,
-                                              float* amax, const Flags& flags, const layout::ScaleIndex& index,
-                                              const layout::ScaleIndex& index_t, Shared<E>& sh, int64_t i0, int64_t j0,
-                                              int R, int C) {
+__device__ __forceinline__ bool load_and_scale(const QuantizeRecipe& r, const void* x, int64_t ld, uint8_t* data,
+                                               uint8_t* data_t, void* scales, void* scales_t, float* amax,
+                                               const Flags& flags, const layout::ScaleIndex& index,
+                                               const layout::ScaleIndex& index_t, Shared<E>& sh, int64_t i0,
+                                               int64_t j0, int R, int C, Held<E>& held, float* tensor_factor) {
   using M = Map<E>;
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const int v = lane % M::VPR, h = lane / M::VPR, c0 = v * M::V;  // this thread's column chunk
@@ -240,8 +245,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   const bool chunk_inside = !Edge || c0 + M::V <= C;
 
   // x, every load in flight first; in an edge tile, vectors the edge cuts element by element.
-  Held<E> x_;
-  auto& w = x_.w;
+  auto& w = held.w;
 #pragma unroll
   for (int it = 0; it < M::IT; ++it)
 #pragma unroll
@@ -339,6 +343,22 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       block_scales<E>(r, sh, true, i0, j0, R, C, index_t, tile_max, sh.col_scale, scales_t);
   }
   __syncthreads();  // the scales are in, the column partials read: their space takes the codes
+  *tensor_factor = tensor_scale;
+  return nans;
+}
+
+// Both outputs from the held elements and the scales in shared memory.
+template <int E, bool Brain, Scheme S, bool Edge, bool Nans>
+__device__ __forceinline__ void write_outputs(const QuantizeRecipe& r, int64_t rows, int64_t cols, uint8_t* data,
+                                              uint8_t* data_t, const Flags& flags, Shared<E>& sh, int64_t i0,
+                                              int64_t j0, int R, int C, const Held<E>& held, float tensor_scale) {
+  using M = Map<E>;
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  const int v = lane % M::VPR, h = lane / M::VPR, c0 = v * M::V;
+  const auto group = [&](int it) { return (it * kWarps + warp) * M::HR + h; };
+  const bool chunk_inside = !Edge || c0 + M::V <= C;
+  const bool tensor = layout::tensor_scaled(r);
+  const auto& w = held.w;
   const Blocks b = blocks_of(r);
   // data's factor for row rr, column c; data_t's for x's row rr, column c (data_t's block (c / br, rr / bc)).
   const auto row_factor = [&](int rr, int c) {
@@ -361,8 +381,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         for (int e = 0; e < M::V; e += 2) {
           const float sa = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e);
           const float sb = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e + 1);
-          const uint32_t pair = quantize_pair(element<E, Brain>(w[it][k], e), sa, element<E, Brain>(w[it][k], e + 1), sb,
-                                              r.out, nans);
+          const uint32_t pair = quantize_pair<Nans>(element<E, Brain, Nans>(w[it][k], e), sa, element<E, Brain, Nans>(w[it][k], e + 1), sb,
+                                              r.out);
           if (e % 4 == 0)
             codes[k][e / 4] = pair;
           else
@@ -403,8 +423,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         const float f1 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 1, c);
         const float f2 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 2, c);
         const float f3 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 3, c);
-        words[e] = quantize_pair(element<E, Brain>(w[it][0], e), f0, element<E, Brain>(w[it][1], e), f1, r.out, nans) |
-                   quantize_pair(element<E, Brain>(w[it][2], e), f2, element<E, Brain>(w[it][3], e), f3, r.out, nans)
+        words[e] = quantize_pair<Nans>(element<E, Brain, Nans>(w[it][0], e), f0, element<E, Brain, Nans>(w[it][1], e), f1, r.out) |
+                   quantize_pair<Nans>(element<E, Brain, Nans>(w[it][2], e), f2, element<E, Brain, Nans>(w[it][3], e), f3, r.out)
                        << 16;
       }
     }
@@ -436,6 +456,22 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         if (first + t < R) dst[t] = uint8_t(out[t / 4] >> (8 * (t % 4)));
     }
   }
+}
+
+template <int E, bool Brain, Scheme S, bool Edge>
+__device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
+                                              int64_t ld, uint8_t* data, uint8_t* data_t, void* scales, void* scales_t,
+                                              float* amax, const Flags& flags, const layout::ScaleIndex& index,
+                                              const layout::ScaleIndex& index_t, Shared<E>& sh, int64_t i0, int64_t j0,
+                                              int R, int C) {
+  Held<E> held;
+  float tensor_scale;
+  const bool nans = load_and_scale<E, Brain, S, Edge>(r, x, ld, data, data_t, scales, scales_t, amax, flags, index,
+                                                      index_t, sh, i0, j0, R, C, held, &tensor_scale);
+  if (nans)
+    write_outputs<E, Brain, S, Edge, true>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+  else
+    write_outputs<E, Brain, S, Edge, false>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
 }
 
 // One block a tile; whole tiles with every pointer and pitch aligned take the path without

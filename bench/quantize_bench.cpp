@@ -1,9 +1,9 @@
 // xpose-quantize-bench: FP8 quantization (xpose_quantize) on LLM shapes, every recipe and set of
 // outputs, each as a % of the same-run copy of the same bytes: the bytes it must move (x read
 // once, every output written once, scales included), copied by the faster of cudaMemcpyAsync and
-// xpose's `copy` kernel (half of them read, half written). Current scaling reads x twice (its
-// amax first); its figure still counts x once. --check compares every output with the CPU path
-// (xpose::quantize_host) bit for bit.
+// xpose's `copy` kernel (half of them read, half written). Current scaling reads x twice, its
+// amax first (the issue allows that second pass over nothing but the amax), and its bytes count
+// x twice. --check compares every output with the CPU path (xpose::quantize_host) bit for bit.
 //
 //   xpose-quantize-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--list]
 //   xpose-quantize-bench --shape 8192x4096 --input bf16 --recipe mxfp8 --outputs both
@@ -179,7 +179,8 @@ int run(int argc, char** argv) {
     const size_t in_bytes = size_t(c.rows * c.cols) * (c.input == "fp32" ? 4 : 2), codes = size_t(c.rows * c.cols);
     const bool rows = c.outputs != "columns", cols = c.outputs != "rows";
     const size_t scale_bytes = rows ? quantize_scales_bytes(d, false) : 0, scale_t_bytes = cols ? quantize_scales_bytes(d, true) : 0;
-    const size_t moved = in_bytes + (rows ? codes + scale_bytes : 0) + (cols ? codes + scale_t_bytes : 0) + 4;
+    const size_t reads = c.recipe.scaling == XPOSE_SCALING_TENSOR_AMAX ? 2 : 1;  // current scaling: the amax pass
+    const size_t moved = reads * in_bytes + (rows ? codes + scale_bytes : 0) + (cols ? codes + scale_t_bytes : 0) + 4;
     Buffer x(in_bytes), data(rows ? codes : 0), data_t(cols ? codes : 0), scales(scale_bytes), scales_t(scale_t_bytes),
         amax(4), copy_src(moved / 2), copy_dst(moved / 2);
     cuda_ok(fill_random(x.ptr, int64_t(in_bytes), c.input == "fp32" ? 4 : 2,

@@ -88,8 +88,8 @@ __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) 
 // Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value. A NaN
 // product comes out of cvt as one NaN code whatever the sign: Nans (a tile with a NaN in x, or
 // a given scale that makes one of an infinity) gives it x's sign and the format's NaN.
-template <bool Nans>
-__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb, layout::Fp8 kind) {
+template <bool Nans, layout::Fp8 kind>
+__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   const float ya = a * sa, yb = b * sb;
   uint32_t codes = __nv_cvt_float2_to_fp8x2(make_float2(ya, yb), __NV_SATFINITE,
@@ -348,7 +348,7 @@ __device__ __forceinline__ bool load_and_scale(const QuantizeRecipe& r, const vo
 }
 
 // Both outputs from the held elements and the scales in shared memory.
-template <int E, bool Brain, Scheme S, bool Edge, bool Nans>
+template <int E, bool Brain, Scheme S, bool Edge, bool Nans, layout::Fp8 Kind>
 __device__ __forceinline__ void write_outputs(const QuantizeRecipe& r, int64_t rows, int64_t cols, uint8_t* data,
                                               uint8_t* data_t, const Flags& flags, Shared<E>& sh, int64_t i0,
                                               int64_t j0, int R, int C, const Held<E>& held, float tensor_scale) {
@@ -381,8 +381,7 @@ __device__ __forceinline__ void write_outputs(const QuantizeRecipe& r, int64_t r
         for (int e = 0; e < M::V; e += 2) {
           const float sa = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e);
           const float sb = S != Scheme::general ? chunk_factor : row_factor(rr, c0 + e + 1);
-          const uint32_t pair = quantize_pair<Nans>(element<E, Brain, Nans>(w[it][k], e), sa, element<E, Brain, Nans>(w[it][k], e + 1), sb,
-                                              r.out);
+          const uint32_t pair = quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[it][k], e), sa, element<E, Brain, Nans>(w[it][k], e + 1), sb);
           if (e % 4 == 0)
             codes[k][e / 4] = pair;
           else
@@ -423,8 +422,8 @@ __device__ __forceinline__ void write_outputs(const QuantizeRecipe& r, int64_t r
         const float f1 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 1, c);
         const float f2 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 2, c);
         const float f3 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 3, c);
-        words[e] = quantize_pair<Nans>(element<E, Brain, Nans>(w[it][0], e), f0, element<E, Brain, Nans>(w[it][1], e), f1, r.out) |
-                   quantize_pair<Nans>(element<E, Brain, Nans>(w[it][2], e), f2, element<E, Brain, Nans>(w[it][3], e), f3, r.out)
+        words[e] = quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[it][0], e), f0, element<E, Brain, Nans>(w[it][1], e), f1) |
+                   quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[it][2], e), f2, element<E, Brain, Nans>(w[it][3], e), f3)
                        << 16;
       }
     }
@@ -468,10 +467,17 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   float tensor_scale;
   const bool nans = load_and_scale<E, Brain, S, Edge>(r, x, ld, data, data_t, scales, scales_t, amax, flags, index,
                                                       index_t, sh, i0, j0, R, C, held, &tensor_scale);
-  if (nans)
-    write_outputs<E, Brain, S, Edge, true>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+  // The format and the NaN path as instantiations: a branch on either inside the loops costs a
+  // register move or a predicated fix-up an element.
+  constexpr layout::Fp8 e4m3 = layout::Fp8::e4m3, e5m2 = layout::Fp8::e5m2;
+  if (nans && r.out == e4m3)
+    write_outputs<E, Brain, S, Edge, true, e4m3>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+  else if (nans)
+    write_outputs<E, Brain, S, Edge, true, e5m2>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+  else if (r.out == e4m3)
+    write_outputs<E, Brain, S, Edge, false, e4m3>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
   else
-    write_outputs<E, Brain, S, Edge, false>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+    write_outputs<E, Brain, S, Edge, false, e5m2>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
 }
 
 // One block a tile; whole tiles with every pointer and pitch aligned take the path without

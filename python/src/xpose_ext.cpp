@@ -59,6 +59,58 @@ void transpose_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, int64_t 
                                           stride_src, stride_dst, s));
 }
 
+// In place: each of `batch` dense rows x cols matrices at data becomes its cols x rows transpose.
+void transpose_inplace_host(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch) {
+  xpose::transpose_inplace_host(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch);
+}
+
+void transpose_inplace_device(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch,
+                              uintptr_t stream) {
+  // The GPU path takes no workspace for the layouts it serves (square matrices); the workspace
+  // query refuses the rest, saying why, before anything is written.
+  if (xpose::transpose_inplace_workspace(elem_bytes, rows, cols, batch) != 0)
+    throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, "this layout needs a workspace, which the Python call does not pass");
+  xpose::transpose_inplace(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch, nullptr, 0,
+                           reinterpret_cast<cudaStream_t>(stream));
+}
+
+// FP8 quantization's descriptor from the Python call's fields.
+xpose_quantize_desc_t quantize_desc(int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling,
+                                    int scale_layout, int block_rows, int block_cols, bool pow2, double scale) {
+  xpose_quantize_desc_t d;
+  xpose_quantize_desc_init(&d);
+  d.input = xpose_quantize_input_t(input);
+  d.rows = rows, d.cols = cols, d.ld = ld;
+  d.format = xpose_fp8_t(format);
+  d.scaling = xpose_scaling_t(scaling);
+  d.scale_layout = xpose_scale_layout_t(scale_layout);
+  d.block_rows = block_rows, d.block_cols = block_cols;
+  d.pow2_scales = pow2;
+  d.scale = float(scale);
+  return d;
+}
+
+size_t quantize_scales_bytes(int input, int64_t rows, int64_t cols, int format, int scaling, int scale_layout,
+                             int block_rows, int block_cols, bool transposed) {
+  return xpose::quantize_scales_bytes(
+      quantize_desc(input, rows, cols, 0, format, scaling, scale_layout, block_rows, block_cols, false, 1.0),
+      transposed);
+}
+
+// Addresses of x and the outputs (0: not written); `stream` < 0 runs the CPU path on host memory.
+void quantize(int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling, int scale_layout,
+              int block_rows, int block_cols, bool pow2, double scale, uintptr_t x, uintptr_t data, uintptr_t data_t,
+              uintptr_t scales, uintptr_t scales_t, uintptr_t amax, int64_t stream) {
+  const xpose_quantize_desc_t d =
+      quantize_desc(input, rows, cols, ld, format, scaling, scale_layout, block_rows, block_cols, pow2, scale);
+  const auto ptr = [](uintptr_t a) { return reinterpret_cast<void*>(a); };
+  const xpose::QuantizeOutputs out{ptr(data), ptr(data_t), ptr(scales), ptr(scales_t), static_cast<float*>(ptr(amax))};
+  if (stream < 0)
+    xpose::quantize_host(d, ptr(x), out);
+  else
+    xpose::quantize(d, ptr(x), out, reinterpret_cast<cudaStream_t>(uintptr_t(stream)));
+}
+
 xpose::PermuteShape permute_shape(const std::vector<int64_t>& extents, const std::vector<int>& perm,
                                   const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides) {
   return xpose::PermuteShape{extents, perm, src_strides, dst_strides};
@@ -827,6 +879,16 @@ NB_MODULE(_xpose, m) {
   m.def("permute_device", &permute_device, "src"_a, "dst"_a, "elem_bytes"_a, "extents"_a, "perm"_a, "src_strides"_a,
         "dst_strides"_a, "stream"_a, nb::call_guard<nb::gil_scoped_release>());
   m.def("kernel_names", &kernel_names);
+  const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
+  m.def("transpose_inplace_host", &transpose_inplace_host, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a, "batch"_a,
+        no_gil);
+  m.def("transpose_inplace_device", &transpose_inplace_device, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a,
+        "batch"_a, "stream"_a, no_gil);
+  m.def("quantize_scales_bytes", &quantize_scales_bytes, "input"_a, "rows"_a, "cols"_a, "format"_a, "scaling"_a,
+        "scale_layout"_a, "block_rows"_a, "block_cols"_a, "transposed"_a);
+  m.def("quantize", &quantize, "input"_a, "rows"_a, "cols"_a, "ld"_a, "format"_a, "scaling"_a, "scale_layout"_a,
+        "block_rows"_a, "block_cols"_a, "pow2"_a, "scale"_a, "x"_a, "data"_a, "data_t"_a, "scales"_a, "scales_t"_a,
+        "amax"_a, "stream"_a, no_gil);
 #ifdef XPOSE_JAX_FFI
   // The XLA FFI handlers (xpose.jax registers them): {platform: capsule}.
   m.def("jax_targets", [] {

@@ -24,7 +24,8 @@ import sys
 from . import _xpose
 __version__ = _xpose.version()
 
-__all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels", "Plan"]
+__all__ = ["permute_dims", "matrix_transpose", "permute", "transpose", "kernels", "Plan", "transpose_inplace",
+           "quantize", "Quantized"]
 
 
 def _error(kind, message, fn="transpose"):
@@ -633,3 +634,7 @@ def _permute_torch(x, dims, out, fn, kernel="auto"):
     _xpose.permute_fields(fn, x.data_ptr(), x.shape, x.stride(), out.data_ptr(), out.shape, out.stride(),
                           x.element_size(), index, dims, stream, kernel)
     return out
+
+
+from ._inplace import transpose_inplace  # noqa: E402 (they use the helpers above)
+from ._quantize import Quantized, quantize  # noqa: E402

@@ -12,7 +12,7 @@ fake implementation shapes, a `with torch.device(...)` block, which is a functio
 takes the op."""
 import torch
 
-from . import _permute_torch
+from . import _inplace, _permute_torch, _quantize
 
 
 try:  # bound once: this check runs on every eager call
@@ -97,3 +97,28 @@ def _permute_backward(ctx, grad):
 
 
 permute_op.register_autograd(_permute_backward, setup_context=_setup_permute_context)
+
+
+@torch.library.custom_op("xpose::transpose_inplace_", mutates_args=("x",))
+def transpose_inplace_op(x: torch.Tensor) -> None:
+    """x's memory turned into the transpose of its (..., rows, cols) matrices (xpose.transpose_inplace)."""
+    _inplace.torch_impl(x)
+
+
+@transpose_inplace_op.register_fake
+def _(x):
+    return None
+
+
+@torch.library.custom_op("xpose::quantize", mutates_args=())
+def quantize_op(x: torch.Tensor, fmt: int, scaling: int, layout: int, block_rows: int, block_cols: int, pow2: bool,
+                scale: float, want: list[bool]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor,
+                                                         torch.Tensor]:
+    """xpose.quantize's outputs (data, data_t, scales, scales_t, amax), empty where not wanted."""
+    return tuple(_quantize.torch_impl(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want))
+
+
+@quantize_op.register_fake
+def _(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want):
+    r = _quantize.request_of_op(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want)
+    return tuple(_quantize.torch_outputs(x, r))

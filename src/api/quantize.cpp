@@ -43,6 +43,7 @@ xpose_status_t xpose_quantize(const xpose_quantize_desc_t* desc, const void* x, 
     if (p.empty()) return ok();
     Device device;
     if (Result e = current_device(&device); e.failed()) return e;
+    if (Result e = quantize_on(device); e.failed()) return e;
     const std::pair<const char*, const void*> pointers[] = {
         {"x", p.x}, {"data", p.data}, {"data_t", p.data_t}, {"scales", p.scales}, {"scales_t", p.scales_t}, {"amax", p.amax}};
     for (const auto& [name, ptr] : pointers)

@@ -14,6 +14,11 @@ Result plan_quantize(const QuantizeProblem& p) {
   return ok();
 }
 
+Result quantize_on(const Device& d) {
+  if (const char* why = engines::quantize_device_refusal(d.cc)) return fail(XPOSE_ERROR_NOT_SUPPORTED, why);
+  return ok();
+}
+
 Result launch_quantize(const QuantizeProblem& p, cudaStream_t stream) {
   if (p.empty()) return ok();
   XPOSE_TRY_CUDA(engines::quantize(p, stream));

@@ -468,8 +468,16 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   const bool nans = load_and_scale<E, Brain, S, Edge>(r, x, ld, data, data_t, scales, scales_t, amax, flags, index,
                                                       index_t, sh, i0, j0, R, C, held, &tensor_scale);
   // The format and the NaN path as instantiations: a branch on either inside the loops costs a
-  // register move or a predicated fix-up an element.
+  // register move or a predicated fix-up an element. Edge tiles and the general scheme (rare)
+  // take the NaN-safe path only, which is right for every tile.
   constexpr layout::Fp8 e4m3 = layout::Fp8::e4m3, e5m2 = layout::Fp8::e5m2;
+  if constexpr (Edge || S == Scheme::general) {
+    if (r.out == e4m3)
+      write_outputs<E, Brain, S, Edge, true, e4m3>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+    else
+      write_outputs<E, Brain, S, Edge, true, e5m2>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
+    return;
+  }
   if (nans && r.out == e4m3)
     write_outputs<E, Brain, S, Edge, true, e4m3>(r, rows, cols, data, data_t, flags, sh, i0, j0, R, C, held, tensor_scale);
   else if (nans)
@@ -495,12 +503,15 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int64_t tile = r.scaling == Scaling::tensor_amax ? int64_t(gridDim.x) - 1 - blockIdx.x : int64_t(blockIdx.x);
   const int64_t i0 = tile / tiles_c * kTile, j0 = tile % tiles_c * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
-  if (R == kTile && C == kTile && flags.x_vectors && flags.data_words && flags.data_t_vectors)
-    quantize_tile<E, Brain, S, false>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index, index_t,
-                                      sh, i0, j0, R, C);
-  else
-    quantize_tile<E, Brain, S, true>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index, index_t,
-                                     sh, i0, j0, R, C);
+  if constexpr (S != Scheme::general) {  // the general scheme's block shapes are rare: one path
+    if (R == kTile && C == kTile && flags.x_vectors && flags.data_words && flags.data_t_vectors) {
+      quantize_tile<E, Brain, S, false>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index,
+                                        index_t, sh, i0, j0, R, C);
+      return;
+    }
+  }
+  quantize_tile<E, Brain, S, true>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, flags, index, index_t,
+                                   sh, i0, j0, R, C);
 }
 
 // The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
@@ -543,6 +554,20 @@ bool power_of_two_up_to_tile(int v) { return v >= 1 && v <= kTile && (v & (v - 1
 bool aligned(const void* p, uintptr_t n) { return reinterpret_cast<uintptr_t>(p) % n == 0; }
 
 }  // namespace
+
+// The compute capabilities this build carries the kernels' machine code for (CMake's
+// XPOSE_TMA_ARCHITECTURES, as the TMA engines): the cast to FP8 is sm_89's and later's.
+#ifndef XPOSE_TMA_CCS
+#define XPOSE_TMA_CCS 90
+#endif
+constexpr int built_ccs[] = {XPOSE_TMA_CCS};
+
+const char* quantize_device_refusal(int cc) {
+  for (const int built : built_ccs)
+    if (built == cc) return nullptr;
+  return "the FP8 kernels are built for the compute capabilities of XPOSE_TMA_ARCHITECTURES (9.0 by default); "
+         "xpose::quantize_host serves host memory";
+}
 
 const char* quantize_refusal(const QuantizeTask& t) {
   const QuantizeRecipe& r = t.recipe;

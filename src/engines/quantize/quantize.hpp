@@ -13,6 +13,9 @@ namespace xpose::engines {
 using detail::QuantizeInputType;
 using QuantizeTask = detail::QuantizeProblem;  // a checked request (api/validate)
 
+// Why the GPU path cannot run on a device of compute capability `cc` (one line), or null.
+const char* quantize_device_refusal(int cc);
+
 // Why the GPU path cannot take `t` (one line), or null.
 const char* quantize_refusal(const QuantizeTask& t);
 

@@ -327,8 +327,16 @@ def _fields(a, lib, what, fn):
     return a.data.ptr, a.shape, tuple(st // size for st in a.strides), size, a.device.id
 
 
+def _library_of(x):
+    """_library(x), read first from x's type's module: under torch.compile a tensor's library is
+    known without sys.modules, whose dict Dynamo would wrap (and trip on where another thread
+    imports meanwhile)."""
+    root = type(x).__module__.partition(".")[0]
+    return root if root in ("torch", "numpy", "cupy") else _library(x)
+
+
 def _matrix_transpose(x, out, kernel, fn):
-    np = sys.modules.get("numpy")
+    np = None if type(x) is _TENSOR else sys.modules.get("numpy")  # a tensor: no sys.modules (see _library_of)
     if type(x) is _TENSOR or (np is not None and type(x) is np.ndarray):  # the common cases first
         nd = x.ndim
         if nd >= 2:

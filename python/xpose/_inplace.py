@@ -39,8 +39,13 @@ def transpose_inplace(x):
     are refused there with nothing changed). x must be C-contiguous and writable; PyTorch tensors
     go through the op torch.ops.xpose.transpose_inplace_, which torch.compile sees mutate x.
     """
-    np, torch, cupy = (sys.modules.get(n) for n in ("numpy", "torch", "cupy"))
-    if torch is not None and isinstance(x, torch.Tensor):
+    from . import _library_of
+
+    lib = _library_of(x)
+    np, cupy = sys.modules.get("numpy") if lib == "numpy" else None, sys.modules.get("cupy") if lib == "cupy" else None
+    if lib == "torch":
+        import torch
+
         if x.requires_grad and torch.is_grad_enabled():
             raise _error(RuntimeError, "x requires grad: autograd cannot see an in-place transpose (use "
                                        "xpose.matrix_transpose, or call under torch.no_grad())")
@@ -51,13 +56,13 @@ def transpose_inplace(x):
 
         transpose_inplace_op(x)
         return x.view(lead + (cols, rows))
-    if cupy is not None and isinstance(x, cupy.ndarray):
+    if lib == "cupy":
         lead, rows, cols, batch = _shape(x, x.flags.c_contiguous, x.itemsize)
         stream = cupy.cuda.get_current_stream(x.device.id).ptr
         with x.device:
             _native(_xpose.transpose_inplace_device, x.data.ptr, rows, cols, x.itemsize, batch, stream)
         return x.reshape(lead + (cols, rows))
-    if np is not None and isinstance(x, np.ndarray):
+    if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
             raise _error(TypeError, "x is a masked array: its mask would not move; transpose x.data and x.mask")
         if x.dtype.hasobject:

@@ -114,22 +114,25 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     give uint8 codes; NumPy arrays and PyTorch CPU tensors run the CPU reference, which the GPU
     matches bit for bit.
     """
-    np, torch, cupy = (sys.modules.get(n) for n in ("numpy", "torch", "cupy"))
-    if torch is not None and isinstance(x, torch.Tensor):
+    from . import _library_of
+
+    lib = _library_of(x)
+    np, cupy = sys.modules.get("numpy") if lib == "numpy" else None, sys.modules.get("cupy") if lib == "cupy" else None
+    if lib == "torch":
         from ._torch import quantize_op
 
         r = _Request(str(x.dtype).replace("torch.", ""), tuple(x.shape), x.stride(), x.element_size(), format, scaling,
                      scale, block, scale_layout, pow2_scales, outputs)
         got = quantize_op(x, *r.fields()[4:], [r.want[o] for o in _OUTPUTS])
         return Quantized(*(t if r.want[o] else None for o, t in zip(_OUTPUTS, got)))
-    if cupy is not None and isinstance(x, cupy.ndarray):
+    if lib == "cupy":
         r = _request_of_array(x, format, scaling, scale, block, scale_layout, pow2_scales, outputs)
         with x.device:
             out = _allocate(cupy, r)
             stream = cupy.cuda.get_current_stream(x.device.id).ptr
             _native(*r.fields(), x.data.ptr, *(_address(out[o], lambda a: a.data.ptr) for o in _OUTPUTS), stream)
         return Quantized(*(out[o] for o in _OUTPUTS))
-    if np is not None and isinstance(x, np.ndarray):
+    if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
             raise _error(TypeError, "x is a masked array; quantize x.data")
         r = _request_of_array(x, format, scaling, scale, block, scale_layout, pow2_scales, outputs)

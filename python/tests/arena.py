@@ -45,7 +45,7 @@ class Layout:
 
     def bits(self, host_arena):
         """The elements' bytes as an array of the item size's unsigned type (row-major copy)."""
-        return np.array(self.numpy_view(host_arena, BITS[self.itemsize]), copy=True)
+        return np.array(self.numpy_view(host_arena, BITS[self.itemsize]), copy=True, order="C")
 
 
 def extent_of(shape, strides, itemsize):

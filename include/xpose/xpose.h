@@ -103,11 +103,11 @@ typedef enum {
 
 typedef struct {
   size_t struct_size;             /* sizeof(xpose_quantize_desc_t), as xpose_quantize_desc_init sets it */
-  xpose_quantize_input_t input;
+  int32_t input;                  /* an xpose_quantize_input_t (the enums' values as fixed-size fields) */
   int64_t rows, cols, ld;         /* ld 0: cols */
-  xpose_fp8_t format;
-  xpose_scaling_t scaling;
-  xpose_scale_layout_t scale_layout;
+  int32_t format;                 /* an xpose_fp8_t */
+  int32_t scaling;                /* an xpose_scaling_t */
+  int32_t scale_layout;           /* an xpose_scale_layout_t */
   int32_t block_rows, block_cols; /* XPOSE_SCALING_BLOCKS: powers of two up to 128, 32 elements or more */
   int32_t pow2_scales;            /* TENSOR_AMAX and BLOCKS: scales rounded down to a power of two */
   float scale;                    /* TENSOR_GIVEN: the scale (data = x * scale) */

@@ -79,11 +79,11 @@ xpose_quantize_desc_t quantize_desc(int input, int64_t rows, int64_t cols, int64
                                     int scale_layout, int block_rows, int block_cols, bool pow2, double scale) {
   xpose_quantize_desc_t d;
   xpose_quantize_desc_init(&d);
-  d.input = xpose_quantize_input_t(input);
+  d.input = input;
   d.rows = rows, d.cols = cols, d.ld = ld;
-  d.format = xpose_fp8_t(format);
-  d.scaling = xpose_scaling_t(scaling);
-  d.scale_layout = xpose_scale_layout_t(scale_layout);
+  d.format = format;
+  d.scaling = scaling;
+  d.scale_layout = scale_layout;
   d.block_rows = block_rows, d.block_cols = block_cols;
   d.pow2_scales = pow2;
   d.scale = float(scale);

@@ -378,11 +378,11 @@ struct Span {
 Result quantize_recipe(const xpose_quantize_desc_t& d, layout::QuantizeRecipe* out) {
   const auto invalid = [](const std::string& m) { return fail(XPOSE_ERROR_INVALID_ARGUMENT, m); };
   if (d.format != XPOSE_FP8_E4M3 && d.format != XPOSE_FP8_E5M2)
-    return invalid("desc->format is " + str(int(d.format)) + "; it must be XPOSE_FP8_E4M3 or XPOSE_FP8_E5M2");
-  if (int(d.scaling) < XPOSE_SCALING_TENSOR_GIVEN || int(d.scaling) > XPOSE_SCALING_MX)
-    return invalid("desc->scaling is " + str(int(d.scaling)) + "; it must be an xpose_scaling_t");
-  if (int(d.scale_layout) < XPOSE_SCALES_ROW_MAJOR || int(d.scale_layout) > XPOSE_SCALES_TILED_128X4)
-    return invalid("desc->scale_layout is " + str(int(d.scale_layout)) + "; it must be an xpose_scale_layout_t");
+    return invalid("desc->format is " + str(d.format) + "; it must be XPOSE_FP8_E4M3 or XPOSE_FP8_E5M2");
+  if (d.scaling < XPOSE_SCALING_TENSOR_GIVEN || d.scaling > XPOSE_SCALING_MX)
+    return invalid("desc->scaling is " + str(d.scaling) + "; it must be an xpose_scaling_t");
+  if (d.scale_layout < XPOSE_SCALES_ROW_MAJOR || d.scale_layout > XPOSE_SCALES_TILED_128X4)
+    return invalid("desc->scale_layout is " + str(d.scale_layout) + "; it must be an xpose_scale_layout_t");
   layout::QuantizeRecipe r;
   r.out = d.format == XPOSE_FP8_E4M3 ? layout::Fp8::e4m3 : layout::Fp8::e5m2;
   r.scaling = layout::Scaling(int(d.scaling));
@@ -407,8 +407,8 @@ Result resolve_quantize(const QuantizeArgs& a, bool with_pointers, QuantizeProbl
   if (d.struct_size != sizeof(xpose_quantize_desc_t))
     return invalid("desc->struct_size is " + std::to_string(d.struct_size) + "; this library's descriptor has " +
                    std::to_string(sizeof(xpose_quantize_desc_t)) + " bytes (xpose_quantize_desc_init sets it)");
-  if (int(d.input) < XPOSE_QUANTIZE_FP32 || int(d.input) > XPOSE_QUANTIZE_FP16)
-    return invalid("desc->input is " + str(int(d.input)) + "; it must be XPOSE_QUANTIZE_FP32, _BF16 or _FP16");
+  if (d.input < XPOSE_QUANTIZE_FP32 || d.input > XPOSE_QUANTIZE_FP16)
+    return invalid("desc->input is " + str(d.input) + "; it must be XPOSE_QUANTIZE_FP32, _BF16 or _FP16");
   QuantizeProblem p;
   if (Result e = quantize_recipe(d, &p.recipe); e.failed()) return e;
   p.input = QuantizeInputType(int(d.input));

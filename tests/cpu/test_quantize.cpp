@@ -370,11 +370,11 @@ TEST(Quantize, BadArgumentsAreRefusedWithoutTouchingAnything) {
   const auto keep = [](xpose_quantize_desc_t&) {};
   const Case cases[] = {
       {"struct_size is 7", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.struct_size = 7; }, none, true},
-      {"desc->input is 9", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.input = xpose_quantize_input_t(9); }, none, true},
-      {"desc->format is 2", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.format = xpose_fp8_t(2); }, none, true},
-      {"desc->scaling is -1", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.scaling = xpose_scaling_t(-1); }, none, true},
+      {"desc->input is 9", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.input = 9; }, none, true},
+      {"desc->format is 2", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.format = 2; }, none, true},
+      {"desc->scaling is -1", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.scaling = -1; }, none, true},
       {"desc->scale_layout is 3", XPOSE_ERROR_INVALID_ARGUMENT,
-       [](auto& d) { d.scale_layout = xpose_scale_layout_t(3); }, none, true},
+       [](auto& d) { d.scale_layout = 3; }, none, true},
       {"desc->rows is negative", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.rows = -1; }, none, true},
       {"desc->ld (15) is smaller than cols", XPOSE_ERROR_INVALID_ARGUMENT, [](auto& d) { d.ld = 15; }, none, true},
       {"overflows int64", XPOSE_ERROR_INVALID_ARGUMENT,

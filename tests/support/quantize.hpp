@@ -54,11 +54,11 @@ inline xpose_quantize_desc_t quantize_desc(const layout::QuantizeRecipe& r, int 
                                            int64_t ld) {
   xpose_quantize_desc_t d;
   xpose_quantize_desc_init(&d);
-  d.input = xpose_quantize_input_t(input);
+  d.input = input;
   d.rows = rows, d.cols = cols, d.ld = ld;
   d.format = r.out == layout::Fp8::e4m3 ? XPOSE_FP8_E4M3 : XPOSE_FP8_E5M2;
-  d.scaling = xpose_scaling_t(int(r.scaling));
-  d.scale_layout = xpose_scale_layout_t(int(r.layout));
+  d.scaling = int(r.scaling);
+  d.scale_layout = int(r.layout);
   d.block_rows = r.block_rows, d.block_cols = r.block_cols;
   d.pow2_scales = r.pow2_scales;
   d.scale = r.scale;

@@ -174,6 +174,16 @@ class GpuBench {
     }
   }
 
+  // The copy ceiling's rows: cudaMemcpyAsync and the copy kernel on p's bytes, src to dst.
+  static std::vector<Candidate> ceilings(const Problem& p) {
+    const auto status = [](cudaError_t e) { return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e)); };
+    return {{"cudaMemcpyAsync", "ceiling",
+             [p, status](cudaStream_t s) {
+               return status(cudaMemcpyAsync(p.dst, p.src, size_t(p.bytes()), cudaMemcpyDeviceToDevice, s));
+             }},
+            {"copy", "ceiling", [p, status](cudaStream_t s) { return status(launch_copy(p.src, p.dst, p.bytes(), s)); }}};
+  }
+
   std::vector<Candidate> xpose_candidates(const Problem& p, std::vector<std::string> names) {
     if (names.empty()) {
       for (const KernelInfo& k : kernel_list()) names.push_back(k.name);
@@ -244,16 +254,7 @@ class GpuBench {
                 graph ? "time per call in a replayed CUDA graph" : "CUDA events per call", o_.reps);
     if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());
 
-    std::vector<Candidate> all = {
-        {"cudaMemcpyAsync", "ceiling",
-         [p](cudaStream_t s) {
-           const cudaError_t e = cudaMemcpyAsync(p.dst, p.src, size_t(p.bytes()), cudaMemcpyDeviceToDevice, s);
-           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
-         }},
-        {"copy", "ceiling", [p](cudaStream_t s) {
-           const cudaError_t e = launch_copy(p.src, p.dst, p.bytes(), s);
-           return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
-         }}};
+    std::vector<Candidate> all = ceilings(p);
     for (Candidate& k : xpose_candidates(p, o_.kernels)) all.push_back(std::move(k));
     std::vector<std::string> skipped;
     if (peers_)
@@ -386,16 +387,7 @@ class GpuBench {
       check = got == want ? "passed" : "FAILED";
       if (got != want) ++failures_;
     }
-    std::vector<Candidate> all = {
-        {"cudaMemcpyAsync", "ceiling",
-         [p](cudaStream_t s) {
-           const cudaError_t err = cudaMemcpyAsync(p.dst, p.src, size_t(p.bytes()), cudaMemcpyDeviceToDevice, s);
-           return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
-         }},
-        {"copy", "ceiling", [p](cudaStream_t s) {
-           const cudaError_t err = launch_copy(p.src, p.dst, p.bytes(), s);
-           return err == cudaSuccess ? std::string() : std::string(cudaGetErrorString(err));
-         }}};
+    std::vector<Candidate> all = ceilings(p);
     if (refused.empty())
       all.push_back({"inplace", "xpose", [=, d = data.ptr](cudaStream_t s) {
                        return xpose_transpose_inplace(d, rows, cols, e, batch, w, workspace_bytes, s) == XPOSE_SUCCESS

@@ -10,8 +10,8 @@
 // Block amaxes come from two small tables of partial maxima in shared memory (each row's
 // maximum over a chunk; each column's over a group of four rows) reduced by segments: any block
 // shape the recipe names, 1 x 32 up to 128 x 128. The tile's amax comes from registers. The
-// cast is the hardware's cvt.rn.satfinite (sm_89 and later), NaN given the sign of x as the
-// reference does (layout::quantize_value, which older GPUs run instead).
+// cast is the hardware's cvt.rn.satfinite (sm_89 and later; this file is built for
+// XPOSE_TMA_ARCHITECTURES alone), NaN given the sign of x as the reference does.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>

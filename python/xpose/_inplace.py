@@ -87,10 +87,13 @@ def torch_impl(x):
     if x.numel() == 0:
         return
     if x.is_cuda:
+        import torch
+
         from . import _torch_stream
 
         index = x.get_device()
-        _native(_xpose.transpose_inplace_device, x.data_ptr(), rows, cols, x.element_size(), batch,
-                _torch_stream(index))
+        with torch.cuda.device(index):  # the C ABI runs on the current device, which must be x's
+            _native(_xpose.transpose_inplace_device, x.data_ptr(), rows, cols, x.element_size(), batch,
+                    _torch_stream(index))
     else:
         _native(_xpose.transpose_inplace_host, x.data_ptr(), rows, cols, x.element_size(), batch)

@@ -6,17 +6,22 @@
 // library is called. Errors leave as TypeError, ValueError or RuntimeError, one line each,
 // beginning "xpose.<function>: ". transpose_/permute_host and _device are the C calls on raw
 // addresses, unchecked here: the package does not use them; tools/experiments time the C
-// ABI's own cost through them. DistPlan is xpose.distributed's.
+// ABI's own cost through them. torch_quantize is xpose.quantize's eager PyTorch path (its
+// outputs allocated through the same exchange); quantize its other arrays' (addresses the
+// Python layer checked). DistPlan is xpose.distributed's.
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
 #include <cstdint>
 #include <cctype>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -74,6 +79,21 @@ void transpose_inplace_device(uintptr_t data, int64_t rows, int64_t cols, int64_
                            reinterpret_cast<cudaStream_t>(stream));
 }
 
+// The current device for a scope: `device` (none given: < 0), then back to the caller's.
+class OnDevice {
+ public:
+  explicit OnDevice(int device) : device_(device) {
+    if (device_ < 0 || cudaGetDevice(&current_) != cudaSuccess) current_ = -1;
+    if (current_ >= 0 && current_ != device_) cudaSetDevice(device_);
+  }
+  ~OnDevice() {
+    if (current_ >= 0 && current_ != device_) cudaSetDevice(current_);
+  }
+
+ private:
+  int device_, current_ = -1;
+};
+
 // FP8 quantization's descriptor from the Python call's fields.
 xpose_quantize_desc_t quantize_desc(int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling,
                                     int scale_layout, int block_rows, int block_cols, bool pow2, double scale) {
@@ -97,18 +117,21 @@ size_t quantize_scales_bytes(int input, int64_t rows, int64_t cols, int format, 
       transposed);
 }
 
-// Addresses of x and the outputs (0: not written); `stream` < 0 runs the CPU path on host memory.
+// Addresses of x and the outputs (0: not written); `stream` < 0 runs the CPU path on host memory,
+// else the GPU path on CUDA device `device` (made current for the call).
 void quantize(int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling, int scale_layout,
               int block_rows, int block_cols, bool pow2, double scale, uintptr_t x, uintptr_t data, uintptr_t data_t,
-              uintptr_t scales, uintptr_t scales_t, uintptr_t amax, int64_t stream) {
+              uintptr_t scales, uintptr_t scales_t, uintptr_t amax, int64_t stream, int device) {
   const xpose_quantize_desc_t d =
       quantize_desc(input, rows, cols, ld, format, scaling, scale_layout, block_rows, block_cols, pow2, scale);
   const auto ptr = [](uintptr_t a) { return reinterpret_cast<void*>(a); };
   const xpose::QuantizeOutputs out{ptr(data), ptr(data_t), ptr(scales), ptr(scales_t), static_cast<float*>(ptr(amax))};
   if (stream < 0)
     xpose::quantize_host(d, ptr(x), out);
-  else
+  else {
+    const OnDevice on(device);
     xpose::quantize(d, ptr(x), out, reinterpret_cast<cudaStream_t>(uintptr_t(stream)));
+  }
 }
 
 xpose::PermuteShape permute_shape(const std::vector<int64_t>& extents, const std::vector<int>& perm,
@@ -224,21 +247,6 @@ std::string user_terms(const std::string& message) {
   }
   return out;
 }
-
-// The current device for a scope: `device`, then back to the caller's.
-class OnDevice {
- public:
-  explicit OnDevice(int device) : device_(device) {
-    if (cudaGetDevice(&current_) != cudaSuccess) current_ = -1;
-    if (current_ != device_) cudaSetDevice(device_);
-  }
-  ~OnDevice() {
-    if (current_ >= 0 && current_ != device_) cudaSetDevice(current_);
-  }
-
- private:
-  int device_, current_ = -1;
-};
 
 // Plans by layout (device, element size, extents, axes, strides, kernel, and the bases'
 // remainders modulo 16, which is all a plan depends on): a repeated call pays for the checks
@@ -537,11 +545,14 @@ View torch_view(const std::string& fn, const char* name, nb::handle tensor) {
 // dtype), owned until handed to Python (give) or dropped with the scope.
 class NewTensor {
  public:
-  NewTensor(const std::string& fn, const View& like, const int64_t* shape) {
+  NewTensor(const std::string& fn, const View& like, const int64_t* shape)
+      : NewTensor(fn, like.device, like.dtype, like.ndim, shape) {}
+  // Of `dtype` and `shape` (ndim axes) on CUDA device `device` (the CPU: < 0).
+  NewTensor(const std::string& fn, int device, const dl::DataType& dtype, int ndim, const int64_t* shape) {
     dl::Tensor prototype{};
-    prototype.device = {like.device >= 0 ? dl::kCUDA : dl::kCPU, like.device >= 0 ? like.device : 0};
-    prototype.ndim = like.ndim;
-    prototype.dtype = like.dtype;
+    prototype.device = {device >= 0 ? dl::kCUDA : dl::kCPU, device >= 0 ? device : 0};
+    prototype.ndim = ndim;
+    prototype.dtype = dtype;
     prototype.shape = const_cast<int64_t*>(shape);
     std::string failure;
     const auto set_error = [](void* context, const char* kind, const char* message) {
@@ -551,7 +562,7 @@ class NewTensor {
       tensor_ = nullptr;
       PyErr_Clear();
       failure = failure.substr(0, failure.find('\n'));
-      raise(PyExc_RuntimeError, fn, "PyTorch could not allocate the result " + tuple_text(shape, like.ndim) + ": " + failure);
+      raise(PyExc_RuntimeError, fn, "PyTorch could not allocate the result " + tuple_text(shape, ndim) + ": " + failure);
     }
     view_ = dl_view(fn, "out", tensor_->dl_tensor);
   }
@@ -734,6 +745,72 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
   return nb::borrow(out);
 }
 
+// xpose.quantize(x, ...) of a plain PyTorch CUDA tensor x in eager mode (no gradient asked,
+// no tracing, mode or transform active): the request's descriptor fields as the Python layer
+// checked them from x, which they must describe; every output a new tensor on x's device
+// (PyTorch's allocator; empty where not wanted: `want` of data, data_t, scales, scales_t,
+// amax), the call on PyTorch's current stream. A tuple (data, data_t, scales, scales_t, amax),
+// or None where the Python path must take the call (a PyTorch whose DLPack has no float8).
+nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling,
+                          int scale_layout, int block_rows, int block_cols, bool pow2, double scale,
+                          const std::array<bool, 5>& want, const std::vector<int64_t>& scales_shape,
+                          const std::vector<int64_t>& scales_t_shape) {
+  static const std::string fn = "quantize";
+  const TorchQueries* q = torch_queries;
+  View xv;
+  if (q == nullptr || !plain_view(*q, x, "x", &xv) || xv.device < 0 || xv.ndim != 2 || xv.shape[0] != rows ||
+      xv.shape[1] != cols || (call_true(q->grad_enabled) && attr_true(x, q->requires_grad)) ||
+      call_true(q->tracing) || call_true(q->function_modes) || call_true(q->dispatch_modes) || call_true(q->functorch))
+    return nb::none();
+  // DLPack's type codes (dlpack.h 1.1): float, float8_e4m3fn, float8_e5m2, float8_e8m0fnu
+  constexpr uint8_t kFloat = 2, kE4m3fn = 10, kE5m2 = 12, kE8m0fnu = 14;
+  const dl::DataType fp8{format == 0 ? kE4m3fn : kE5m2, 8, 1};
+  const dl::DataType scale_type = scaling == 3 ? dl::DataType{kE8m0fnu, 8, 1} : dl::DataType{kFloat, 32, 1};
+  const dl::DataType fp32{kFloat, 32, 1};
+  const int64_t none[1] = {0}, data_shape[2] = {rows, cols}, data_t_shape[2] = {cols, rows};
+  const struct {
+    dl::DataType dtype;
+    int ndim;
+    const int64_t* shape;
+  } outputs[5] = {{fp8, 2, data_shape},
+                  {fp8, 2, data_t_shape},
+                  {scale_type, int(scales_shape.size()), scales_shape.data()},
+                  {scale_type, int(scales_t_shape.size()), scales_t_shape.data()},
+                  {fp32, 0, none}};
+  std::optional<NewTensor> made[5];
+  void* at[5] = {};
+  for (int k = 0; k < 5; ++k) {
+    const bool wanted = want[size_t(k)];
+    try {
+      made[k].emplace(fn, xv.device, outputs[k].dtype, wanted ? outputs[k].ndim : 1, wanted ? outputs[k].shape : none);
+    } catch (const nb::python_error&) {
+      if (k < 4) return nb::none();  // float8 refused: PyTorch's own allocation (the Python path) then
+      throw;
+    } catch (const std::exception&) {
+      if (k < 4) return nb::none();
+      throw;
+    }
+    if (wanted) at[k] = made[k]->view().data;
+  }
+  if (rows != 0 && cols != 0) {
+    const xpose_quantize_desc_t d =
+        quantize_desc(input, rows, cols, ld, format, scaling, scale_layout, block_rows, block_cols, pow2, scale);
+    const xpose::QuantizeOutputs out{at[0], at[1], at[2], at[3], static_cast<float*>(at[4])};
+    const uintptr_t stream = torch_stream(fn, xv);
+    nb::gil_scoped_release released;
+    const OnDevice on(xv.device);
+    xpose::quantize(d, xv.data, out, reinterpret_cast<cudaStream_t>(stream));
+  } else if (want[4]) {  // nothing to reduce: the amax is 0
+    const uintptr_t stream = torch_stream(fn, xv);
+    const OnDevice on(xv.device);
+    if (cudaMemsetAsync(at[4], 0, sizeof(float), reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess)
+      raise(PyExc_RuntimeError, fn, std::string("CUDA: ") + cudaGetErrorString(cudaGetLastError()));
+  }
+  nb::object given[5];
+  for (int k = 0; k < 5; ++k) given[k] = made[k]->give(fn);
+  return nb::make_tuple(given[0], given[1], given[2], given[3], given[4]);
+}
+
 // xpose.Plan's native half: a permutation of one layout of x and out (as fields), checked and
 // planned once on their device; execute takes arrays of that layout and re-checks their bases.
 class ArrayPlan {
@@ -888,7 +965,7 @@ NB_MODULE(_xpose, m) {
         "scale_layout"_a, "block_rows"_a, "block_cols"_a, "transposed"_a);
   m.def("quantize", &quantize, "input"_a, "rows"_a, "cols"_a, "ld"_a, "format"_a, "scaling"_a, "scale_layout"_a,
         "block_rows"_a, "block_cols"_a, "pow2"_a, "scale"_a, "x"_a, "data"_a, "data_t"_a, "scales"_a, "scales_t"_a,
-        "amax"_a, "stream"_a, no_gil);
+        "amax"_a, "stream"_a, "device"_a, no_gil);
 #ifdef XPOSE_JAX_FFI
   // The XLA FFI handlers (xpose.jax registers them): {platform: capsule}.
   m.def("jax_targets", [] {
@@ -898,6 +975,9 @@ NB_MODULE(_xpose, m) {
     return targets;
   });
 #endif
+  m.def("torch_quantize", &torch_quantize, "x"_a, "input"_a, "rows"_a, "cols"_a, "ld"_a, "format"_a, "scaling"_a,
+        "scale_layout"_a, "block_rows"_a, "block_cols"_a, "pow2"_a, "scale"_a, "want"_a, "scales_shape"_a,
+        "scales_t_shape"_a);
   m.def("permute_arrays", &permute_arrays, "fn"_a, "x"_a, "out"_a, "axes"_a, "stream"_a, "kernel"_a);
   m.def("use_torch_exchange", &use_torch_exchange, "tensor_type"_a);
   m.def("permute_torch", &permute_torch, "fn"_a, "x"_a, "out"_a.none(), "axes"_a, "kernel"_a);

@@ -167,6 +167,27 @@ def test_quantize_torch_gpu_matches_the_cpu_path(kwargs, dtype):
                            w.view(torch.uint8) if w.element_size() == 1 else w), name
 
 
+@pytest.mark.parametrize("outputs", [("data",), ("data_t", "scales_t"), ("amax",), ("scales", "amax")])
+@pytest.mark.parametrize("rows", [0, 1, 257])
+def test_quantize_torch_gpu_output_subsets_and_edges(outputs, rows):
+    # The eager path in C++ (outputs from PyTorch's allocator through DLPack's exchange), the op's
+    # path (x requires grad) and the CPU reference agree, outputs not asked for are None, and an
+    # empty x's amax is 0.
+    torch = _torch_cuda()
+    x = torch.randn(rows, 384) * 100
+    want = xpose.quantize(x, scaling="mx", outputs=outputs)
+    for got in (xpose.quantize(x.cuda(), scaling="mx", outputs=outputs),
+                xpose.quantize(x.cuda().requires_grad_(), scaling="mx", outputs=outputs)):
+        for name, g, w in zip(got._fields, got, want):
+            assert (g is None) == (w is None) == (name not in outputs), name
+            if g is not None:
+                assert g.device.type == "cuda" and g.dtype == w.dtype and g.shape == w.shape, name
+                assert torch.equal(g.cpu().view(torch.uint8) if g.element_size() == 1 else g.cpu(),
+                                   w.view(torch.uint8) if w.element_size() == 1 else w), name
+    if "amax" in outputs and rows == 0:
+        assert float(want.amax) == 0.0
+
+
 def test_quantize_torch_compiles():
     torch = _torch_cuda()
     x = torch.randn(256, 384, device="cuda", dtype=torch.bfloat16)

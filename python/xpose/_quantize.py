@@ -1,6 +1,5 @@
 """xpose.quantize: FP8 quantization of a matrix as it is and transposed in one pass (xpose_quantize)."""
 import collections
-import contextlib
 import sys
 
 from . import _xpose
@@ -119,18 +118,17 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     lib = _library_of(x)
     np, cupy = sys.modules.get("numpy") if lib == "numpy" else None, sys.modules.get("cupy") if lib == "cupy" else None
     if lib == "torch":
-        from ._torch import quantize_op
-
         r = _Request(str(x.dtype).replace("torch.", ""), tuple(x.shape), x.stride(), x.element_size(), format, scaling,
                      scale, block, scale_layout, pow2_scales, outputs)
-        got = quantize_op(x, *r.fields()[4:], [r.want[o] for o in _OUTPUTS])
+        got = _torch_call(x, r)
         return Quantized(*(t if r.want[o] else None for o, t in zip(_OUTPUTS, got)))
     if lib == "cupy":
         r = _request_of_array(x, format, scaling, scale, block, scale_layout, pow2_scales, outputs)
         with x.device:
             out = _allocate(cupy, r)
             stream = cupy.cuda.get_current_stream(x.device.id).ptr
-            _native(*r.fields(), x.data.ptr, *(_address(out[o], lambda a: a.data.ptr) for o in _OUTPUTS), stream)
+            _native(*r.fields(), x.data.ptr, *(_address(out[o], lambda a: a.data.ptr) for o in _OUTPUTS), stream,
+                    x.device.id)
         return Quantized(*(out[o] for o in _OUTPUTS))
     if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
@@ -138,7 +136,8 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
         r = _request_of_array(x, format, scaling, scale, block, scale_layout, pow2_scales, outputs)
         out = _allocate(np, r)
         if r.rows and r.cols:
-            _native(*r.fields(), x.ctypes.data, *(_address(out[o], lambda a: a.ctypes.data) for o in _OUTPUTS), -1)
+            _native(*r.fields(), x.ctypes.data, *(_address(out[o], lambda a: a.ctypes.data) for o in _OUTPUTS), -1,
+                    -1)
         return Quantized(*(out[o] for o in _OUTPUTS))
     raise _error(TypeError, f"x must be a PyTorch, CuPy or NumPy array; got {type(x).__module__}.{type(x).__name__}")
 
@@ -179,27 +178,58 @@ def request_of_op(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, 
                     [o for o, w in zip(_OUTPUTS, want) if w])
 
 
+def _torch_call(x, r):
+    """Request r on PyTorch tensor x: in C++ for a plain CUDA tensor in eager mode (outputs from
+    PyTorch's allocator through DLPack's exchange), else the op where it adds something
+    (torch.compile, tracing, modes), else what the op runs, without the custom-op dispatch's
+    tens of microseconds."""
+    from . import _seen_torch
+
+    _seen_torch()
+    from . import _PLAIN, _compiling
+
+    if type(x) is _PLAIN and not _compiling() and x.is_cuda:
+        want = [r.want[o] for o in _OUTPUTS]
+        shapes = [r.scale_shape(t) if r.want[o] else () for o, t in (("scales", False), ("scales_t", True))]
+        try:
+            got = _xpose.torch_quantize(x, *r.fields(), want, *shapes)
+        except (ValueError, RuntimeError) as e:
+            message = str(e)
+            raise type(e)(message if message.startswith("xpose.") else "xpose.quantize: " + message) from None
+        if got is not None:
+            return got
+    from ._torch import _plain_eager, quantize_op
+
+    return torch_run(x, r) if _plain_eager(x) else quantize_op(x, *r.fields()[4:], [r.want[o] for o in _OUTPUTS])
+
+
 def torch_impl(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want):
-    """The op's implementation: every output allocated (empty where not wanted), then one call."""
-    torch = sys.modules["torch"]
-    r = request_of_op(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want)
-    out = torch_outputs(x, r)
-    if r.rows and r.cols:
-        stream = -1
-        device = torch.cuda.device(x.get_device()) if x.is_cuda else None
-        if x.is_cuda:
+    """The op's implementation."""
+    return torch_run(x, request_of_op(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want))
+
+
+def torch_run(x, r):
+    """Request r on PyTorch tensor x: every output allocated (empty where not wanted), then one
+    call on PyTorch's current stream of x's device."""
+    written = bool(r.rows and r.cols)
+    out = torch_outputs(x, r, written)
+    if written:
+        device = x.get_device()  # -1: the CPU
+        if device >= 0:
             from . import _torch_stream
 
-            stream = _torch_stream(x.get_device())
-        with device if device is not None else contextlib.nullcontext():
-            _native(*r.fields(), x.data_ptr(),
-                    *(t.data_ptr() if r.want[o] and t.numel() else 0 for o, t in zip(_OUTPUTS, out)), stream)
+            stream = _torch_stream(device)
+        else:
+            stream = -1
+        _native(*r.fields(), x.data_ptr(),
+                *(t.data_ptr() if r.want[o] and t.numel() else 0 for o, t in zip(_OUTPUTS, out)), stream, device)
     return out
 
 
-def torch_outputs(x, r):
+def torch_outputs(x, r, written=False):
     """PyTorch's outputs of request r for x (also the op's fake results): float8 codes, fp32 or
-    E8M0 scales, an fp32 amax; an empty tensor for each output not wanted."""
+    E8M0 scales, an fp32 amax; an empty tensor for each output not wanted. The amax is 0 unless
+    the call will write it (`written`: x has elements)."""
     torch = sys.modules["torch"]
     fp8 = torch.float8_e4m3fn if r.format == 0 else torch.float8_e5m2
     e8m0 = getattr(torch, "float8_e8m0fnu", torch.uint8)
@@ -209,5 +239,6 @@ def torch_outputs(x, r):
            for o, s in zip(("data", "data_t"), shapes)]
     for name, transposed in (("scales", False), ("scales_t", True)):
         out.append(x.new_empty(r.scale_shape(transposed) if r.want[name] else (0,), dtype=scale_dtype))
-    out.append(x.new_zeros((), dtype=torch.float32) if r.want["amax"] else x.new_empty((0,), dtype=torch.float32))
+    amax = x.new_empty if written else x.new_zeros
+    out.append(amax((), dtype=torch.float32) if r.want["amax"] else x.new_empty((0,), dtype=torch.float32))
     return out

@@ -525,12 +525,21 @@ __global__ void __launch_bounds__(kThreads)
   if (vectors && ld == cols) {  // one flat run of rows * cols elements
     const int64_t n = rows * cols, full = n / M::V;
     const uint4* v = static_cast<const uint4*>(x);
-    for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < full; i += stride) {
-      const uint4 u = v[i];
+    const auto reduce = [&](const uint4& u) {
       const uint32_t words[M::W] = {u.x, u.y, u.z, u.w};
 #pragma unroll
       for (int e = 0; e < M::V; ++e) m = amax_of(m, element<E, Brain>(words, e));
+    };
+    int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    constexpr int kInFlight = 4;  // vectors a thread loads before it reduces any
+    for (; i + (kInFlight - 1) * stride < full; i += kInFlight * stride) {
+      uint4 u[kInFlight];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) u[k] = v[i + k * stride];
+#pragma unroll
+      for (int k = 0; k < kInFlight; ++k) reduce(u[k]);
     }
+    for (; i < full; i += stride) reduce(v[i]);
     for (int64_t i = full * M::V + int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += stride) {
       uint32_t words[M::W] = {};
       words[0] = E == 4 ? static_cast<const uint32_t*>(x)[i] : static_cast<const uint16_t*>(x)[i];

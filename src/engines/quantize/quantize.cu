@@ -129,8 +129,9 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
   using M = Map<E>;
   int64_t br64, bc64;
   layout::block_shape(r, &br64, &bc64);
-  const int br = int(br64), bc = int(bc64), across_bits = 7 - (__ffs(bc) - 1);  // kTile = 2^7
-  const int blocks = (kTile / br) << across_bits;
+  // Every extent here is a power of two (quantize_refusal): shifts, not divisions.
+  const int br = int(br64), bc = int(bc64), br_bits = __ffs(br) - 1, bc_bits = __ffs(bc) - 1;
+  const int across_bits = 7 - bc_bits, blocks = 1 << (7 - br_bits + across_bits);  // kTile = 2^7
   const int nr = transposed ? bc : br, nc = transposed ? br : bc;  // the block's rectangle of x
   const bool whole = nr == kTile && nc == kTile, by_groups = nr >= 4;
   const int part_rows = by_groups ? nr / 4 : nr, part_cols = by_groups ? nc : nc / M::V;
@@ -138,28 +139,39 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
   int lane_bits = 0;
   while (!whole && lane_bits < 5 && (blocks << lane_bits) < kThreads && (1 << lane_bits) < per_block) ++lane_bits;
   const int lanes = 1 << lane_bits;
+  // Row partials four at a time where a block's run of them is whole 16-byte vectors.
+  const bool quads = E == 2 && !by_groups && part_cols % 4 == 0;
   // The output's first block of the tile, and the tile's extent inside the matrix.
-  const int64_t first_bi = (transposed ? j0 : i0) / br, first_bj = (transposed ? i0 : j0) / bc;
+  const int64_t first_bi = (transposed ? j0 : i0) >> br_bits, first_bj = (transposed ? i0 : j0) >> bc_bits;
   const int valid_r = transposed ? C : R, valid_c = transposed ? R : C;
   for (int first = 0; first < blocks; first += kThreads >> lane_bits) {
     const int blk = first + (int(threadIdx.x) >> lane_bits), l = int(threadIdx.x) & (lanes - 1);
     const int bi = blk >> across_bits, bj = blk & ((1 << across_bits) - 1);
     float m = whole ? tile_max : 0.0f;
     if (blk < blocks && !whole) {
-      const int xr = transposed ? bj * bc : bi * br, xc = transposed ? bi * br : bj * bc;
-      for (int i = l; i < per_block; i += lanes) {
-        const int pr = i >> col_bits, pc = i & (part_cols - 1);
-        if (by_groups) {
-          const int g = xr / 4 + pr;
-          m = fmaxf(m, sh.col_part[g][col_slot<E>(g, xc + pc)]);
-        } else {
-          m = fmaxf(m, sh.row_part[xr + pr][xc / M::V + pc]);
+      const int xr = transposed ? bj << bc_bits : bi << br_bits, xc = transposed ? bi << br_bits : bj << bc_bits;
+      if (by_groups) {  // groups xr / 4 .., columns xc ..
+#pragma unroll(E == 2 ? 4 : 1)
+        for (int i = l; i < per_block; i += lanes) {
+          const int g = (xr >> 2) + (i >> col_bits);
+          m = fmaxf(m, sh.col_part[g][col_slot<E>(g, xc + (i & (part_cols - 1)))]);
         }
+      } else if (quads) {  // rows xr .., chunks xc / V .., four a load
+        const int quads_a_row_bits = col_bits - 2;
+#pragma unroll(E == 2 ? 4 : 1)
+        for (int i = l; i < per_block / 4; i += lanes) {
+          const float4 q = *reinterpret_cast<const float4*>(
+              &sh.row_part[xr + (i >> quads_a_row_bits)][xc / M::V + 4 * (i & ((1 << quads_a_row_bits) - 1))]);
+          m = fmaxf(m, fmaxf(fmaxf(q.x, q.y), fmaxf(q.z, q.w)));
+        }
+      } else {
+        for (int i = l; i < per_block; i += lanes)
+          m = fmaxf(m, sh.row_part[xr + (i >> col_bits)][xc / M::V + (i & (part_cols - 1))]);
       }
     }
     for (int s = lanes / 2; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, lanes));
     if (blk < blocks && l == 0) {
-      const bool inside = bi * br < valid_r && bj * bc < valid_c;
+      const bool inside = (bi << br_bits) < valid_r && (bj << bc_bits) < valid_c;
       const int64_t at = index(first_bi + bi, first_bj + bj);
       if (r.scaling == Scaling::mx) {
         const uint8_t code = layout::e8m0_from_amax(m, r.out);
@@ -497,11 +509,13 @@ __global__ void __launch_bounds__(kThreads, 2)
                    const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Shared<E>& sh = *reinterpret_cast<Shared<E>*>(smem_bytes);
-  const int64_t tiles_c = (cols + kTile - 1) / kTile;
+  // 32-bit tile arithmetic (fewer than 2^31 tiles: quantize_refusal); a 64-bit division costs
+  // every thread about 70 instructions.
+  const unsigned tiles_c = unsigned((cols + kTile - 1) >> 7);  // kTile = 2^7
   // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
   // last are the ones still in L2.
-  const int64_t tile = r.scaling == Scaling::tensor_amax ? int64_t(gridDim.x) - 1 - blockIdx.x : int64_t(blockIdx.x);
-  const int64_t i0 = tile / tiles_c * kTile, j0 = tile % tiles_c * kTile;
+  const unsigned tile = r.scaling == Scaling::tensor_amax ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t i0 = int64_t(tile / tiles_c) * kTile, j0 = int64_t(tile % tiles_c) * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
   if constexpr (S != Scheme::general) {  // the general scheme's block shapes are rare: one path
     if (R == kTile && C == kTile && flags.x_vectors && flags.data_words && flags.data_t_vectors) {

@@ -111,7 +111,7 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     write (current scaling always writes amax). PyTorch tensors on a GPU give float8 tensors and
     run on the current stream (torch.ops.xpose.quantize: torch.compile traces it); CuPy arrays
     give uint8 codes; NumPy arrays and PyTorch CPU tensors run the CPU reference, which the GPU
-    matches bit for bit.
+    matches bit for bit. No gradient flows through it (its outputs do not require grad).
     """
     from . import _library_of
 

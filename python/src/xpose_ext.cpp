@@ -64,21 +64,6 @@ void transpose_device(uintptr_t src, uintptr_t dst, int64_t elem_bytes, int64_t 
                                           stride_src, stride_dst, s));
 }
 
-// In place: each of `batch` dense rows x cols matrices at data becomes its cols x rows transpose.
-void transpose_inplace_host(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch) {
-  xpose::transpose_inplace_host(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch);
-}
-
-void transpose_inplace_device(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch,
-                              uintptr_t stream) {
-  // The GPU path takes no workspace for the layouts it serves (square matrices); the workspace
-  // query refuses the rest, saying why, before anything is written.
-  if (xpose::transpose_inplace_workspace(elem_bytes, rows, cols, batch) != 0)
-    throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, "this layout needs a workspace, which the Python call does not pass");
-  xpose::transpose_inplace(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch, nullptr, 0,
-                           reinterpret_cast<cudaStream_t>(stream));
-}
-
 // The current device for a scope: `device` (none given: < 0), then back to the caller's.
 class OnDevice {
  public:
@@ -93,6 +78,22 @@ class OnDevice {
  private:
   int device_, current_ = -1;
 };
+
+// In place: each of `batch` dense rows x cols matrices at data becomes its cols x rows transpose.
+void transpose_inplace_host(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch) {
+  xpose::transpose_inplace_host(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch);
+}
+
+void transpose_inplace_device(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch,
+                              uintptr_t stream, int device) {
+  const OnDevice on(device);  // the C ABI runs on the current device, which must be data's
+  // The GPU path takes no workspace for the layouts it serves (square matrices); the workspace
+  // query refuses the rest, saying why, before anything is written.
+  if (xpose::transpose_inplace_workspace(elem_bytes, rows, cols, batch) != 0)
+    throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, "this layout needs a workspace, which the Python call does not pass");
+  xpose::transpose_inplace(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch, nullptr, 0,
+                           reinterpret_cast<cudaStream_t>(stream));
+}
 
 // FP8 quantization's descriptor from the Python call's fields.
 xpose_quantize_desc_t quantize_desc(int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling,
@@ -960,7 +961,7 @@ NB_MODULE(_xpose, m) {
   m.def("transpose_inplace_host", &transpose_inplace_host, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a, "batch"_a,
         no_gil);
   m.def("transpose_inplace_device", &transpose_inplace_device, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a,
-        "batch"_a, "stream"_a, no_gil);
+        "batch"_a, "stream"_a, "device"_a, no_gil);
   m.def("quantize_scales_bytes", &quantize_scales_bytes, "input"_a, "rows"_a, "cols"_a, "format"_a, "scaling"_a,
         "scale_layout"_a, "block_rows"_a, "block_cols"_a, "transposed"_a);
   m.def("quantize", &quantize, "input"_a, "rows"_a, "cols"_a, "ld"_a, "format"_a, "scaling"_a, "scale_layout"_a,

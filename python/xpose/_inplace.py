@@ -54,13 +54,12 @@ def transpose_inplace(x):
             raise _error(ValueError, f"x is on {x.device}; xpose serves CUDA devices and the CPU")
         from ._torch import transpose_inplace_op
 
-        transpose_inplace_op(x)
+        transpose_inplace_op(x)  # the op, even in plain eager mode: it bumps x's version counter
         return x.view(lead + (cols, rows))
     if lib == "cupy":
         lead, rows, cols, batch = _shape(x, x.flags.c_contiguous, x.itemsize)
         stream = cupy.cuda.get_current_stream(x.device.id).ptr
-        with x.device:
-            _native(_xpose.transpose_inplace_device, x.data.ptr, rows, cols, x.itemsize, batch, stream)
+        _native(_xpose.transpose_inplace_device, x.data.ptr, rows, cols, x.itemsize, batch, stream, x.device.id)
         return x.reshape(lead + (cols, rows))
     if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
@@ -87,13 +86,10 @@ def torch_impl(x):
     if x.numel() == 0:
         return
     if x.is_cuda:
-        import torch
-
         from . import _torch_stream
 
         index = x.get_device()
-        with torch.cuda.device(index):  # the C ABI runs on the current device, which must be x's
-            _native(_xpose.transpose_inplace_device, x.data_ptr(), rows, cols, x.element_size(), batch,
-                    _torch_stream(index))
+        _native(_xpose.transpose_inplace_device, x.data_ptr(), rows, cols, x.element_size(), batch,
+                _torch_stream(index), index)
     else:
         _native(_xpose.transpose_inplace_host, x.data_ptr(), rows, cols, x.element_size(), batch)

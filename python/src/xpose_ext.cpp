@@ -751,7 +751,8 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
 // checked them from x, which they must describe; every output a new tensor on x's device
 // (PyTorch's allocator; empty where not wanted: `want` of data, data_t, scales, scales_t,
 // amax), the call on PyTorch's current stream. A tuple (data, data_t, scales, scales_t, amax),
-// or None where the Python path must take the call (a PyTorch whose DLPack has no float8).
+// or None where the Python path must take the call (an empty x, whose amax it zeroes; a
+// PyTorch whose DLPack has no float8).
 nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, int64_t ld, int format, int scaling,
                           int scale_layout, int block_rows, int block_cols, bool pow2, double scale,
                           const std::array<bool, 5>& want, const std::vector<int64_t>& scales_shape,
@@ -759,8 +760,8 @@ nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, i
   static const std::string fn = "quantize";
   const TorchQueries* q = torch_queries;
   View xv;
-  if (q == nullptr || !plain_view(*q, x, "x", &xv) || xv.device < 0 || xv.ndim != 2 || xv.shape[0] != rows ||
-      xv.shape[1] != cols || (call_true(q->grad_enabled) && attr_true(x, q->requires_grad)) ||
+  if (rows == 0 || cols == 0 || q == nullptr || !plain_view(*q, x, "x", &xv) || xv.device < 0 || xv.ndim != 2 ||
+      xv.shape[0] != rows || xv.shape[1] != cols || (call_true(q->grad_enabled) && attr_true(x, q->requires_grad)) ||
       call_true(q->tracing) || call_true(q->function_modes) || call_true(q->dispatch_modes) || call_true(q->functorch))
     return nb::none();
   // DLPack's type codes (dlpack.h 1.1): float, float8_e4m3fn, float8_e5m2, float8_e8m0fnu
@@ -784,16 +785,13 @@ nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, i
     const bool wanted = want[size_t(k)];
     try {
       made[k].emplace(fn, xv.device, outputs[k].dtype, wanted ? outputs[k].ndim : 1, wanted ? outputs[k].shape : none);
-    } catch (const nb::python_error&) {
+    } catch (const std::exception&) {  // nanobind's exceptions too
       if (k < 4) return nb::none();  // float8 refused: PyTorch's own allocation (the Python path) then
-      throw;
-    } catch (const std::exception&) {
-      if (k < 4) return nb::none();
       throw;
     }
     if (wanted) at[k] = made[k]->view().data;
   }
-  if (rows != 0 && cols != 0) {
+  {
     const xpose_quantize_desc_t d =
         quantize_desc(input, rows, cols, ld, format, scaling, scale_layout, block_rows, block_cols, pow2, scale);
     const xpose::QuantizeOutputs out{at[0], at[1], at[2], at[3], static_cast<float*>(at[4])};
@@ -801,11 +799,6 @@ nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, i
     nb::gil_scoped_release released;
     const OnDevice on(xv.device);
     xpose::quantize(d, xv.data, out, reinterpret_cast<cudaStream_t>(stream));
-  } else if (want[4]) {  // nothing to reduce: the amax is 0
-    const uintptr_t stream = torch_stream(fn, xv);
-    const OnDevice on(xv.device);
-    if (cudaMemsetAsync(at[4], 0, sizeof(float), reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess)
-      raise(PyExc_RuntimeError, fn, std::string("CUDA: ") + cudaGetErrorString(cudaGetLastError()));
   }
   nb::object given[5];
   for (int k = 0; k < 5; ++k) given[k] = made[k]->give(fn);

@@ -3,7 +3,8 @@
 // through nanobind's ndarray; plain PyTorch tensors through DLPack's C exchange API, which also
 // gives PyTorch's stream and allocates the result; other PyTorch tensors as their fields) and
 // the axes it has read; everything else is checked here, in the caller's terms, and the
-// library is called. Errors leave as TypeError, ValueError or RuntimeError, one line each,
+// library is called. plain_call serves plain PyTorch tensors and NumPy arrays before the
+// Python layer runs at all (torch_call, numpy_call). Errors leave as TypeError, ValueError or RuntimeError, one line each,
 // beginning "xpose.<function>: ". transpose_/permute_host and _device are the C calls on raw
 // addresses, unchecked here: the package does not use them; tools/experiments time the C
 // ABI's own cost through them. torch_quantize is xpose.quantize's eager PyTorch path (its
@@ -716,6 +717,19 @@ bool plain_axes(nb::handle axes, int nd, bool reverse_none, std::vector<int>* ou
   return true;
 }
 
+// The axes of xpose.<fn>(x of nd axes, axes): fn "matrix_transpose" and "transpose" swap the
+// last two (axes unread); the others read axes as plain_axes does. False: the Python layer
+// reads them (and says what is wrong).
+bool plain_dims(const std::string& fn, int nd, nb::handle axes, std::vector<int>* dims) {
+  if (fn == "matrix_transpose" || fn == "transpose") {
+    if (nd < 2) return false;
+    for (int k = 0; k < nd; ++k) dims->push_back(k);
+    std::swap((*dims)[size_t(nd) - 1], (*dims)[size_t(nd) - 2]);
+    return true;
+  }
+  return plain_axes(axes, nd, fn == "permute", dims);
+}
+
 // xpose.<fn>(x, axes, out) where all is plain, else None. fn "matrix_transpose" and "transpose"
 // swap the last two axes (axes unread).
 nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::handle out) {
@@ -723,13 +737,7 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
   View xv, ov;
   if (q == nullptr || !plain_view(*q, x, "x", &xv)) return nb::none();
   std::vector<int> dims;
-  if (fn == "matrix_transpose" || fn == "transpose") {
-    if (xv.ndim < 2) return nb::none();
-    for (int k = 0; k < xv.ndim; ++k) dims.push_back(k);
-    std::swap(dims[size_t(xv.ndim) - 1], dims[size_t(xv.ndim) - 2]);
-  } else if (!plain_axes(axes, xv.ndim, fn == "permute", &dims)) {
-    return nb::none();
-  }
+  if (!plain_dims(fn, xv.ndim, axes, &dims)) return nb::none();
   if (out.is_none()) {
     if ((call_true(q->grad_enabled) && attr_true(x, q->requires_grad)) || call_true(q->tracing) || call_true(q->function_modes) ||
         call_true(q->dispatch_modes) || call_true(q->functorch))
@@ -744,6 +752,59 @@ nb::object torch_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
     return nb::none();  // the Python layer serves it, or says what is wrong in PyTorch's terms
   run(fn, xv, ov, dims, torch_stream(fn, xv), "auto");
   return nb::borrow(out);
+}
+
+// ---- Plain NumPy arrays, without a Python frame ----
+// The Python layer's fast path for an exact numpy.ndarray (and out one, or None) in C++: the same
+// steps (axes read, a new result from numpy.empty, permute_arrays), None wherever that path would
+// hand the call on (axes it must read, an out of another dtype or read-only, an array nanobind's
+// ndarray does not take), so that messages stay the Python layer's.
+struct NumpyQueries {
+  PyTypeObject* ndarray = nullptr;
+  nb::object empty, dtype = nb::str("dtype");
+};
+NumpyQueries* numpy_queries = nullptr;  // set once, kept for the module's life
+
+// Whether numpy (the module) has what numpy_call uses; from then on it is used.
+bool use_numpy_fast(nb::handle numpy) {
+  auto q = std::make_unique<NumpyQueries>();
+  try {
+    nb::object ndarray = numpy.attr("ndarray");
+    q->empty = numpy.attr("empty");
+    if (!PyType_Check(ndarray.ptr())) return false;
+    q->ndarray = reinterpret_cast<PyTypeObject*>(ndarray.release().ptr());  // a reference kept
+  } catch (const nb::python_error&) {
+    return false;
+  }
+  if (numpy_queries == nullptr) numpy_queries = q.release();
+  return true;
+}
+
+nb::object numpy_call(const NumpyQueries& q, const std::string& fn, nb::handle x, nb::handle axes, nb::handle out) {
+  if (!out.is_none() && Py_TYPE(out.ptr()) != q.ndarray) return nb::none();
+  nb::ndarray<nb::ro> xa;
+  if (!nb::try_cast(x, xa, false) || xa.ndim() > size_t(kMaxRank)) return nb::none();
+  std::vector<int> dims;
+  if (!plain_dims(fn, int(xa.ndim()), axes, &dims)) return nb::none();
+  nb::object result = nb::borrow(out);
+  if (out.is_none()) {
+    std::vector<int64_t> shape;
+    for (const int d : dims) shape.push_back(int64_t(xa.shape(size_t(d))));
+    result = q.empty(nb::cast(shape), x.attr(q.dtype));
+  } else {
+    nb::ndarray<> oa;
+    if (!nb::try_cast(out, oa, false) || oa.dtype() != xa.dtype()) return nb::none();
+  }
+  if (!permute_arrays(fn, x, result, dims, 0, "auto")) return nb::none();
+  return result;
+}
+
+// xpose.<fn>(x, axes, out) for a plain PyTorch tensor (torch_call) or NumPy array (numpy_call)
+// x, else None.
+nb::object plain_call(const std::string& fn, nb::handle x, nb::handle axes, nb::handle out) {
+  if (numpy_queries != nullptr && Py_TYPE(x.ptr()) == numpy_queries->ndarray)
+    return numpy_call(*numpy_queries, fn, x, axes, out);
+  return torch_call(fn, x, axes, out);
 }
 
 // xpose.quantize(x, ...) of a plain PyTorch CUDA tensor x in eager mode (no gradient asked,
@@ -977,6 +1038,8 @@ NB_MODULE(_xpose, m) {
   m.def("permute_torch", &permute_torch, "fn"_a, "x"_a, "out"_a.none(), "axes"_a, "kernel"_a);
   m.def("use_torch_fast", &use_torch_fast, "torch"_a);
   m.def("torch_call", &torch_call, "fn"_a, "x"_a, "axes"_a.none(), "out"_a.none());
+  m.def("use_numpy_fast", &use_numpy_fast, "numpy"_a);
+  m.def("plain_call", &plain_call, "fn"_a, "x"_a, "axes"_a.none(), "out"_a.none());
   m.def("permute_fields", &permute_fields, "fn"_a, "x_data"_a, "x_shape"_a, "x_strides"_a, "out_data"_a,
         "out_shape"_a, "out_strides"_a, "itemsize"_a, "device"_a, "axes"_a, "stream"_a, "kernel"_a);
   nb::class_<ArrayPlan>(m, "ArrayPlan")

@@ -250,7 +250,7 @@ def test_torch_exchange_path_matches_the_fields_path(monkeypatch):
             got.append(xpose.permute_dims(x, dims, out=out))
             assert got[1] is out
             monkeypatch.setattr(xpose, "_TORCH_EXCHANGE", False)
-            monkeypatch.setattr(xpose, "_PLAIN", None)  # the native eager path reads through the exchange too
+            monkeypatch.setattr(xpose, "_NATIVE", ())  # the native eager path reads through the exchange too
             got.append(xpose.permute_dims(x, dims))
             monkeypatch.undo()
         stream.synchronize()

@@ -340,3 +340,72 @@ def test_no_threads_to_spare_is_no_error():
     """)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-500:])
+
+
+def test_native_path_matches_the_python_layer(monkeypatch):
+    """Plain NumPy arrays are served in C++ (xpose._xpose.plain_call) before the Python layer:
+    for random views, axes, outs and refusals both give the same array or the same exception and
+    message, and write nothing on error."""
+    import random
+
+    xpose.permute_dims(np.zeros((2, 3)), (1, 0))  # the package has seen NumPy
+    if np.ndarray not in xpose._NATIVE:
+        pytest.skip("the native NumPy path is not in use")
+    r = random.Random(20261127)
+    fns = [("permute_dims", True), ("permute", True), ("matrix_transpose", False), ("transpose", False)]
+    dtypes = DTYPES + [np.dtype("V16"), np.dtype(">i4"), np.dtype(object)]
+
+    def outcome(fn, args, out, native):
+        monkeypatch.setattr(xpose, "_NATIVE", (np.ndarray,) if native else ())
+        before = out.tobytes() if out is not None else None
+        try:
+            y = fn(*args, out=out) if out is not None else fn(*args)
+        except (TypeError, ValueError) as e:
+            assert out is None or out.tobytes() == before, "a refused call wrote to out"
+            return ("error", type(e), str(e))
+        assert out is None or y is out
+        return ("ok", type(y), y.shape, y.dtype, y.flags.c_contiguous, y.tobytes() if y.dtype != object else None)
+
+    served = refused = 0
+    for trial in range(400):
+        rank = r.randint(0, 5)
+        shape = [r.choice([0, 1, 2, 3, 5, 8]) if r.random() < 0.1 else r.choice([1, 2, 3, 5, 8]) for _ in range(rank)]
+        dtype = r.choice(dtypes)
+        x = np.zeros(shape, dtype) if dtype == object else random_array(shape, dtype)
+        if rank >= 2 and r.random() < 0.4:
+            x = x.swapaxes(0, rank - 1)  # a view
+        if rank >= 1 and r.random() < 0.2:
+            x = x[..., ::2]  # stepped
+        if rank >= 1 and r.random() < 0.1:
+            x = np.broadcast_to(x[..., :1], x.shape)  # zero strides
+        name, takes_axes = r.choice(fns)
+        fn = getattr(xpose, name)
+        dims = list(range(x.ndim))
+        r.shuffle(dims)
+        args = (x,)
+        if takes_axes:
+            kind = r.random()
+            axes = tuple(dims) if kind < 0.4 else [d - x.ndim for d in dims] if kind < 0.6 else \
+                None if kind < 0.7 else dims[:-1] if kind < 0.8 else "10" if kind < 0.9 else dims + dims[:1]
+            args = (x, axes)
+        out = None
+        if r.random() < 0.5:
+            ref = outcome(fn, args, None, False)
+            if ref[0] == "ok":
+                what = r.random()
+                out_shape = list(ref[2]) if what < 0.7 else list(reversed(ref[2]))
+                out_dtype = x.dtype if what < 0.85 else np.int16 if x.dtype != np.int16 else np.int32
+                base = random_array(out_shape, out_dtype) if out_dtype != object else np.zeros(out_shape, object)
+                read_only, swapped = r.random() < 0.1, len(out_shape) >= 2 and r.random() < 0.1
+                outs = []  # out, and its twin for the native call: the same bytes and strides
+                for o in (base, base.copy()):
+                    o = o.swapaxes(0, 1) if swapped else o  # a strided out
+                    o.flags.writeable = not read_only
+                    outs.append(o)
+                out, twin = outs
+        got = outcome(fn, args, twin if out is not None else None, True)
+        want = outcome(fn, args, out, False)
+        assert got == want, (name, args[1:], shape, x.dtype, got[:3], want[:3])
+        served += got[0] == "ok"
+        refused += got[0] == "error"
+    assert served > 150 and refused > 30, (served, refused)

@@ -1,4 +1,4 @@
-"""PyTorch tensors served by the native boundary's eager path (xpose._xpose.torch_call, taken
+"""PyTorch tensors served by the native boundary's eager path (xpose._xpose.plain_call, taken
 for plain tensors before any Python check) against the Python layer that serves everything
 else: for random views, axes, outs and refusals, on the CPU and on a CUDA device where one is,
 both give the same bits, or the same exception with the same message, and write nothing on
@@ -45,7 +45,7 @@ def bits(t):
 def outcome(fn, args, out, monkeypatch, native):
     """fn(*args, out=out) with the native eager path on or off: ("ok", result bits, out's bits)
     or ("error", type, message, out's bits)."""
-    monkeypatch.setattr(xpose, "_PLAIN", native)
+    monkeypatch.setattr(xpose, "_NATIVE", (native,) if native is not None else ())
     before = bits(out) if out is not None else None
     try:
         y = fn(*args, out=out) if out is not None else fn(*args)

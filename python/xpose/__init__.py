@@ -184,8 +184,8 @@ def permute_dims(x, axes, out=None):
     (autograd, inference tensors) or CUDA fails; nothing is written when a check fails.
     PyTorch tensors without `out` go through the custom op `torch.ops.xpose.permute` where it
     adds something (torch.compile, autograd, tracing, meta tensors)."""
-    if type(x) is _PLAIN and not _compiling():
-        y = _xpose.torch_call("permute_dims", x, axes, out)
+    if type(x) in _NATIVE and not _compiling():
+        y = _xpose.plain_call("permute_dims", x, axes, out)
         if y is not None:
             return y
     return _permute(x, axes, out, "permute_dims")
@@ -194,8 +194,8 @@ def permute_dims(x, axes, out=None):
 def matrix_transpose(x, out=None):
     """The last two axes of `x` swapped (any rank of 2 or more), as the Python array API's
     `matrix_transpose`: `permute_dims(x, (..., -1, -2))`, under the same rules."""
-    if type(x) is _PLAIN and not _compiling():
-        y = _xpose.torch_call("matrix_transpose", x, None, out)
+    if type(x) in _NATIVE and not _compiling():
+        y = _xpose.plain_call("matrix_transpose", x, None, out)
         if y is not None:
             return y
     return _matrix_transpose(x, out, "auto", "matrix_transpose")
@@ -204,8 +204,8 @@ def matrix_transpose(x, out=None):
 def permute(x, dims=None, out=None):
     """`permute_dims` under NumPy's name and reading: `numpy.transpose(x, dims)` made dense;
     `dims` None reverses the axes."""
-    if type(x) is _PLAIN and not _compiling():
-        y = _xpose.torch_call("permute", x, dims, out)
+    if type(x) in _NATIVE and not _compiling():
+        y = _xpose.plain_call("permute", x, dims, out)
         if y is not None:
             return y
     return _permute(x, dims, out, "permute")
@@ -215,8 +215,8 @@ def transpose(x, out=None, kernel="auto"):
     """`matrix_transpose`: the last two axes swapped (2-D, a 3-D batch of matrices, or more
     axes), under the same rules. `kernel` names one of `xpose.kernels()` instead of the
     automatic choice (GPU arrays only)."""
-    if type(x) is _PLAIN and kernel == "auto" and not _compiling():
-        y = _xpose.torch_call("transpose", x, None, out)
+    if type(x) in _NATIVE and kernel == "auto" and not _compiling():
+        y = _xpose.plain_call("transpose", x, None, out)
         if y is not None:
             return y
     return _matrix_transpose(x, out, kernel, "transpose")
@@ -426,7 +426,10 @@ def _permute(x, axes, out, fn, kernel="auto"):
     np = sys.modules.get("numpy")
     if np is not None and type(x) is np.ndarray and (out is None or type(out) is np.ndarray) and \
             kernel == "auto" and not x.dtype.hasobject:
-        # A plain NumPy array (no subclass, mask or named kernel to see to): the fewest steps.
+        # A plain NumPy array (no subclass, mask or named kernel to see to): the fewest steps
+        # (in C++ once seen: _xpose.plain_call takes the same ones).
+        if _NDARRAY is None:
+            _seen_numpy(np)
         dims = _check_dims(axes, x.ndim, fn)
         if out is None:
             out = np.empty([x.shape[d] for d in dims], x.dtype)
@@ -460,10 +463,21 @@ def _permute(x, axes, out, fn, kernel="auto"):
 
 _TORCH_EXCHANGE = False  # whether torch.Tensor offers DLPack's C exchange API (PyTorch 2.10 and later)
 # torch.Tensor where the native boundary serves plain tensors in eager mode itself
-# (_xpose.torch_call: the checks of _permute_torch and _torch._plain_eager, made without a Python
+# (_xpose.torch_call, through plain_call: the checks of _permute_torch and _torch._plain_eager, made without a Python
 # frame; None where anything is not plain, and this layer takes the call). Never under
 # torch.compile's tracing, which records the custom op instead.
 _PLAIN = None
+# The types whose plain arrays _xpose.plain_call serves before this layer: _PLAIN's, and
+# numpy.ndarray once a NumPy array has been seen (its fast path below, in C++).
+_NATIVE = ()
+_NDARRAY = None
+
+
+def _seen_numpy(np):
+    global _NDARRAY, _NATIVE
+    _NDARRAY = np.ndarray
+    if _xpose.use_numpy_fast(np):
+        _NATIVE += (np.ndarray,)
 
 
 def _compiling():
@@ -471,7 +485,7 @@ def _compiling():
 
 
 def _seen_torch():
-    global _TENSOR, _TORCH_EXCHANGE, _PLAIN, _compiling
+    global _TENSOR, _TORCH_EXCHANGE, _PLAIN, _NATIVE, _compiling
     if _TENSOR is not None:  # once: the exchange table is read when torch is first seen
         return
     torch = sys.modules["torch"]
@@ -479,7 +493,7 @@ def _seen_torch():
     _TORCH_EXCHANGE = _xpose.use_torch_exchange(tensor)
     compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None)
     if _TORCH_EXCHANGE and compiling is not None and _xpose.use_torch_fast(torch):
-        _compiling, _PLAIN = compiling, tensor
+        _compiling, _PLAIN, _NATIVE = compiling, tensor, _NATIVE + (tensor,)
     _TENSOR = tensor
 
 

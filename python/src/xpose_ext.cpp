@@ -4,10 +4,10 @@
 // gives PyTorch's stream and allocates the result; other PyTorch tensors as their fields) and
 // the axes it has read; everything else is checked here, in the caller's terms, and the
 // library is called. plain_call serves plain PyTorch tensors and NumPy arrays before the
-// Python layer runs at all (torch_call, numpy_call). Errors leave as TypeError, ValueError or RuntimeError, one line each,
-// beginning "xpose.<function>: ". transpose_/permute_host and _device are the C calls on raw
-// addresses, unchecked here: the package does not use them; tools/experiments time the C
-// ABI's own cost through them. torch_quantize is xpose.quantize's eager PyTorch path (its
+// Python layer runs at all (torch_call, numpy_call). Errors leave as TypeError, ValueError or
+// RuntimeError, one line each, beginning "xpose.<function>: ". transpose_/permute_host and
+// _device are the C calls on raw addresses, unchecked here: the package does not use them;
+// tools/experiments time the C ABI's own cost through them. torch_quantize is xpose.quantize's eager PyTorch path (its
 // outputs allocated through the same exchange); quantize its other arrays' (addresses the
 // Python layer checked). DistPlan is xpose.distributed's.
 #include <cuda_runtime_api.h>

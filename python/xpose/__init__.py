@@ -463,8 +463,8 @@ def _permute(x, axes, out, fn, kernel="auto"):
 
 _TORCH_EXCHANGE = False  # whether torch.Tensor offers DLPack's C exchange API (PyTorch 2.10 and later)
 # torch.Tensor where the native boundary serves plain tensors in eager mode itself
-# (_xpose.torch_call, through plain_call: the checks of _permute_torch and _torch._plain_eager, made without a Python
-# frame; None where anything is not plain, and this layer takes the call). Never under
+# (_xpose.torch_call, through plain_call: the checks of _permute_torch and _torch._plain_eager,
+# made without a Python frame; None where anything is not plain, and this layer takes the call). Never under
 # torch.compile's tracing, which records the custom op instead.
 _PLAIN = None
 # The types whose plain arrays _xpose.plain_call serves before this layer: _PLAIN's, and

@@ -7,9 +7,9 @@
 // Python layer runs at all (torch_call, numpy_call). Errors leave as TypeError, ValueError or
 // RuntimeError, one line each, beginning "xpose.<function>: ". transpose_/permute_host and
 // _device are the C calls on raw addresses, unchecked here: the package does not use them;
-// tools/experiments time the C ABI's own cost through them. torch_quantize is xpose.quantize's eager PyTorch path (its
-// outputs allocated through the same exchange); quantize its other arrays' (addresses the
-// Python layer checked). DistPlan is xpose.distributed's.
+// tools/experiments time the C ABI's own cost through them. torch_quantize is xpose.quantize's
+// eager PyTorch path (its outputs allocated through the same exchange); quantize its other
+// arrays' (addresses the Python layer checked). DistPlan is xpose.distributed's.
 #include <cuda_runtime_api.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -418,13 +418,9 @@ void fill(View* v, const Array& a) {
   v->device = type == nb::device::cuda::value || type == nb::device::cuda_managed::value ? int(a.device_id()) : -1;
 }
 
-// x and out of any library nanobind's ndarray takes. Returns false (nothing done) where x or
-// out cannot be taken as such (out: as writable); the Python layer then says why.
-bool permute_arrays(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
-                    uintptr_t stream, const std::string& kernel) {
-  nb::ndarray<nb::ro> xa;
-  nb::ndarray<> oa;
-  if (!nb::try_cast(x, xa, false) || !nb::try_cast(out, oa, false)) return false;  // never a converted copy
+// x and out as nanobind's ndarray took them: checked in the caller's terms, then permuted.
+void permute_ndarrays(const std::string& fn, const nb::ndarray<nb::ro>& xa, const nb::ndarray<>& oa,
+                      const std::vector<int>& axes, uintptr_t stream, const std::string& kernel) {
   if (xa.dtype() != oa.dtype()) raise(PyExc_ValueError, fn, "out's dtype differs from x's");
   if (xa.dtype().lanes != 1)
     raise(PyExc_TypeError, fn, "x's elements are vectors of " + std::to_string(xa.dtype().lanes) + " lanes");
@@ -439,6 +435,16 @@ bool permute_arrays(const std::string& fn, nb::handle x, nb::handle out, const s
   if (oa.ndim() > size_t(kMaxRank)) raise(PyExc_ValueError, fn, "out has " + std::to_string(oa.ndim()) + " axes");
   fill(&ov, oa);
   run(fn, xv, ov, axes, stream, kernel);
+}
+
+// x and out of any library nanobind's ndarray takes. Returns false (nothing done) where x or
+// out cannot be taken as such (out: as writable); the Python layer then says why.
+bool permute_arrays(const std::string& fn, nb::handle x, nb::handle out, const std::vector<int>& axes,
+                    uintptr_t stream, const std::string& kernel) {
+  nb::ndarray<nb::ro> xa;
+  nb::ndarray<> oa;
+  if (!nb::try_cast(x, xa, false) || !nb::try_cast(out, oa, false)) return false;  // never a converted copy
+  permute_ndarrays(fn, xa, oa, axes, stream, kernel);
   return true;
 }
 
@@ -791,11 +797,10 @@ nb::object numpy_call(const NumpyQueries& q, const std::string& fn, nb::handle x
     std::vector<int64_t> shape;
     for (const int d : dims) shape.push_back(int64_t(xa.shape(size_t(d))));
     result = q.empty(nb::cast(shape), x.attr(q.dtype));
-  } else {
-    nb::ndarray<> oa;
-    if (!nb::try_cast(out, oa, false) || oa.dtype() != xa.dtype()) return nb::none();
   }
-  if (!permute_arrays(fn, x, result, dims, 0, "auto")) return nb::none();
+  nb::ndarray<> oa;
+  if (!nb::try_cast(result, oa, false) || oa.dtype() != xa.dtype()) return nb::none();
+  permute_ndarrays(fn, xa, oa, dims, 0, "auto");  // x taken once
   return result;
 }
 

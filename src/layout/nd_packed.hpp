@@ -29,7 +29,7 @@ constexpr int nd_packed_threads = 256;
 constexpr int nd_packed_min_blocks = 4;   // resident blocks an SM: 64 registers a thread
 constexpr int nd_packed_max_axes = 8;      // axes a tile spans
 constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
-constexpr int64_t nd_packed_blocks = 2048;  // blocks at most; each moves every gridDim.x-th tile
+constexpr int nd_packed_ring = 32;          // tile origins one warp works out at a time (a lane each)
 
 // Elements a thread moves per tile: every load of them in flight before the first store.
 template <int E>
@@ -44,8 +44,9 @@ inline int nd_packed_most(int64_t elem_bytes) {
 
 struct NdPackedAxis {
   uint32_t extent = 1, tile = 1;  // the axis's extent and the tile's along it
-  int64_t src = 0, dst = 0;       // strides, elements
+  FastDivmod by_tile;             // by tile
   int32_t staged = 0;             // stride in the staged tile
+  int64_t src = 0, dst = 0;       // strides, elements
 };
 
 struct NdPacked {
@@ -61,6 +62,7 @@ struct NdPacked {
   FastDivmod split_tiles[nd_packed_max_split];
   uint32_t items = 1;                                // tiles, times the outer indices
   int run_bytes = 0;                                 // the run the tile was cut for
+  uint32_t ring_at = 0;                              // the origin ring's byte offset in it
   uint32_t smem_bytes = 0;                           // dynamic shared memory a block takes
 
   // Where element n of the axes order[0 .. count) (the first fastest) lies in src, in dst and
@@ -72,8 +74,8 @@ struct NdPacked {
     Offsets o = {0, 0, 0};
     for (int i = 0; i < count; ++i) {
       const NdPackedAxis& x = axis[order[i]];
-      const uint32_t c = n % x.tile;
-      n /= x.tile;
+      uint32_t c;
+      n = x.by_tile.divmod(n, &c);
       o.src += int32_t(c) * int32_t(x.src);
       o.dst += int32_t(c) * int32_t(x.dst);
       o.staged += int32_t(c) * x.staged;
@@ -103,6 +105,25 @@ struct NdPacked {
     return item;
   }
 };
+
+// Tile `item`'s whole origin in src and dst: its cut axes' and the form's outer axes'.
+XPOSE_HD inline void nd_packed_origin(const NdForm& f, const NdPacked& t, uint32_t item, int64_t* src, int64_t* dst) {
+  int64_t s, d, os, od;
+  f.outer_offsets(t.origin(item, &s, &d), &os, &od);
+  *src = s + os;
+  *dst = d + od;
+}
+
+// The grid: as many blocks as the GPU holds at once (at most), each moving every gridDim.x-th
+// tile, so that a block's tables and first loads are paid once an SM slot, not once a few tiles.
+inline uint32_t nd_packed_grid(uint32_t items, int sm_count) {
+  return uint32_t(std::min<int64_t>(items, int64_t(std::max(sm_count, 1)) * nd_packed_min_blocks));
+}
+
+// The tiles block `block` of `grid` moves: items block, block + grid, ... below `items` (> block).
+XPOSE_HD inline uint32_t nd_packed_block_tiles(uint32_t items, uint32_t grid, uint32_t block) {
+  return (items - 1 - block) / grid + 1;
+}
 
 // The bytes of the shared-memory tables a block builds before it stages anything (they share
 // the tile's memory).
@@ -190,6 +211,7 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
     NdPackedAxis& a = t.axis[t.rank++];
     a.extent = uint32_t(axes[x].extent);
     a.tile = uint32_t(tile[x]);
+    a.by_tile = FastDivmod(a.tile);
     a.src = axes[x].src_stride;
     a.dst = axes[x].dst_stride;
   }
@@ -289,7 +311,10 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   g.outer_count = uint32_t(outer);
   t.items = uint32_t(items);
   t.run_bytes = run_bytes;
-  t.smem_bytes = uint32_t(std::max<int64_t>(int64_t(t.ld) * t.load_rest * E, nd_packed_table_bytes(t)));
+  // The tile (or the tables before it) first, then the ring of two batches of tile origins.
+  const int64_t tile_bytes = std::max<int64_t>(int64_t(t.ld) * t.load_rest * E, nd_packed_table_bytes(t));
+  t.ring_at = uint32_t(ceil_div(tile_bytes, 16) * 16);
+  t.smem_bytes = t.ring_at + 2 * nd_packed_ring * 16;
   *f = g;
   *out = t;
   return true;

@@ -329,8 +329,10 @@ template <class Rows, class Cols>
   if (t.volume > uint32_t(layout::nd_packed_most(E)) || t.load_row * t.load_rest != t.volume ||
       t.store_row * t.store_rest != t.volume)
     return ::testing::AssertionFailure() << "the tile's sides do not multiply to its " << t.volume << " elements";
-  if (int64_t(t.ld) * t.load_rest * E > t.smem_bytes || layout::nd_packed_table_bytes(t) > t.smem_bytes)
-    return ::testing::AssertionFailure() << "the block's shared memory holds neither its tile nor its tables";
+  if (int64_t(t.ld) * t.load_rest * E > t.ring_at || layout::nd_packed_table_bytes(t) > t.ring_at)
+    return ::testing::AssertionFailure() << "the block's tile or tables reach into its origin ring";
+  if (t.ring_at % 16 || t.ring_at + 2 * layout::nd_packed_ring * 16 > t.smem_bytes)
+    return ::testing::AssertionFailure() << "the origin ring is unaligned or past the block's shared memory";
   std::vector<int32_t> load_row(t.load_row), load_rest(t.load_rest);
   std::vector<layout::NdPacked::Offsets> store_row(t.store_row), store_rest(t.store_rest);
   for (uint32_t n = 0; n < t.load_row; ++n) load_row[n] = t.load_row_at(n).src;
@@ -354,10 +356,25 @@ template <class Rows, class Cols>
       return ::testing::AssertionFailure() << "a staged place lies outside the tile's " << places;
   std::vector<uint8_t> tile(size_t(places) * size_t(E));
   std::vector<char> staged(places);
-  for (uint32_t item = 0; item < t.items; ++item) {
-    int64_t s, d, os, od;
-    f.outer_offsets(t.origin(item, &s, &d), &os, &od);
-    s += os, d += od;
+  // Each block's tiles in the kernel's order, for a grid of one block, of three and of an H100's;
+  // every tile moved by exactly one block.
+  std::vector<uint32_t> walks;
+  for (const uint32_t grid : {uint32_t(1), std::min(t.items, uint32_t(3)), layout::nd_packed_grid(t.items, 132)}) {
+    walks.clear();
+    for (uint32_t block = 0; block < grid; ++block)
+      for (uint32_t j = 0; j < layout::nd_packed_block_tiles(t.items, grid, block); ++j)
+        walks.push_back(block + j * grid);
+    std::vector<uint32_t> sorted = walks;
+    std::sort(sorted.begin(), sorted.end());
+    for (uint32_t item = 0; item < t.items; ++item)
+      if (item >= sorted.size() || sorted[item] != item)
+        return ::testing::AssertionFailure() << grid << " blocks do not move each of the " << t.items << " tiles once";
+    if (sorted.size() != t.items)
+      return ::testing::AssertionFailure() << grid << " blocks move " << sorted.size() << " tiles of " << t.items;
+  }
+  for (const uint32_t item : walks) {
+    int64_t s, d;
+    layout::nd_packed_origin(f, t, item, &s, &d);
     std::fill(staged.begin(), staged.end(), 0);
     for (const Element& e : elements) {
       std::memcpy(&tile[size_t(e.load_at) * size_t(E)], src + (s + e.from) * E, size_t(E));
@@ -970,7 +987,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       ASSERT_EQ(uint64_t(t.items), tiles * f.outer_count);
       ASSERT_LE(t.volume, uint32_t(layout::nd_packed_most(f.elem_bytes)));
       ASSERT_LE(t.smem_bytes, 48u * 1024);  // no opt-in to more dynamic shared memory
-      ASSERT_EQ(uint64_t(plan.grid.x), std::min<uint64_t>(t.items, layout::nd_packed_blocks));
+      ASSERT_EQ(plan.grid.x, layout::nd_packed_grid(t.items, testing::h100.sm_count));
       ASSERT_EQ(1u, plan.grid.y);
       continue;
     }

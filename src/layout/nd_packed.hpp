@@ -9,6 +9,9 @@
 //   store element l = j + store_row * m: j along dst's run, m along the rest
 // Each side's offsets are a sum of a row's and a rest's, so the block builds four small tables
 // once, and each thread keeps its elements' offsets in registers for every tile it moves.
+// Where src's load rows are contiguous (NdPacked::chunks) the loads are the aligned 16-byte
+// chunks around each row, copied asynchronously into one of several stages, no element in a
+// register; else element by element.
 // A cut axis's last tile is moved back to end at the extent: every tile is whole, the
 // elements it shares with the tile before it are written twice with the same values.
 #pragma once
@@ -26,10 +29,18 @@
 namespace xpose::layout {
 
 constexpr int nd_packed_threads = 256;
-constexpr int nd_packed_min_blocks = 4;   // resident blocks an SM: 64 registers a thread
+// Resident blocks an SM: element by element 4 (64 registers a thread: the loads in flight are
+// in registers); by chunks 3 (80: the loads in flight are in the stages).
+constexpr int nd_packed_blocks_per_sm(bool chunks) { return chunks ? 3 : 4; }
 constexpr int nd_packed_max_axes = 8;      // axes a tile spans
 constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
 constexpr int nd_packed_ring = 32;          // tile origins one warp works out at a time (a lane each)
+// Chunk staging (NdPacked::chunks): src rows of at least this many bytes, at most this many
+// chunks a thread, stages of at most this many bytes together, and at most this many stages.
+constexpr int nd_packed_chunk_row = 64;
+constexpr int nd_packed_chunk_slots = 4;
+constexpr int nd_packed_stage_budget = 32 * 1024;
+constexpr int nd_packed_max_stages = 8;
 
 // Elements a thread moves per tile: every load of them in flight before the first store.
 template <int E>
@@ -45,7 +56,7 @@ inline int nd_packed_most(int64_t elem_bytes) {
 struct NdPackedAxis {
   uint32_t extent = 1, tile = 1;  // the axis's extent and the tile's along it
   FastDivmod by_tile;             // by tile
-  int32_t staged = 0;             // stride in the staged tile
+  uint32_t staged = 0;            // stride in the staged tile (NdPacked::chunks: see there)
   int64_t src = 0, dst = 0;       // strides, elements
 };
 
@@ -63,12 +74,24 @@ struct NdPacked {
   uint32_t items = 1;                                // tiles, times the outer indices
   int run_bytes = 0;                                 // the run the tile was cut for
   uint32_t ring_at = 0;                              // the origin ring's byte offset in it
+  // Chunk staging: where src's rows (the load rows) are contiguous, each row of a tile (a
+  // segment) is read as the aligned 16-byte chunks around it (cp.async, no registers), into a
+  // stage that holds segment k at k * seg_pitch, its first element at its address's remainder
+  // modulo 16; `stages` tiles in flight. Else element by element through registers.
+  bool chunks = false;
+  uint32_t seg_chunks = 0;   // chunks a segment can touch
+  uint32_t seg_pitch = 0;    // bytes a segment in a stage: 16 x an odd number
+  uint32_t stage_bytes = 0, stages = 1;
+  FastDivmod by_seg_chunks;  // by seg_chunks
+  uint32_t src_low = 0;      // src's base address modulo 16
+  int64_t src_bytes = 0;     // src's span from its base: no chunk reads past it
   uint32_t smem_bytes = 0;                           // dynamic shared memory a block takes
 
   // Where element n of the axes order[0 .. count) (the first fastest) lies in src, in dst and
   // in the staged tile, from the tile's origin.
   struct Offsets {
-    int32_t src, dst, staged;
+    int32_t src, dst;
+    uint32_t staged;
   };
   XPOSE_HD Offsets offsets(const int8_t* order, int count, uint32_t n) const {
     Offsets o = {0, 0, 0};
@@ -78,7 +101,7 @@ struct NdPacked {
       n = x.by_tile.divmod(n, &c);
       o.src += int32_t(c) * int32_t(x.src);
       o.dst += int32_t(c) * int32_t(x.dst);
-      o.staged += int32_t(c) * x.staged;
+      o.staged += c * x.staged;  // modulo 2^32: chunk staging's high bits
     }
     return o;
   }
@@ -116,8 +139,8 @@ XPOSE_HD inline void nd_packed_origin(const NdForm& f, const NdPacked& t, uint32
 
 // The grid: as many blocks as the GPU holds at once (at most), each moving every gridDim.x-th
 // tile, so that a block's tables and first loads are paid once an SM slot, not once a few tiles.
-inline uint32_t nd_packed_grid(uint32_t items, int sm_count) {
-  return uint32_t(std::min<int64_t>(items, int64_t(std::max(sm_count, 1)) * nd_packed_min_blocks));
+inline uint32_t nd_packed_grid(const NdPacked& t, int sm_count) {
+  return uint32_t(std::min<int64_t>(t.items, int64_t(std::max(sm_count, 1)) * nd_packed_blocks_per_sm(t.chunks)));
 }
 
 // The tiles block `block` of `grid` moves: items block, block + grid, ... below `items` (> block).
@@ -161,9 +184,60 @@ inline void grow_run(const PermuteAxis* axes, const int* order, int n, int64_t g
 
 }  // namespace packed_detail
 
+// Whether (and how) permute_packed stages tile t by chunks, for a src base of address `src_low`
+// modulo 16 whose elements span `src_bytes`: its load rows contiguous in src and at least
+// nd_packed_chunk_row bytes, every element at an address of a multiple of its size (the stores
+// read it from the stage whole), at most nd_packed_chunk_slots chunks a thread, two stages
+// within 46 KiB, and a tile's src and dst bytes within 32-bit offsets.
+inline void nd_packed_chunks(NdPacked* t, int64_t E, uintptr_t src_low, int64_t src_bytes) {
+  t->chunks = false;
+  int64_t contiguous = 1, span = 0;
+  for (int k = 0; k < t->load_rank; ++k) {
+    const NdPackedAxis& a = t->axis[t->load_order[k]];
+    if (a.src != contiguous) return;
+    contiguous *= a.tile;
+  }
+  int64_t dst_span = 0;
+  for (int i = 0; i < t->rank; ++i) {
+    span += int64_t(t->axis[i].tile - 1) * t->axis[i].src;
+    dst_span += int64_t(t->axis[i].tile - 1) * t->axis[i].dst;
+  }
+  const int64_t row_bytes = int64_t(t->load_row) * E, seg_chunks = ceil_div(15 + row_bytes, 16);
+  const int64_t seg_pitch = 16 * (seg_chunks | 1), stage_bytes = seg_pitch * t->load_rest;
+  if (row_bytes < nd_packed_chunk_row || src_low % uintptr_t(std::min<int64_t>(E, 16)) ||
+      seg_chunks * t->load_rest > int64_t(nd_packed_threads) * nd_packed_chunk_slots || 2 * stage_bytes > 46 * 1024 ||
+      (span + 1) * E > INT32_MAX || (dst_span + 1) * E > INT32_MAX)
+    return;
+  t->chunks = true;
+  t->seg_chunks = uint32_t(seg_chunks);
+  t->by_seg_chunks = FastDivmod(t->seg_chunks);
+  t->seg_pitch = uint32_t(seg_pitch);
+  t->stage_bytes = uint32_t(stage_bytes);
+  t->stages = uint32_t(std::min<int64_t>(nd_packed_max_stages, std::max<int64_t>(2, nd_packed_stage_budget / stage_bytes)));
+  while (t->stages > 2 && t->stages * stage_bytes > 46 * 1024) --t->stages;
+  t->src_low = uint32_t(src_low % 16);
+  t->src_bytes = src_bytes;
+  // A staged place is then the element's byte in its stage less its row's shift (its first
+  // element's address modulo 16, which moves from tile to tile) in the low 20 bits, and the
+  // row's src offset in bytes (modulo 16 is what the kernel reads of it) from bit 20 up.
+  uint32_t row_stride = uint32_t(E), rest_stride = t->seg_pitch;
+  for (int k = 0; k < t->rank; ++k) {
+    NdPackedAxis& a = t->axis[t->load_order[k]];
+    if (k < t->load_rank) {
+      a.staged = row_stride;
+      row_stride *= a.tile;
+    } else {
+      a.staged = rest_stride + (uint32_t(uint64_t(a.src) * uint64_t(E)) << 20);
+      rest_stride *= a.tile;
+    }
+  }
+}
+
 // Plans permute_packed for *f, or false with *why. Its outer axes become those the tile does
 // not span (in the form's order). `most` (a test's) bounds a tile's elements below the kernel's.
-inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) {
+// `src_low`: src's base address modulo 16, for chunk staging (nd_packed_chunks); -1: element by
+// element.
+inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0, int src_low = -1) {
   using namespace packed_detail;
   const int64_t E = f->elem_bytes, cap = most > 0 ? std::min(most, nd_packed_most(E)) : nd_packed_most(E);
   PermuteAxis axes[16];
@@ -273,7 +347,7 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   for (int k = 0; k < t.rank; ++k) {
     NdPackedAxis& a = t.axis[t.load_order[k]];
     uint32_t& stride = k < t.load_rank ? row_stride : rest_stride;
-    a.staged = int32_t(stride);
+    a.staged = stride;
     stride *= a.tile;
   }
   // The cut axes' tile indices vary fastest from one tile to the next (in src's order), then
@@ -311,8 +385,15 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   g.outer_count = uint32_t(outer);
   t.items = uint32_t(items);
   t.run_bytes = run_bytes;
-  // The tile (or the tables before it) first, then the ring of two batches of tile origins.
-  const int64_t tile_bytes = std::max<int64_t>(int64_t(t.ld) * t.load_rest * E, nd_packed_table_bytes(t));
+  if (src_low >= 0) {
+    int64_t src_bytes = E;
+    for (int x = 0; x < n; ++x) src_bytes += (axes[x].extent - 1) * axes[x].src_stride * E;
+    nd_packed_chunks(&t, E, uintptr_t(src_low), src_bytes);
+  }
+  // The tile or its stages (or the tables before them) first, then the ring of two batches of
+  // tile origins.
+  const int64_t staged = t.chunks ? int64_t(t.stages) * t.stage_bytes : int64_t(t.ld) * t.load_rest * E;
+  const int64_t tile_bytes = std::max<int64_t>(staged, nd_packed_table_bytes(t));
   t.ring_at = uint32_t(ceil_div(tile_bytes, 16) * 16);
   t.smem_bytes = t.ring_at + 2 * nd_packed_ring * 16;
   *f = g;
@@ -320,7 +401,7 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0) 
   return true;
 }
 
-// "3 x 21 (src's run) by 64 (dst's run), 4032 elements, 2 cut axes"
+// "3 x 21/84 x 32 tiles (2016 elements, src's run 63, ...), 4 of them, element by element"
 inline std::string text(const NdPacked& t) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   std::string r;
@@ -329,7 +410,8 @@ inline std::string text(const NdPacked& t) {
     r += (k ? " x " : "") + s(a.tile) + (a.tile < a.extent ? "/" + s(a.extent) : "");
   }
   return r + " tiles (" + s(t.volume) + " elements, src's run " + s(t.load_row) + ", dst's " + s(t.store_row) +
-         ", cut for " + s(t.run_bytes) + "-byte runs), " + s(t.items) + " of them";
+         ", cut for " + s(t.run_bytes) + "-byte runs), " + s(t.items) + " of them" +
+         (t.chunks ? ", src rows by 16-byte chunks, " + s(t.stages) + " stages" : ", element by element");
 }
 
 }  // namespace xpose::layout

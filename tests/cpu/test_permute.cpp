@@ -319,17 +319,96 @@ template <class Rows, class Cols>
   return run_aligned_stores(f, t, pitched(f.src_b), pitched(f.dst_a), src, dst);
 }
 
+// The tiles of permute_packed's blocks in the kernel's order (the H100's grid's into *walks),
+// for a grid of one block, of three and of an H100's: each must move every tile exactly once.
+::testing::AssertionResult packed_walks(const layout::NdPacked& t, std::vector<uint32_t>* walks) {
+  for (const uint32_t grid : {uint32_t(1), std::min(t.items, uint32_t(3)), layout::nd_packed_grid(t, 132)}) {
+    walks->clear();
+    for (uint32_t block = 0; block < grid; ++block)
+      for (uint32_t j = 0; j < layout::nd_packed_block_tiles(t.items, grid, block); ++j)
+        walks->push_back(block + j * grid);
+    std::vector<uint32_t> sorted = *walks;
+    std::sort(sorted.begin(), sorted.end());
+    for (uint32_t item = 0; item < t.items; ++item)
+      if (item >= sorted.size() || sorted[item] != item)
+        return ::testing::AssertionFailure() << grid << " blocks do not move each of the " << t.items << " tiles once";
+    if (sorted.size() != t.items)
+      return ::testing::AssertionFailure() << grid << " blocks move " << sorted.size() << " tiles of " << t.items;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// permute_packed by chunks on the host: each thread's chunk slots and each row's chunks as the
+// kernel copies them into a stage (the bytes of a chunk past src's span left out), then each
+// element stored from the place the kernel works out from its packed staged place and the
+// tile origin's address. Every chunk must fit its stage and lie inside src; every element a
+// store reads must lie inside the stage, at a multiple of its size, every byte of it copied.
+::testing::AssertionResult run_packed_chunks(const layout::NdForm& f, const layout::NdPacked& t,
+                                             const std::vector<int32_t>& load_rest,
+                                             const std::vector<layout::NdPacked::Offsets>& store_row,
+                                             const std::vector<layout::NdPacked::Offsets>& store_rest, const uint8_t* src,
+                                             size_t src_size, uint8_t* dst) {
+  const int64_t E = f.elem_bytes, row_bytes = int64_t(t.load_row) * E;
+  if (uint64_t(t.load_rest) * t.seg_chunks > uint64_t(layout::nd_packed_threads) * layout::nd_packed_chunk_slots)
+    return ::testing::AssertionFailure() << "more chunks a tile than the block's threads have slots for";
+  if (t.stages < 2 || t.stages > uint32_t(layout::nd_packed_max_stages) || t.seg_pitch % 16 || t.stage_bytes % 16 ||
+      t.seg_pitch < 16 * t.seg_chunks || uint64_t(t.stage_bytes) != uint64_t(t.seg_pitch) * t.load_rest ||
+      t.stage_bytes > 0xffff || t.src_bytes > int64_t(src_size))
+    return ::testing::AssertionFailure() << "the stages' sizes do not hold together";
+  const int64_t base = 4096 + int64_t(t.src_low);  // where src's element 0 stands
+  std::vector<uint8_t> stage(t.stage_bytes);
+  std::vector<char> copied(t.stage_bytes);
+  std::vector<uint32_t> walks;
+  if (auto walked = packed_walks(t, &walks); !walked) return walked;
+  for (const uint32_t item : walks) {
+    int64_t s, d;
+    layout::nd_packed_origin(f, t, item, &s, &d);
+    std::fill(copied.begin(), copied.end(), 0);
+    for (uint32_t q = 0; q < t.load_rest * t.seg_chunks; ++q) {  // the kernel's slots
+      uint32_t c;
+      const uint32_t k = t.by_seg_chunks.divmod(q, &c);
+      const int64_t at = base + (s + load_rest[k]) * E, shift = at & 15;
+      if (16 * int64_t(c) >= shift + row_bytes) continue;
+      const int64_t chunk = at - shift + 16 * int64_t(c), place = int64_t(k) * t.seg_pitch + 16 * int64_t(c);
+      if (place + 16 > t.seg_pitch * int64_t(k + 1))
+        return ::testing::AssertionFailure() << "tile " << item << ": chunk " << c << " of row " << k << " past its row";
+      for (int b = 0; b < 16; ++b) {
+        if (chunk + b < base || chunk + b >= base + t.src_bytes) continue;  // the kernel copies byte by byte there
+        stage[size_t(place + b)] = src[size_t(chunk + b - base)];
+        copied[size_t(place + b)] = 1;
+      }
+    }
+    const uint32_t shift = uint32_t(int64_t(t.src_low) + s * E) & 15;
+    for (uint32_t l = 0; l < t.volume; ++l) {
+      uint32_t j;
+      const uint32_t m = t.store_div.divmod(l, &j);
+      const uint32_t packed = store_row[j].staged + store_rest[m].staged;
+      const int64_t place = (packed & 0xfffff) + ((shift + (packed >> 20)) & 15);
+      if (place + E > t.stage_bytes || place % std::min<int64_t>(E, 16))
+        return ::testing::AssertionFailure() << "tile " << item << " reads place " << place << " of " << t.stage_bytes;
+      for (int64_t b = 0; b < E; ++b)
+        if (!copied[size_t(place + b)])
+          return ::testing::AssertionFailure() << "tile " << item << " stores byte " << place + b << ", never copied";
+      std::memcpy(dst + (d + store_row[j].dst + store_rest[m].dst) * E, &stage[size_t(place)], size_t(E));
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // permute_packed's walk on the host: the block's tables, each thread's elements read from them
 // as the kernel reads them, then every tile: loads staged, stores from the staged tile. Every
 // staged place must lie inside the tile's shared memory, and every place a store reads must
 // have been staged by the same tile.
+// By chunks (t.chunks), src's element 0 stands at an address of t.src_low modulo 16 and every
+// chunk the kernel copies must lie inside src's span, which must lie inside `src_size`.
 ::testing::AssertionResult run_packed(const layout::NdForm& f, const layout::NdPacked& t, const uint8_t* src,
-                                      uint8_t* dst) {
+                                      size_t src_size, uint8_t* dst) {
   const int64_t E = f.elem_bytes;
   if (t.volume > uint32_t(layout::nd_packed_most(E)) || t.load_row * t.load_rest != t.volume ||
       t.store_row * t.store_rest != t.volume)
     return ::testing::AssertionFailure() << "the tile's sides do not multiply to its " << t.volume << " elements";
-  if (int64_t(t.ld) * t.load_rest * E > t.ring_at || layout::nd_packed_table_bytes(t) > t.ring_at)
+  const int64_t tiles_bytes = t.chunks ? int64_t(t.stages) * t.stage_bytes : int64_t(t.ld) * t.load_rest * E;
+  if (tiles_bytes > t.ring_at || layout::nd_packed_table_bytes(t) > t.ring_at)
     return ::testing::AssertionFailure() << "the block's tile or tables reach into its origin ring";
   if (t.ring_at % 16 || t.ring_at + 2 * layout::nd_packed_ring * 16 > t.smem_bytes)
     return ::testing::AssertionFailure() << "the origin ring is unaligned or past the block's shared memory";
@@ -339,6 +418,7 @@ template <class Rows, class Cols>
   for (uint32_t n = 0; n < t.load_rest; ++n) load_rest[n] = t.load_rest_at(n).src;
   for (uint32_t n = 0; n < t.store_row; ++n) store_row[n] = t.store_row_at(n);
   for (uint32_t n = 0; n < t.store_rest; ++n) store_rest[n] = t.store_rest_at(n);
+  if (t.chunks) return run_packed_chunks(f, t, load_rest, store_row, store_rest, src, src_size, dst);
   struct Element {
     int32_t from, to;
     uint32_t load_at, store_at;
@@ -356,22 +436,8 @@ template <class Rows, class Cols>
       return ::testing::AssertionFailure() << "a staged place lies outside the tile's " << places;
   std::vector<uint8_t> tile(size_t(places) * size_t(E));
   std::vector<char> staged(places);
-  // Each block's tiles in the kernel's order, for a grid of one block, of three and of an H100's;
-  // every tile moved by exactly one block.
   std::vector<uint32_t> walks;
-  for (const uint32_t grid : {uint32_t(1), std::min(t.items, uint32_t(3)), layout::nd_packed_grid(t.items, 132)}) {
-    walks.clear();
-    for (uint32_t block = 0; block < grid; ++block)
-      for (uint32_t j = 0; j < layout::nd_packed_block_tiles(t.items, grid, block); ++j)
-        walks.push_back(block + j * grid);
-    std::vector<uint32_t> sorted = walks;
-    std::sort(sorted.begin(), sorted.end());
-    for (uint32_t item = 0; item < t.items; ++item)
-      if (item >= sorted.size() || sorted[item] != item)
-        return ::testing::AssertionFailure() << grid << " blocks do not move each of the " << t.items << " tiles once";
-    if (sorted.size() != t.items)
-      return ::testing::AssertionFailure() << grid << " blocks move " << sorted.size() << " tiles of " << t.items;
-  }
+  if (auto walked = packed_walks(t, &walks); !walked) return walked;
   for (const uint32_t item : walks) {
     int64_t s, d;
     layout::nd_packed_origin(f, t, item, &s, &d);
@@ -587,7 +653,7 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  int served = 0, cut[4] = {}, overlapping = 0;
+  int served = 0, cut[4] = {}, overlapping = 0, chunked = 0;
   for (int trial = 0; trial < 1500; ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 13, false);
     const int most = trial % 3 ? 4 << (rng() % 9) : 0;  // 4 .. 1024 elements; 0: the kernel's
@@ -597,14 +663,18 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
     layout::NdForm f = d.form;
     const char* why = nullptr;
     layout::NdPacked t;
-    if (!layout::nd_packed(&f, &t, &why, most)) continue;
-    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.got.data())) << layout::text(t);
+    // src's base address modulo 16: element by element, or by chunks where that serves
+    const int src_low = trial % 4 == 0 ? -1 : int(rng() % 16) / int(std::min<int64_t>(r.elem_bytes, 16)) * int(std::min<int64_t>(r.elem_bytes, 16));
+    if (!layout::nd_packed(&f, &t, &why, most, src_low)) continue;
+    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.src.size(), d.got.data())) << layout::text(t);
     ASSERT_EQ(d.want, d.got) << "the packed tiles write otherwise: " << layout::text(t);
     ++served;
     ++cut[t.split_rank];
     overlapping += t.load_rank + t.store_rank > t.rank;
+    chunked += t.chunks;
   }
   EXPECT_GT(served, 1400);
+  EXPECT_GT(chunked, 100);
   EXPECT_GT(cut[1], 100);
   EXPECT_GT(cut[2], 100);
   EXPECT_GT(cut[3], 5);
@@ -987,7 +1057,7 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
       ASSERT_EQ(uint64_t(t.items), tiles * f.outer_count);
       ASSERT_LE(t.volume, uint32_t(layout::nd_packed_most(f.elem_bytes)));
       ASSERT_LE(t.smem_bytes, 48u * 1024);  // no opt-in to more dynamic shared memory
-      ASSERT_EQ(plan.grid.x, layout::nd_packed_grid(t.items, testing::h100.sm_count));
+      ASSERT_EQ(plan.grid.x, layout::nd_packed_grid(t, testing::h100.sm_count));
       ASSERT_EQ(1u, plan.grid.y);
       continue;
     }

@@ -14,18 +14,47 @@ namespace {
 using layout::NdForm;
 using layout::NdPacked;
 
+// Chunk staging's asynchronous copies: 16 bytes global -> shared, L2 only, in groups.
+__device__ __forceinline__ void copy_chunk(unsigned char* to, const unsigned char* from) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(uint32_t(__cvta_generic_to_shared(to))), "l"(from)
+               : "memory");
+}
+__device__ __forceinline__ void commit_chunks() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wait_chunks() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// Waits until at most `pending` of the thread's groups are in flight (the same for the whole
+// block: a uniform branch).
+__device__ __forceinline__ void wait_chunks(uint32_t pending) {
+  static_assert(layout::nd_packed_max_stages == 8, "a case for every stage count");
+  switch (pending) {
+    case 0: wait_chunks<0>(); break;
+    case 1: wait_chunks<1>(); break;
+    case 2: wait_chunks<2>(); break;
+    case 3: wait_chunks<3>(); break;
+    case 4: wait_chunks<4>(); break;
+    case 5: wait_chunks<5>(); break;
+    default: wait_chunks<6>(); break;
+  }
+}
+
 // The block builds the four offset tables of its tile's rows and rests in shared memory, and
 // each thread reads its elements' src and dst offsets and staged places from them once; then
-// it moves every gridDim.x-th tile: all its loads in flight, staged, a barrier, stored in
-// dst's order. The tables and the staged tile share the dynamic shared memory; after them a
-// ring of two batches of nd_packed_ring tile origins, which the first warp works out a lane a
-// tile a batch ahead (each tile's divisions and 64-bit sums, done by every warp, took about
-// half of the kernel's instructions: Nsight Compute source counters, H200, u8 2x18x383x2757
-// (2,3,1,0)); every thread reads a tile's origin from it.
-template <int E>
-__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_min_blocks)
-    permute_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdPacked t) {
+// it moves every gridDim.x-th tile, staged in shared memory and stored in dst's order. The
+// tables and the staged tiles share the dynamic shared memory; after them a ring of two
+// batches of nd_packed_ring tile origins, which the first warp works out a lane a tile a
+// batch ahead (each tile's divisions and 64-bit sums, done by every warp, took about half of
+// the kernel's instructions: Nsight Compute source counters, H200, u8 2x18x383x2757 (2,3,1,0));
+// every thread reads a tile's origin from it.
+// Element by element (Chunks false): a thread's loads of the next tile are in flight in its
+// registers while it stores this one. By chunks: each src row of a tile is copied as the
+// aligned 16-byte chunks around it into one of t.stages stages, t.stages - 1 tiles ahead.
+template <int E, bool Chunks>
+__device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm& f,
+                                            const NdPacked& t) {
   constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E>::per_thread;
+  constexpr int slots = layout::nd_packed_chunk_slots;
   constexpr uint32_t ring_size = layout::nd_packed_ring;
   extern __shared__ __align__(16) unsigned char smem[];
   int2* const store_row = reinterpret_cast<int2*>(smem);  // (dst, staged); 8-byte entries first
@@ -44,21 +73,27 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
       ring[(batch & 1) * ring_size + threadIdx.x] = make_longlong2(s, d);
     }
   };
+  const auto origin = [&](uint32_t j) { return ring[(j / ring_size & 1) * ring_size + j % ring_size]; };
   fill(0);
   for (uint32_t n = threadIdx.x; n < t.load_row; n += threads) load_row[n] = t.load_row_at(n).src;
   for (uint32_t n = threadIdx.x; n < t.load_rest; n += threads) load_rest[n] = t.load_rest_at(n).src;
   for (uint32_t n = threadIdx.x; n < t.store_row; n += threads) {
     const auto o = t.store_row_at(n);
-    store_row[n] = make_int2(o.dst, o.staged);
+    store_row[n] = make_int2(o.dst, int32_t(o.staged));
   }
   for (uint32_t n = threadIdx.x; n < t.store_rest; n += threads) {
     const auto o = t.store_rest_at(n);
-    store_rest[n] = make_int2(o.dst, o.staged);
+    store_rest[n] = make_int2(o.dst, int32_t(o.staged));
   }
   __syncthreads();
+  // Element by element: load place in the low half of staged[r], store place in the high.
+  // By chunks: the store place as NdPacked::chunks keeps it; and the thread's chunks: its
+  // row's src offset in bytes, and its place in a stage with its index in the row (<< 16).
   int32_t from[per_thread], to[per_thread];
-  uint32_t staged[per_thread];  // the load's place in the low half, the store's in the high
-  int live = 0;                 // the thread's elements in the tile
+  uint32_t staged[per_thread];
+  int32_t chunk_from[slots];
+  uint32_t chunk_at[slots];
+  int live = 0, live_chunks = 0;  // the thread's elements in a tile; its chunks
 #pragma unroll
   for (int r = 0; r < per_thread; ++r) {
     const uint32_t l = threadIdx.x + r * threads;
@@ -66,55 +101,143 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_m
       uint32_t i, j;
       const uint32_t k = t.load_div.divmod(l, &i), m = t.store_div.divmod(l, &j);
       const int2 row = store_row[j], rest = store_rest[m];
-      from[r] = load_row[i] + load_rest[k];
       to[r] = row.x + rest.x;
-      staged[r] = (i + t.ld * k) | uint32_t(row.y + rest.y) << 16;
+      if constexpr (Chunks) {
+        to[r] *= E;  // bytes (nd_packed_chunks keeps a tile's dst bytes within 32 bits)
+        staged[r] = uint32_t(row.y) + uint32_t(rest.y);
+      } else {
+        from[r] = load_row[i] + load_rest[k];
+        staged[r] = (i + t.ld * k) | uint32_t(row.y + rest.y) << 16;
+      }
       live = r + 1;
     }
   }
-  __syncthreads();  // the tables are the tile's memory from here
-  Elem<E>* const tile = reinterpret_cast<Elem<E>*>(smem);
-  Elem<E> v[per_thread];
-  // Issues the loads of the block's tile j into v; its dst origin in *d.
-  const auto load = [&](uint32_t j, Elem<E>** d) {
-    const longlong2 o = ring[(j / ring_size & 1) * ring_size + j % ring_size];
-    const Elem<E>* const s = src + o.x;
-    *d = dst + o.y;
+  if constexpr (Chunks) {
 #pragma unroll
-    for (int r = 0; r < per_thread; ++r)
-      if (r < live) v[r] = s[from[r]];
-  };
-  Elem<E>* d;
-  load(0, &d);
-  for (uint32_t j = 0;; ++j) {
-#pragma unroll
-    for (int r = 0; r < per_thread; ++r)
-      if (r < live) tile[staged[r] & 0xffff] = v[r];
-    __syncthreads();
-    // The batch after the next into the half the last batch's tiles have left: every thread
-    // read their origins (a load runs a tile ahead) before this barrier, and reads the new
-    // ones only after a later one.
-    if (j % ring_size == 0) fill(j / ring_size + 1);
-    // The next tile's loads go out before this one's stores: a block keeps its loads in flight
-    // while it stores.
-    const bool more = j + 1 < tiles;
-    Elem<E>* d_next = nullptr;
-    if (more) load(j + 1, &d_next);
-#pragma unroll
-    for (int r = 0; r < per_thread; ++r)
-      if (r < live) d[to[r]] = tile[staged[r] >> 16];
-    if (!more) break;
-    __syncthreads();  // every store has read its place before the next tile is staged
-    d = d_next;
+    for (int r = 0; r < slots; ++r) {
+      const uint32_t q = threadIdx.x + r * threads;
+      if (q < t.load_rest * t.seg_chunks) {
+        uint32_t c;
+        const uint32_t k = t.by_seg_chunks.divmod(q, &c);
+        chunk_from[r] = load_rest[k] * E;
+        chunk_at[r] = (k * t.seg_pitch + 16 * c) | c << 16;
+        live_chunks = r + 1;
+      }
+    }
   }
+  __syncthreads();  // the tables are the tiles' memory from here
+  if constexpr (Chunks) {
+    const unsigned char* const low = reinterpret_cast<const unsigned char*>(src);
+    const unsigned char* const high = low + t.src_bytes;
+    const uint32_t row_bytes = t.load_row * E, stages = t.stages;
+    // Copies tile j's rows into stage j % stages: chunk c of a row whose first element lies at
+    // `at` is the aligned 16 bytes c * 16 past `at` rounded down; a chunk that reaches past src's
+    // span is copied byte by byte, its bytes inside it.
+    const auto issue = [&](uint32_t j, unsigned char* stage) {
+      const unsigned char* const base = low + origin(j).x * E;
+#pragma unroll
+      for (int r = 0; r < slots; ++r) {
+        if (r >= live_chunks) break;
+        const unsigned char* const at = base + chunk_from[r];
+        const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(at)) & 15, c = chunk_at[r] >> 16;
+        if (16 * c >= shift + row_bytes) continue;  // past the row's last chunk
+        const unsigned char* const chunk = at - shift + 16 * c;
+        unsigned char* const to_place = stage + (chunk_at[r] & 0xffff);
+        if (chunk >= low && chunk + 16 <= high) {
+          copy_chunk(to_place, chunk);
+        } else {
+          for (int b = 0; b < 16; ++b)
+            if (chunk + b >= low && chunk + b < high) to_place[b] = chunk[b];
+        }
+      }
+    };
+    unsigned char* const last_stage = smem + (stages - 1) * t.stage_bytes;
+    unsigned char* stage = smem;  // tile j's
+    for (uint32_t p = 0; p + 1 < stages; ++p) {
+      if (p < tiles) issue(p, smem + p * t.stage_bytes);
+      commit_chunks();
+    }
+    for (uint32_t j = 0;; ++j) {
+      wait_chunks(stages - 2);  // tile j's chunks, of this thread
+      __syncthreads();          // of every thread; and every store of tile j - 1 has read its stage
+      // The batch after the next into the half the last batch's tiles have left (see below).
+      if (j % ring_size == 0) fill(j / ring_size + 1);
+      // Tile j + stages - 1 into tile j - 1's stage, the one before tile j's.
+      if (j + stages - 1 < tiles) issue(j + stages - 1, stage == smem ? last_stage : stage - t.stage_bytes);
+      commit_chunks();
+      const longlong2 o = origin(j);
+      const uint32_t shift = (t.src_low + uint32_t(o.x) * E) & 15;  // the tile origin's
+      unsigned char* const d = reinterpret_cast<unsigned char*>(dst + o.y);
+      Elem<E> v[per_thread];  // every shared load out before the first store
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r) {
+        const uint32_t place = (staged[r] & 0xfffff) + ((shift + (staged[r] >> 20)) & 15);
+        if (r < live) v[r] = *reinterpret_cast<const Elem<E>*>(stage + place);
+      }
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r)
+        if (r < live) *reinterpret_cast<Elem<E>*>(d + uint32_t(to[r])) = v[r];  // zero-extended: no register
+      if (j + 1 >= tiles) break;
+      stage = stage == last_stage ? smem : stage + t.stage_bytes;
+    }
+    return;
+  } else {
+    Elem<E>* const tile = reinterpret_cast<Elem<E>*>(smem);
+    Elem<E> v[per_thread];
+    // Issues the loads of the block's tile j into v; its dst origin in *d.
+    const auto load = [&](uint32_t j, Elem<E>** d) {
+      const longlong2 o = origin(j);
+      const Elem<E>* const s = src + o.x;
+      *d = dst + o.y;
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r)
+        if (r < live) v[r] = s[from[r]];
+    };
+    Elem<E>* d;
+    load(0, &d);
+    for (uint32_t j = 0;; ++j) {
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r)
+        if (r < live) tile[staged[r] & 0xffff] = v[r];
+      __syncthreads();
+      // The batch after the next into the half the last batch's tiles have left: every thread
+      // read their origins (a load runs a tile ahead, chunks at most 7) before this barrier,
+      // and reads the new ones only after a later one.
+      if (j % ring_size == 0) fill(j / ring_size + 1);
+      // The next tile's loads go out before this one's stores: a block keeps its loads in
+      // flight while it stores.
+      const bool more = j + 1 < tiles;
+      Elem<E>* d_next = nullptr;
+      if (more) load(j + 1, &d_next);
+#pragma unroll
+      for (int r = 0; r < per_thread; ++r)
+        if (r < live) d[to[r]] = tile[staged[r] >> 16];
+      if (!more) break;
+      __syncthreads();  // every store has read its place before the next tile is staged
+      d = d_next;
+    }
+  }
+}
+
+template <int E>
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(false))
+    permute_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdPacked t) {
+  move_packed<E, false>(src, dst, f, t);
+}
+template <int E>
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(true))
+    permute_packed_chunks(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f,
+                          const NdPacked t) {
+  move_packed<E, true>(src, dst, f, t);
 }
 
 Support plan(Plan* p, const Device& device, const PlanOptions&) {
   const char* why = nullptr;
   NdPacked& t = p->make<NdPacked>();
-  if (!layout::nd_packed(&p->task.form, &t, &why)) return detail::refused(why);
+  const int src_low = int(reinterpret_cast<uintptr_t>(p->task.src) % 16);
+  if (!layout::nd_packed(&p->task.form, &t, &why, 0, src_low)) return detail::refused(why);
   p->block = {uint32_t(layout::nd_packed_threads), 1, 1};
-  p->grid = {layout::nd_packed_grid(t.items, device.sm_count), 1, 1};
+  p->grid = {layout::nd_packed_grid(t, device.sm_count), 1, 1};
   return detail::served();
 }
 
@@ -122,13 +245,14 @@ cudaError_t launch(const Plan& p, cudaStream_t stream) {
   return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     const NdPacked& t = p.params<NdPacked>();
-    permute_packed<E><<<to_dim3(p.grid), to_dim3(p.block), t.smem_bytes, stream>>>(
+    const auto kernel = t.chunks ? permute_packed_chunks<E> : permute_packed<E>;
+    kernel<<<to_dim3(p.grid), to_dim3(p.block), t.smem_bytes, stream>>>(
         static_cast<const Elem<E>*>(p.task.src), static_cast<Elem<E>*>(p.task.dst), p.task.form, t);
     return cudaGetLastError();
   });
 }
 
-std::string text(const Plan& p) { return layout::text(p.params<NdPacked>()) + ", element by element"; }
+std::string text(const Plan& p) { return layout::text(p.params<NdPacked>()); }
 
 }  // namespace
 

@@ -27,7 +27,7 @@ std::string rules_markdown() {
     out += "| " + r.id + " | " + r.condition + " | `" + r.kernel + "` | " + r.launch + " | " + r.reason + " |\n";
     if (!r.built) skipped += (skipped.empty() ? "" : ", ") + r.id;
   }
-  out += "\n| N-D rule | permutation (not a batched transpose once reduced, or one whose batch interleaves the matrices) | kernel | technique | why |\n"
+  out += "\n| N-D rule | permutation (not a batched transpose once reduced, one whose batch interleaves the matrices, or one the transpose table hands over) | kernel | technique | why |\n"
          "|---|---|---|---|---|\n";
   for (const RuleInfo& r : permute_rules())
     out += "| " + r.id + " | " + r.condition + " | `" + r.kernel + "` | " + r.launch + " | " + r.reason + " |\n";

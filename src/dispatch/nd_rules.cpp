@@ -22,6 +22,14 @@ bool stores_filled(const Plan& p, const Tuning& t) {
 
 const std::vector<NdRule>& nd_rules() {
   static const std::vector<NdRule> table = {
+      {"short_transposes", &engines::permute_packed,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
+         return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.short_transpose_side;
+       },
+       "(handed over by the transpose table) a batched transpose with a side of fewer than `short_transpose_side` "
+       "bytes, which that table gives cute_padded or aligned_stores",
+       "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
       {"one_vector_src_run", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {
@@ -86,7 +94,7 @@ const std::vector<NdRule>& nd_rules() {
 }
 
 bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
-               Choice* out, std::string* why) {
+               Choice* out, std::string* why, bool handed_over) {
   layout::NdForm form;
   const char* reason = nullptr;
   if (!layout::nd_form(reduced, &form, &reason)) {
@@ -112,6 +120,7 @@ bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, c
   const Tuning& t = tuning_for(d);
   Support refusal = refused("no N-D kernel serves it");
   for (const NdRule& r : nd_rules()) {
+    if (r.handed_over != handed_over) continue;
     if (const Support s = plan_engine(*r.engine, task, d, {}, &out->plan); !s.served()) {
       refusal = s;
       continue;

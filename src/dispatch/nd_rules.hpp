@@ -21,6 +21,7 @@ struct NdRule {
   bool (*applies)(const Plan& plan, const Tuning& t);  // on the kernel's plan, where it serves
   const char* condition;  // in words; `name` stands for the tuning record's field of that name
   const char* reason;     // one line: why this kernel there
+  bool handed_over = false;  // only for what the transpose table hands over (choose_nd's handed_over)
 };
 
 // In the order they are tried.
@@ -30,6 +31,6 @@ const std::vector<NdRule>& nd_rules();
 // table where `kernel` is null, else that N-D engine's (a name of engines(Input::nd_form)); false with
 // *why where none (or that one) serves it.
 bool choose_nd(const layout::PermuteAxes& reduced, const void* src, void* dst, const char* kernel, const Device& d,
-               Choice* out, std::string* why);
+               Choice* out, std::string* why, bool handed_over = false);
 
 }  // namespace xpose::detail

@@ -1,9 +1,11 @@
 #include "dispatch/planner.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "cpu/reference.hpp"
 #include "dispatch/registry.hpp"
+#include "engines/engines.hpp"
 #include "layout/permute.hpp"
 #include "layout/permute_nd.hpp"
 
@@ -103,6 +105,17 @@ bool interleaves(const Problem& p) {
   return p.batch > 1 && (p.stride_src < (p.rows - 1) * p.ld_src + p.cols || p.stride_dst < (p.cols - 1) * p.ld_dst + p.rows);
 }
 
+// Whether the transpose table gave `c` to a general tile kernel while a side has fewer than
+// short_transpose_side bytes (the N-D table's rule short_transposes then takes it).
+bool short_side_tiles(const Problem& p, const Choice& c) {
+  const Engine* e = c.plan.engine;
+  bool general = e == &engines::aligned_stores;
+#ifdef XPOSE_HAVE_CUTE
+  general = general || e == &engines::cute_padded;
+#endif
+  return general && c.tuning && std::min(p.rows, p.cols) * p.elem_bytes < c.tuning->short_transpose_side;
+}
+
 void classify(CallPlan* plan, const void* src, const void* dst) {
   plan->src_class = address(src) % plan_alignment;
   plan->dst_class = address(dst) % plan_alignment;
@@ -150,6 +163,12 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
     if (Result e = named ? choose_named(*named, problem, d, &plan.choice) : choose(problem, d, &plan.choice);
         e.failed())
       return e;
+    // A side of a few bytes that the table gives a general tile kernel: the N-D rules for what
+    // it hands over (short_transposes).
+    Choice nd;
+    if (!named && short_side_tiles(problem, plan.choice) &&
+        choose_nd(plan.shape, p.src, p.dst, nullptr, d, &nd, &why, /*handed_over=*/true))
+      plan.choice = nd;
     *out = plan;
     return ok();
   }

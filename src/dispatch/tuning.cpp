@@ -46,6 +46,11 @@ constexpr Tuning h100 = [] {
   // is at most 48 bytes; permute_packed where a run is short and the fastest axes differ, and
   // for rows of 1- and 2-byte elements, and of 4-byte ones past 256 bytes.
   t.nd_regs_max_short_run = 48;
+  // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, 460
+  // draws, docs/performance.md "Random problems"): batched transposes with a side of 11 to 38
+  // bytes, which the transpose table gave cute_padded or aligned_stores (10-62% of a copy),
+  // ran 7.5-52 points faster through permute_packed, all ten of them.
+  t.short_transpose_side = 48;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random

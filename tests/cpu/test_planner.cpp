@@ -207,6 +207,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     const char* rule;
   };
   const Example examples[] = {
+      {{217, 1045, 16, 11}, {0, 3, 1, 2}, 2, "short_transposes"},  // batched transpose, 22-byte src rows
       {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "one_vector_src_run"},  // NHWC -> CHWN, 4 fp32 channels
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
@@ -231,6 +232,19 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
     EXPECT_STREQ(e.rule, plan.choice.nd_rule->id) << plan_text(plan).text;
     EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
+  }
+  // The transpose table keeps batched transposes whose sides reach short_transpose_side bytes.
+  for (const int64_t side : {int64_t(24), int64_t(11)}) {
+    testing::RandomPermutation r;
+    r.extents = {217, 1045, 16, side}, r.perm = {0, 3, 1, 2}, r.elem_bytes = 2;
+    Permutation p;
+    ASSERT_TRUE(layout_of(r, &p));
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    ASSERT_FALSE(plan_permute(nullptr, p, testing::h100, &plan).failed());
+    EXPECT_EQ(side * 2 < tuning_for(testing::h100).short_transpose_side, plan.choice.nd_rule != nullptr)
+        << plan_text(plan).text;
   }
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -31,7 +31,7 @@ namespace xpose::layout {
 constexpr int nd_packed_threads = 256;
 // Resident blocks an SM: element by element 4 (64 registers a thread: the loads in flight are
 // in registers); by chunks 3 (80: the loads in flight are in the stages).
-constexpr int nd_packed_blocks_per_sm(bool chunks) { return chunks ? 3 : 4; }
+constexpr int nd_packed_blocks_per_sm(bool chunks, int64_t elem_bytes) { return chunks ? (elem_bytes <= 2 ? 2 : 3) : 4; }
 constexpr int nd_packed_max_axes = 8;      // axes a tile spans
 constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
 constexpr int nd_packed_ring = 32;          // tile origins one warp works out at a time (a lane each)
@@ -42,15 +42,19 @@ constexpr int nd_packed_chunk_slots = 4;
 constexpr int nd_packed_stage_budget = 32 * 1024;
 constexpr int nd_packed_max_stages = 8;
 
-// Elements a thread moves per tile: every load of them in flight before the first store.
-template <int E>
+// Elements a thread moves per tile: element by element every load of them in flight in its
+// registers before the first store; by chunks (no loaded element in a register) twice as many
+// 1- and 2-byte ones, so that a tile's runs are longer.
+template <int E, bool Chunks = false>
 struct NdPackedOf {
-  static constexpr int per_thread = E <= 4 ? 8 : 32 / E;
+  static constexpr int per_thread = Chunks && E <= 2 ? 16 : E <= 4 ? 8 : 32 / E;
   static constexpr int most = nd_packed_threads * per_thread;  // a tile's elements at most
 };
 
-inline int nd_packed_most(int64_t elem_bytes) {
-  return with_elem_bytes(elem_bytes, [](auto e) { return NdPackedOf<decltype(e)::value>::most; });
+inline int nd_packed_most(int64_t elem_bytes, bool chunks = false) {
+  return with_elem_bytes(elem_bytes, [&](auto e) {
+    return chunks ? NdPackedOf<decltype(e)::value, true>::most : NdPackedOf<decltype(e)::value>::most;
+  });
 }
 
 struct NdPackedAxis {
@@ -139,8 +143,9 @@ XPOSE_HD inline void nd_packed_origin(const NdForm& f, const NdPacked& t, uint32
 
 // The grid: as many blocks as the GPU holds at once (at most), each moving every gridDim.x-th
 // tile, so that a block's tables and first loads are paid once an SM slot, not once a few tiles.
-inline uint32_t nd_packed_grid(const NdPacked& t, int sm_count) {
-  return uint32_t(std::min<int64_t>(t.items, int64_t(std::max(sm_count, 1)) * nd_packed_blocks_per_sm(t.chunks)));
+inline uint32_t nd_packed_grid(const NdPacked& t, int64_t elem_bytes, int sm_count) {
+  return uint32_t(
+      std::min<int64_t>(t.items, int64_t(std::max(sm_count, 1)) * nd_packed_blocks_per_sm(t.chunks, elem_bytes)));
 }
 
 // The tiles block `block` of `grid` moves: items block, block + grid, ... below `items` (> block).
@@ -237,9 +242,13 @@ inline void nd_packed_chunks(NdPacked* t, int64_t E, uintptr_t src_low, int64_t 
 // not span (in the form's order). `most` (a test's) bounds a tile's elements below the kernel's.
 // `src_low`: src's base address modulo 16, for chunk staging (nd_packed_chunks); -1: element by
 // element.
-inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0, int src_low = -1) {
-  using namespace packed_detail;
-  const int64_t E = f->elem_bytes, cap = most > 0 ? std::min(most, nd_packed_most(E)) : nd_packed_most(E);
+inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0, int src_low = -1);
+
+namespace packed_detail {
+
+// nd_packed with tiles of at most `cap` elements and chunk staging where src_low >= 0 allows it.
+inline bool nd_packed_capped(NdForm* f, NdPacked* out, const char** why, int64_t cap, int src_low) {
+  const int64_t E = f->elem_bytes;
   PermuteAxis axes[16];
   const int n = all_axes(*f, axes);
   int by_src[16], by_dst[16];
@@ -396,9 +405,35 @@ inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most = 0, 
   const int64_t tile_bytes = std::max<int64_t>(staged, nd_packed_table_bytes(t));
   t.ring_at = uint32_t(ceil_div(tile_bytes, 16) * 16);
   t.smem_bytes = t.ring_at + 2 * nd_packed_ring * 16;
+  if (t.smem_bytes > 48 * 1024) {  // kernels take 48 KiB without asking
+    *why = "its tables would take more than 48 KiB of shared memory";
+    return false;
+  }
   *f = g;
   *out = t;
   return true;
+}
+
+}  // namespace packed_detail
+
+// By chunks where they serve (a tile of up to nd_packed_most(E, true) elements whose src rows
+// take them); else element by element.
+inline bool nd_packed(NdForm* f, NdPacked* out, const char** why, int most, int src_low) {
+  const int64_t E = f->elem_bytes;
+  const auto cap = [&](bool chunks) {
+    return most > 0 ? std::min<int64_t>(most, nd_packed_most(E, chunks)) : nd_packed_most(E, chunks);
+  };
+  if (src_low >= 0) {
+    NdForm g = *f;
+    NdPacked t;
+    const char* ignored = nullptr;
+    if (packed_detail::nd_packed_capped(&g, &t, &ignored, cap(true), src_low) && t.chunks) {
+      *f = g;
+      *out = t;
+      return true;
+    }
+  }
+  return packed_detail::nd_packed_capped(f, out, why, cap(false), -1);
 }
 
 // "3 x 21/84 x 32 tiles (2016 elements, src's run 63, ...), 4 of them, element by element"

@@ -322,7 +322,7 @@ template <class Rows, class Cols>
 // The tiles of permute_packed's blocks in the kernel's order (the H100's grid's into *walks),
 // for a grid of one block, of three and of an H100's: each must move every tile exactly once.
 ::testing::AssertionResult packed_walks(const layout::NdPacked& t, std::vector<uint32_t>* walks) {
-  for (const uint32_t grid : {uint32_t(1), std::min(t.items, uint32_t(3)), layout::nd_packed_grid(t, 132)}) {
+  for (const uint32_t grid : {uint32_t(1), std::min(t.items, uint32_t(3)), layout::nd_packed_grid(t, 1, 132)}) {
     walks->clear();
     for (uint32_t block = 0; block < grid; ++block)
       for (uint32_t j = 0; j < layout::nd_packed_block_tiles(t.items, grid, block); ++j)
@@ -404,7 +404,7 @@ template <class Rows, class Cols>
 ::testing::AssertionResult run_packed(const layout::NdForm& f, const layout::NdPacked& t, const uint8_t* src,
                                       size_t src_size, uint8_t* dst) {
   const int64_t E = f.elem_bytes;
-  if (t.volume > uint32_t(layout::nd_packed_most(E)) || t.load_row * t.load_rest != t.volume ||
+  if (t.volume > uint32_t(layout::nd_packed_most(E, t.chunks)) || t.load_row * t.load_rest != t.volume ||
       t.store_row * t.store_rest != t.volume)
     return ::testing::AssertionFailure() << "the tile's sides do not multiply to its " << t.volume << " elements";
   const int64_t tiles_bytes = t.chunks ? int64_t(t.stages) * t.stage_bytes : int64_t(t.ld) * t.load_rest * E;
@@ -1055,9 +1055,9 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
         tiles *= t.split_tiles[n].divisor;
       }
       ASSERT_EQ(uint64_t(t.items), tiles * f.outer_count);
-      ASSERT_LE(t.volume, uint32_t(layout::nd_packed_most(f.elem_bytes)));
+      ASSERT_LE(t.volume, uint32_t(layout::nd_packed_most(f.elem_bytes, t.chunks)));
       ASSERT_LE(t.smem_bytes, 48u * 1024);  // no opt-in to more dynamic shared memory
-      ASSERT_EQ(plan.grid.x, layout::nd_packed_grid(t, testing::h100.sm_count));
+      ASSERT_EQ(plan.grid.x, layout::nd_packed_grid(t, f.elem_bytes, testing::h100.sm_count));
       ASSERT_EQ(1u, plan.grid.y);
       continue;
     }

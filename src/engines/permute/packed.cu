@@ -53,7 +53,7 @@ __device__ __forceinline__ void wait_chunks(uint32_t pending) {
 template <int E, bool Chunks>
 __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm& f,
                                             const NdPacked& t) {
-  constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E>::per_thread;
+  constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E, Chunks>::per_thread;
   constexpr int slots = layout::nd_packed_chunk_slots;
   constexpr uint32_t ring_size = layout::nd_packed_ring;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -220,12 +220,12 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
 }
 
 template <int E>
-__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(false))
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(false, E))
     permute_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f, const NdPacked t) {
   move_packed<E, false>(src, dst, f, t);
 }
 template <int E>
-__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(true))
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(true, E))
     permute_packed_chunks(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f,
                           const NdPacked t) {
   move_packed<E, true>(src, dst, f, t);
@@ -237,7 +237,7 @@ Support plan(Plan* p, const Device& device, const PlanOptions&) {
   const int src_low = int(reinterpret_cast<uintptr_t>(p->task.src) % 16);
   if (!layout::nd_packed(&p->task.form, &t, &why, 0, src_low)) return detail::refused(why);
   p->block = {uint32_t(layout::nd_packed_threads), 1, 1};
-  p->grid = {layout::nd_packed_grid(t, device.sm_count), 1, 1};
+  p->grid = {layout::nd_packed_grid(t, p->task.form.elem_bytes, device.sm_count), 1, 1};
   return detail::served();
 }
 

@@ -249,7 +249,8 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (int trial = 0; trial < 20000 && seen.size() < nd_rules().size(); ++trial) {
+  int trial = 0;  // contiguous_rows is rare: seed 17877830111484969709 first reaches it past 20000 draws
+  for (; trial < 200000 && seen.size() < nd_rules().size(); ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 16, rng() % 2);
     Permutation p;
     if (!layout_of(r, &p)) continue;
@@ -259,7 +260,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     if (!plan_permute(nullptr, p, testing::h100, &plan).failed() && plan.choice.nd_rule)
       seen.insert(plan.choice.nd_rule->id);
   }
-  for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen";
+  for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen in " << trial << " draws";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// permute_packed: tiles of several axes on each side through shared memory, element by
-// element, for permutations whose fastest axis is short on either side (layout::NdPacked).
+// permute_packed: tiles of several axes on each side through shared memory, for permutations
+// whose fastest axis is short on either side (layout::NdPacked): src rows as aligned 16-byte
+// chunks where they are contiguous (permute_packed_chunks), else element by element.
 #include <algorithm>
 #include <string>
 

@@ -28,7 +28,7 @@ const std::vector<NdRule>& nd_rules() {
          return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.short_transpose_side;
        },
        "(handed over by the transpose table) a batched transpose with a side of fewer than `short_transpose_side` "
-       "bytes, which that table gives cute_padded or aligned_stores",
+       "bytes, which that table gives cute_padded, aligned_stores or smem_swizzled",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
       {"one_vector_src_run", &engines::permute_aligned_stores,

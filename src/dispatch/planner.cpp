@@ -105,11 +105,12 @@ bool interleaves(const Problem& p) {
   return p.batch > 1 && (p.stride_src < (p.rows - 1) * p.ld_src + p.cols || p.stride_dst < (p.cols - 1) * p.ld_dst + p.rows);
 }
 
-// Whether the transpose table gave `c` to a general tile kernel while a side has fewer than
+// Whether the transpose table gave `c` to a general tile kernel (aligned_stores, cute_padded,
+// or without the CuTe family the fallback smem_swizzled) while a side has fewer than
 // short_transpose_side bytes (the N-D table's rule short_transposes then takes it).
 bool short_side_tiles(const Problem& p, const Choice& c) {
   const Engine* e = c.plan.engine;
-  bool general = e == &engines::aligned_stores;
+  bool general = e == &engines::aligned_stores || e == &engines::smem_swizzled;
 #ifdef XPOSE_HAVE_CUTE
   general = general || e == &engines::cute_padded;
 #endif

@@ -49,7 +49,8 @@ constexpr Tuning h100 = [] {
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, 460
   // draws, docs/performance.md "Random problems"): batched transposes with a side of 11 to 38
   // bytes, which the transpose table gave cute_padded or aligned_stores (10-62% of a copy),
-  // ran 7.5-52 points faster through permute_packed, all ten of them.
+  // ran 7.5-52 points faster through permute_packed, all ten of them. Without the CuTe family
+  // the fallback smem_swizzled takes them: handed over too (unmeasured, the weaker tile).
   t.short_transpose_side = 48;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;

@@ -190,28 +190,25 @@ inline void grow_run(const PermuteAxis* axes, const int* order, int n, int64_t g
 }  // namespace packed_detail
 
 // Whether (and how) permute_packed stages tile t by chunks, for a src base of address `src_low`
-// modulo 16 whose elements span `src_bytes`: its load rows contiguous in src and at least
-// nd_packed_chunk_row bytes, every element at an address of a multiple of its size (the stores
-// read it from the stage whole), at most nd_packed_chunk_slots chunks a thread, two stages
-// within 46 KiB, and a tile's src and dst bytes within 32-bit offsets.
-inline void nd_packed_chunks(NdPacked* t, int64_t E, uintptr_t src_low, int64_t src_bytes) {
+// modulo 16 whose elements span `src_bytes`, the tile spanning `src_span` and `dst_span`
+// elements past its origin: its load rows contiguous in src and at least nd_packed_chunk_row
+// bytes, every element at an address of a multiple of its size (the stores read it from the
+// stage whole), at most nd_packed_chunk_slots chunks a thread, two stages within 46 KiB, and a
+// tile's src and dst bytes within 32-bit offsets.
+inline void nd_packed_chunks(NdPacked* t, int64_t E, uintptr_t src_low, int64_t src_bytes, int64_t src_span,
+                             int64_t dst_span) {
   t->chunks = false;
-  int64_t contiguous = 1, span = 0;
+  int64_t contiguous = 1;
   for (int k = 0; k < t->load_rank; ++k) {
     const NdPackedAxis& a = t->axis[t->load_order[k]];
     if (a.src != contiguous) return;
     contiguous *= a.tile;
   }
-  int64_t dst_span = 0;
-  for (int i = 0; i < t->rank; ++i) {
-    span += int64_t(t->axis[i].tile - 1) * t->axis[i].src;
-    dst_span += int64_t(t->axis[i].tile - 1) * t->axis[i].dst;
-  }
   const int64_t row_bytes = int64_t(t->load_row) * E, seg_chunks = ceil_div(15 + row_bytes, 16);
   const int64_t seg_pitch = 16 * (seg_chunks | 1), stage_bytes = seg_pitch * t->load_rest;
   if (row_bytes < nd_packed_chunk_row || src_low % uintptr_t(std::min<int64_t>(E, 16)) ||
       seg_chunks * t->load_rest > int64_t(nd_packed_threads) * nd_packed_chunk_slots || 2 * stage_bytes > 46 * 1024 ||
-      (span + 1) * E > INT32_MAX || (dst_span + 1) * E > INT32_MAX)
+      (src_span + 1) * E > INT32_MAX || (dst_span + 1) * E > INT32_MAX)
     return;
   t->chunks = true;
   t->seg_chunks = uint32_t(seg_chunks);
@@ -397,7 +394,7 @@ inline bool nd_packed_capped(NdForm* f, NdPacked* out, const char** why, int64_t
   if (src_low >= 0) {
     int64_t src_bytes = E;
     for (int x = 0; x < n; ++x) src_bytes += (axes[x].extent - 1) * axes[x].src_stride * E;
-    nd_packed_chunks(&t, E, uintptr_t(src_low), src_bytes);
+    nd_packed_chunks(&t, E, uintptr_t(src_low), src_bytes, src_span, dst_span);
   }
   // The tile or its stages (or the tables before them) first, then the ring of two batches of
   // tile origins.

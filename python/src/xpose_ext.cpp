@@ -85,15 +85,18 @@ void transpose_inplace_host(uintptr_t data, int64_t rows, int64_t cols, int64_t 
   xpose::transpose_inplace_host(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch);
 }
 
+// The device workspace bytes the GPU path needs for this layout (0 for square matrices); the
+// layouts it does not serve are refused, saying why, before anything is written.
+size_t transpose_inplace_workspace(int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch, int device) {
+  const OnDevice on(device);
+  return xpose::transpose_inplace_workspace(elem_bytes, rows, cols, batch);
+}
+
 void transpose_inplace_device(uintptr_t data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch,
-                              uintptr_t stream, int device) {
+                              uintptr_t workspace, size_t workspace_bytes, uintptr_t stream, int device) {
   const OnDevice on(device);  // the C ABI runs on the current device, which must be data's
-  // The GPU path takes no workspace for the layouts it serves (square matrices); the workspace
-  // query refuses the rest, saying why, before anything is written.
-  if (xpose::transpose_inplace_workspace(elem_bytes, rows, cols, batch) != 0)
-    throw xpose::Error(XPOSE_ERROR_NOT_SUPPORTED, "this layout needs a workspace, which the Python call does not pass");
-  xpose::transpose_inplace(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch, nullptr, 0,
-                           reinterpret_cast<cudaStream_t>(stream));
+  xpose::transpose_inplace(reinterpret_cast<void*>(data), elem_bytes, rows, cols, batch,
+                           reinterpret_cast<void*>(workspace), workspace_bytes, reinterpret_cast<cudaStream_t>(stream));
 }
 
 // FP8 quantization's descriptor from the Python call's fields.
@@ -1019,8 +1022,10 @@ NB_MODULE(_xpose, m) {
   const auto no_gil = nb::call_guard<nb::gil_scoped_release>();
   m.def("transpose_inplace_host", &transpose_inplace_host, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a, "batch"_a,
         no_gil);
+  m.def("transpose_inplace_workspace", &transpose_inplace_workspace, "rows"_a, "cols"_a, "elem_bytes"_a, "batch"_a,
+        "device"_a);
   m.def("transpose_inplace_device", &transpose_inplace_device, "data"_a, "rows"_a, "cols"_a, "elem_bytes"_a,
-        "batch"_a, "stream"_a, "device"_a, no_gil);
+        "batch"_a, "workspace"_a, "workspace_bytes"_a, "stream"_a, "device"_a, no_gil);
   m.def("quantize_scales_bytes", &quantize_scales_bytes, "input"_a, "rows"_a, "cols"_a, "format"_a, "scaling"_a,
         "scale_layout"_a, "block_rows"_a, "block_cols"_a, "transposed"_a);
   m.def("quantize", &quantize, "input"_a, "rows"_a, "cols"_a, "ld"_a, "format"_a, "scaling"_a, "scale_layout"_a,

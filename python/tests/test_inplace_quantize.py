@@ -139,16 +139,33 @@ def test_inplace_torch_gpu_matches_numpy(n, batch, dtype):
     assert np.ascontiguousarray(y.cpu().numpy()).tobytes() == want.tobytes()
 
 
-def test_inplace_torch_refuses_rectangular_on_the_gpu_and_compiles():
+@pytest.mark.parametrize("shape", [(2, 96, 64), (48, 4096), (4096, 48), (1031 * 2, 1031)])
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "complex128"])
+def test_inplace_gpu_rectangles_match_numpy(shape, dtype):
+    # Rectangles whose sides share a factor of 16 bytes or more, with a workspace from PyTorch's
+    # and CuPy's allocators.
+    x = random_bits(shape, dtype)
+    if np.gcd(shape[-2], shape[-1]) * x.itemsize < 16:
+        pytest.skip("sides sharing fewer than 16 bytes are refused on the GPU")
+    want = np.ascontiguousarray(x.swapaxes(-1, -2))
     torch = _torch_cuda()
-    x = torch.randn(16, 32, device="cuda")
+    t = torch.from_numpy(x.copy()).cuda()
+    assert np.ascontiguousarray(xpose.transpose_inplace(t).cpu().numpy()).tobytes() == want.tobytes()
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    c = cupy.asarray(x)
+    assert cupy.asnumpy(xpose.transpose_inplace(c)).tobytes() == want.tobytes()
+
+
+def test_inplace_torch_refuses_coprime_rectangles_on_the_gpu_and_compiles():
+    torch = _torch_cuda()
+    x = torch.randn(16, 33, device="cuda")
     before = x.clone()
     with pytest.raises(ValueError, match="^xpose.transpose_inplace: rectangular"):
         xpose.transpose_inplace(x)
     assert torch.equal(x, before)
     f = torch.compile(lambda t: xpose.transpose_inplace(t) * 2, fullgraph=True)
-    s = torch.randn(64, 64, device="cuda")
-    assert torch.equal(f(s.clone()), s.t() * 2)
+    for s in (torch.randn(64, 64, device="cuda"), torch.randn(128, 64, device="cuda")):
+        assert torch.equal(f(s.clone()), s.t() * 2)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"scaling": "delayed", "scale": 3.0}, {"scaling": "blocks", "block": (1, 128)},

@@ -35,8 +35,10 @@ def transpose_inplace(x):
     as the (..., cols, rows) view of that memory (x itself keeps its old shape: use the result).
 
     NumPy arrays and PyTorch CPU tensors run on the CPU path (any shape), PyTorch and CuPy GPU
-    arrays on the GPU on their library's current stream (square matrices so far; rectangular ones
-    are refused there with nothing changed). x must be C-contiguous and writable; PyTorch tensors
+    arrays on the GPU on their library's current stream, with a workspace from their library's
+    allocator (square matrices need none; rectangular ones whose sides share a factor of 16
+    bytes or more, gcd(rows, cols) x itemsize, a bit a row of that factor; others are refused
+    there with nothing changed). x must be C-contiguous and writable; PyTorch tensors
     go through the op torch.ops.xpose.transpose_inplace_, which torch.compile sees mutate x.
     """
     from . import _library_of
@@ -58,8 +60,13 @@ def transpose_inplace(x):
         return x.view(lead + (cols, rows))
     if lib == "cupy":
         lead, rows, cols, batch = _shape(x, x.flags.c_contiguous, x.itemsize)
-        stream = cupy.cuda.get_current_stream(x.device.id).ptr
-        _native(_xpose.transpose_inplace_device, x.data.ptr, rows, cols, x.itemsize, batch, stream, x.device.id)
+        if x.size:
+            with x.device:  # the workspace from CuPy's pool, on x's device and current stream
+                n = _native(_xpose.transpose_inplace_workspace, rows, cols, x.itemsize, batch, x.device.id)
+                w = cupy.empty(n, cupy.uint8) if n else None
+                stream = cupy.cuda.get_current_stream(x.device.id).ptr
+                _native(_xpose.transpose_inplace_device, x.data.ptr, rows, cols, x.itemsize, batch,
+                        w.data.ptr if n else 0, n, stream, x.device.id)
         return x.reshape(lead + (cols, rows))
     if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
@@ -88,8 +95,12 @@ def torch_impl(x):
     if x.is_cuda:
         from . import _torch_stream
 
+        import torch
+
         index = x.get_device()
+        n = _native(_xpose.transpose_inplace_workspace, rows, cols, x.element_size(), batch, index)
+        w = torch.empty(n, dtype=torch.uint8, device=x.device) if n else None  # PyTorch's allocator, stream-ordered
         _native(_xpose.transpose_inplace_device, x.data_ptr(), rows, cols, x.element_size(), batch,
-                _torch_stream(index), index)
+                w.data_ptr() if n else 0, n, _torch_stream(index), index)
     else:
         _native(_xpose.transpose_inplace_host, x.data_ptr(), rows, cols, x.element_size(), batch)

@@ -1,7 +1,9 @@
 #include "dispatch/inplace.hpp"
 
 #include "cpu/inplace.hpp"
+#include "core/device.hpp"
 #include "engines/inplace/inplace.hpp"
+#include "layout/inplace.hpp"
 
 namespace xpose::detail {
 
@@ -10,9 +12,19 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
   InplacePlan plan;
   plan.problem = p;
   plan.workspace_bytes = engines::inplace_workspace_bytes(p);
-  plan.text = p.trivial() ? "nothing to move (a row, a column or no elements)"
-                          : std::string("square tile pairs swapped across the diagonal, moved as ") +
-                                engines::inplace_path(p) + ", no workspace";
+  if (p.trivial())
+    plan.text = "nothing to move (a row, a column or no elements)";
+  else if (p.rows == p.cols)
+    plan.text = std::string("square tile pairs swapped across the diagonal, moved as ") + engines::inplace_path(p) +
+                ", no workspace";
+  else {
+    const layout::InplaceShape s = layout::inplace_shape(p.rows, p.cols);
+    plan.text = std::to_string(s.a) + " x " + std::to_string(s.b) + " blocks of " + std::to_string(s.c) + " x " +
+                std::to_string(s.c) + " turned in place (tile pairs moved as " + engines::inplace_path(p) + "), then " +
+                std::to_string(layout::unit_count(s) * p.batch) + " rows of " + std::to_string(s.c) +
+                " elements moved along their cycles (in pieces of at most 1 KiB); workspace " +
+                std::to_string(plan.workspace_bytes) + " bytes (a bit a piece)";
+  }
   *out = std::move(plan);
   return ok();
 }
@@ -20,7 +32,9 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
 Result launch_inplace(const InplacePlan& plan, void* data, void* workspace, cudaStream_t stream) {
   InplaceProblem p = plan.problem;
   p.data = data;
-  XPOSE_TRY_CUDA(engines::transpose_inplace(p, workspace, stream));
+  Device device;
+  if (Result e = current_device(&device); e.failed()) return e;
+  XPOSE_TRY_CUDA(engines::transpose_inplace(p, workspace, device.sm_count, stream));
   return ok();
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <numeric>
 
+#include "layout/fast_divmod.hpp"
 #include "layout/hd.hpp"
 
 namespace xpose::layout {
@@ -57,6 +58,38 @@ XPOSE_HD inline int64_t row_from(const InplaceShape& s, int64_t r) {
   const int64_t t = r / s.a, k = (r % s.a) * s.b % s.a;
   return ((s.c * k - t) % s.m + s.m) % s.m;
 }
+
+// Sides that share a factor: with g = gcd(m, n) (InplaceShape::c) the matrix is an a x b grid
+// of g x g blocks (block (A, B) at row A g, column B g). The GPU turns each block in place, which
+// leaves element (A g + ig, B g + jg) at (A g + jg, B g + ig); the row pieces of g elements
+// (A, jg, B), at unit index (A g + jg) b + B of the m n / g units, then belong at unit
+// (B g + jg) a + A of the n x m result (its row B g + jg, columns A g ..): a permutation of
+// whole units, moved along its cycles.
+XPOSE_HD inline int64_t block_origin(const InplaceShape& s, int64_t block) {  // block A b + B
+  return block / s.b * s.c * s.n + block % s.b * s.c;
+}
+XPOSE_HD inline int64_t unit_count(const InplaceShape& s) { return s.a * s.c * s.b; }
+XPOSE_HD inline int64_t unit_destination(const InplaceShape& s, int64_t unit) {
+  const int64_t B = unit % s.b, t = unit / s.b, jg = t % s.c, A = t / s.c;
+  return (B * s.c + jg) * s.a + A;
+}
+
+// unit_destination as the GPU walks it, on pieces: each unit cut into `pieces` equal pieces
+// (piece i of unit u is piece u * pieces + i), which move with their unit; 32-bit indices within
+// a matrix (a launch takes fewer than 2^32 pieces), the divisions as multiplies.
+struct UnitWalk {
+  FastDivmod b, g, pieces;
+  uint32_t a = 1;
+  UnitWalk() = default;
+  UnitWalk(const InplaceShape& s, uint32_t pieces_a_unit)
+      : b(uint32_t(s.b)), g(uint32_t(s.c)), pieces(pieces_a_unit), a(uint32_t(s.a)) {}
+  XPOSE_HD uint32_t next(uint32_t piece) const {
+    uint32_t i, B, jg;
+    const uint32_t unit = pieces.divmod(piece, &i);
+    const uint32_t A = g.divmod(b.divmod(unit, &B), &jg);
+    return ((B * g.divisor + jg) * a + A) * pieces.divisor + i;
+  }
+};
 
 // The square transpose's tile pairs (ti, tj), ti <= tj, of a T x T grid of tiles, as a launch
 // of T + 1 x ceil(T / 2) blocks with none idle: launch row y takes tile row y's T - y pairs and

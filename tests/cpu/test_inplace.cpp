@@ -125,6 +125,66 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
     }
 }
 
+// The GPU's path for sides sharing a factor g: each g x g block turned in place, then the units
+// (rows of g elements) moved to unit_destination, gives the transpose; unit_destination is a
+// bijection of the units and block_origin finds every block.
+void check_blocks_then_units(int64_t m, int64_t n) {
+  SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+  const layout::InplaceShape s = layout::inplace_shape(m, n);
+  const int64_t g = s.c;
+  std::vector<int64_t> a(size_t(m * n)), b(a.size(), -1);
+  for (int64_t k = 0; k < m * n; ++k) a[size_t(k)] = k;
+  ASSERT_EQ(m * n, layout::unit_count(s) * g);
+  for (int64_t blk = 0; blk < s.a * s.b; ++blk) {
+    const int64_t o = layout::block_origin(s, blk);
+    ASSERT_EQ(o, (blk / s.b) * g * n + (blk % s.b) * g);
+    for (int64_t i = 0; i < g; ++i)
+      for (int64_t j = 0; j < g; ++j) {
+        ASSERT_EQ(-1, b[size_t(o + j * n + i)]) << "block " << blk << " overlaps another";
+        b[size_t(o + j * n + i)] = a[size_t(o + i * n + j)];
+      }
+  }
+  a.assign(a.size(), -1);
+  const layout::UnitWalk walk(s, 1), in_three(s, 3);
+  for (int64_t u = 0; u < layout::unit_count(s); ++u) {
+    const int64_t q = layout::unit_destination(s, u);
+    ASSERT_EQ(q, int64_t(walk.next(uint32_t(u)))) << "the walk's unit " << u;
+    for (uint32_t i = 0; i < 3; ++i)
+      ASSERT_EQ(3 * q + i, int64_t(in_three.next(uint32_t(3 * u + i)))) << "unit " << u << "'s piece " << i;
+    ASSERT_TRUE(q >= 0 && q < layout::unit_count(s)) << "unit " << u << " goes to " << q;
+    ASSERT_EQ(-1, a[size_t(q * g)]) << "two units go to " << q;
+    for (int64_t k = 0; k < g; ++k) a[size_t(q * g + k)] = b[size_t(u * g + k)];
+  }
+  for (int64_t p = 0; p < m * n; ++p) ASSERT_EQ((p % m) * n + p / m, a[size_t(p)]) << "position " << p;
+}
+
+TEST(Inplace, BlocksThenUnitsTranspose) {
+  for (auto [m, n] : {std::pair{2, 4}, std::pair{4, 2}, std::pair{6, 4}, std::pair{12, 18}, std::pair{7, 7},
+                      std::pair{1, 9}, std::pair{9, 1}, std::pair{32, 1000}, std::pair{1000, 32}, std::pair{96, 60},
+                      std::pair{5, 7}, std::pair{640, 480}})
+    check_blocks_then_units(m, n);
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int t = 0; t < 300 && !::testing::Test::HasFailure(); ++t) {
+    const int64_t g = 1 + int64_t(rng() % 12);  // a shared factor, then cofactors
+    check_blocks_then_units(g * (1 + int64_t(rng() % 20)), g * (1 + int64_t(rng() % 20)));
+  }
+  for (int t = 0; t < 3000; ++t) {  // the 32-bit walk on shapes of up to 2^32 units, sampled
+    const int64_t g = 1 + int64_t(rng() % 100000), m = g * (1 + int64_t(rng() % 3000)), n = g * (1 + int64_t(rng() % 3000));
+    const layout::InplaceShape s = layout::inplace_shape(m, n);
+    const int64_t pieces = 1 + int64_t(rng() % 16);
+    if (layout::unit_count(s) * pieces >= (int64_t(1) << 32)) continue;
+    const layout::UnitWalk walk(s, uint32_t(pieces));
+    for (int k = 0; k < 20; ++k) {
+      const int64_t p = k == 0 ? layout::unit_count(s) * pieces - 1
+                               : int64_t(rng() % uint64_t(layout::unit_count(s) * pieces));
+      ASSERT_EQ(layout::unit_destination(s, p / pieces) * pieces + p % pieces, int64_t(walk.next(uint32_t(p))))
+          << m << " x " << n << ", piece " << p << " of " << pieces << " a unit";
+    }
+  }
+}
+
 // The square kernels' launch covers every tile pair (ti <= tj) exactly once, for any number of
 // tiles a side.
 TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
@@ -143,8 +203,9 @@ TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
   }
 }
 
-// The GPU path's refusals, with a reason (no GPU needed to say so): what is not square, and
-// grids past CUDA's limits.
+// The GPU path's refusals, with a reason (no GPU needed to say so): sides sharing a factor of
+// fewer than 16 bytes (or more than 96 KiB), and grids past CUDA's limits; the workspace of
+// the rectangular path, a bit a unit.
 TEST(Inplace, GpuRefusalsNameTheProblem) {
   detail::InplaceProblem t;
   t.data = reinterpret_cast<void*>(uintptr_t(4096));
@@ -154,8 +215,16 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_STREQ("vectors", engines::inplace_path(t));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_STREQ("elements", engines::inplace_path(t));
-  t.cols = 101;
+  t.cols = 101;  // coprime sides
   EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.cols = 102;  // a shared factor of 2 x 4 bytes
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.cols = 104;  // 4 x 4 bytes: 25 x 26 blocks, 2600 units of 4 elements a matrix, 3 matrices
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), engines::inplace_workspace_bytes(t));
+  t.rows = 100 * 1024, t.cols = 50 * 1024, t.elem_bytes = 4, t.batch = 1;  // a factor of 200 KiB
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  t.rows = 100, t.cols = 101;
   t.rows = 1;  // one row: its own transpose
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
   t.rows = t.cols = int64_t(1) << 23, t.elem_bytes = 1, t.batch = 1;
@@ -179,7 +248,7 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
       {d, 4, -4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "cols is negative", true},
       {d, 4, 4, 4, -1, XPOSE_ERROR_INVALID_ARGUMENT, "batch is negative", true},
       {d, int64_t(1) << 32, int64_t(1) << 32, 1, 1, XPOSE_ERROR_INVALID_ARGUMENT, "overflows int64", true},
-      {d, 4, 6, 4, 1, XPOSE_ERROR_NOT_SUPPORTED, "rectangular matrices are not yet", true},
+      {d, 4, 6, 4, 1, XPOSE_ERROR_NOT_SUPPORTED, "share a factor of fewer than 16 bytes", true},
       {nullptr, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "data is a null pointer", false},
       {static_cast<uint8_t*>(d) + 2, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to its element size of 4", false},
       {static_cast<uint8_t*>(d) + 4, 4, 4, 16, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to 8 bytes", false},
@@ -206,6 +275,12 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(1000, 1000, 2, 3, &bytes));
   EXPECT_EQ(0u, bytes);
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(1, 1000, 2, 3, &bytes));
+  EXPECT_EQ(0u, bytes);
+  // 3 x 2000 units (rows of 1000 elements: 2000 bytes, cut into 2 pieces), a bit a piece
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(2000, 1000, 2, 3, &bytes));
+  EXPECT_EQ(size_t(3 * 2000 * 2 / 8), bytes);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 32).find("2 x 1 blocks of 32 x 32"))
+      << xpose::explain_inplace(4, 64, 32);
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 5, 5, 4, 0, nullptr, 0, nullptr));
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 64).find("tile pairs")) << xpose::explain_inplace(4, 64, 64);

@@ -1,10 +1,18 @@
-// In-place transposition on the GPU through the C ABI (xpose_transpose_inplace), square
-// matrices: bit for bit what the CPU path (cpu::transpose_inplace) makes of the same random
-// bytes, every element size, sides one off each path's tile, bases on and off 16 bytes (the
-// vector path and the element path, each seen), batches past one launch's grid; guard bands
-// around the matrices untouched; refused requests leave the matrix as it was.
+// In-place transposition on the GPU through the C ABI (xpose_transpose_inplace): bit for bit
+// the transpose of the same random bytes (square matrices against the CPU path,
+// cpu::transpose_inplace; rectangular ones against a plain out-of-place transpose), every
+// element size, sides one off each path's tile, bases on and off 16 bytes (the vector path and
+// the element path, each seen), batches past one launch's grid; rectangles whose sides share a
+// factor from 16 bytes to units past the default shared memory (blocks of one element, under a
+// tile and over; units whole and cut into pieces), tall, wide, odd and prime,
+// with a random workspace of exactly the size asked for; guard bands around the matrices
+// untouched; refused requests leave the matrix as it was.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -62,13 +70,89 @@ TEST(Inplace, GpuSquareMatchesTheCpuPath) {
   check_square(rng, 2, 3, 65539, 2);
 }
 
+// One rectangular call on random bytes at `offset` bytes past a 16-byte boundary, with the
+// workspace the query gives (random bytes, guarded too); the image against a plain transpose.
+std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t n, int64_t batch, size_t offset) {
+  SCOPED_TRACE(std::to_string(E) + "-byte elements, " + std::to_string(batch) + " x " + std::to_string(m) + " x " +
+               std::to_string(n) + ", base + " + std::to_string(offset));
+  const size_t bytes = size_t(m * n * batch * E), at = kGuard + offset;
+  std::vector<uint8_t> image(bytes + at + kGuard, poison);
+  for (size_t i = at; i < at + bytes; ++i) image[i] = uint8_t(rng());
+  std::vector<uint8_t> want = image;
+  for (int64_t k = 0; k < batch; ++k)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(&want[at + size_t((k * m * n + j * m + i) * E)], &image[at + size_t((k * m * n + i * n + j) * E)],
+                    size_t(E));
+  size_t workspace_bytes = 0;
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(m, n, E, batch, &workspace_bytes)) << xpose_last_error();
+  EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
+  std::vector<uint8_t> scratch(workspace_bytes + 2 * kGuard);
+  for (auto& v : scratch) v = uint8_t(rng());
+  DeviceImage d(image), w(scratch);
+  EXPECT_TRUE(d.ok() && w.ok());
+  if (!d.ok() || !w.ok()) return "";
+  const std::string path = explain_inplace(E, m, n, batch, d.data() + at);
+  EXPECT_EQ(XPOSE_SUCCESS,
+            xpose_transpose_inplace(d.data() + at, m, n, E, batch, w.data() + kGuard, workspace_bytes, nullptr))
+      << xpose_last_error();
+  EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  const int64_t first = first_difference(d.read(), want);
+  EXPECT_EQ(-1, first) << "first difference at byte " << first << " (the matrices start at " << at << "; " << path << ")";
+  const std::vector<uint8_t> after = w.read();
+  EXPECT_TRUE(std::equal(after.begin(), after.begin() + kGuard, scratch.begin()) &&
+              std::equal(after.end() - kGuard, after.end(), scratch.end() - kGuard))
+      << "the workspace's guard bands changed";
+  return path;
+}
+
+TEST(Inplace, GpuRectangleMatchesATranspose) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int64_t E : {1, 2, 4, 8, 16}) {
+    const int64_t g0 = (16 + E - 1) / E;  // the smallest shared factor served
+    bool vectors = false, elements = false;
+    const std::vector<std::array<int64_t, 3>> shapes = {
+        {2 * g0, g0, 1},   {g0, 2 * g0, 2},  {3 * 64, 2 * 64, 1}, {2 * 33, 3 * 33, 1}, {1000 * g0, g0, 1},
+        {g0, 1000 * g0, 1}, {7 * 97, 5 * 97, 2}, {2 * 1031, 1031, 1}, {40 * 48, 3 * 48, 3}, {2 * 31, 31, 1}, {3 * 32, 2 * 32, 2},
+        {97 * 5, 61 * 5, 1}, {97, 61, 2}, {3 * 512, 2 * 512, 1}, {3, 5, 1}};
+    for (auto [m, n, batch] : shapes) {
+      if (std::gcd(m, n) * E < 16) continue;
+      for (size_t offset : {size_t(0), size_t(E < 16 ? E : 8)}) {
+        const std::string path = check_rectangle(rng, E, m, n, batch, offset);
+        vectors |= path.find("as vectors") != std::string::npos;
+        elements |= path.find("as elements") != std::string::npos;
+        if (HasFailure()) return;
+      }
+    }
+    for (int t = 0; t < 12; ++t) {  // random shared factors and cofactors, tall and wide
+      const int64_t g = g0 + int64_t(rng() % 100), a = 1 + int64_t(rng() % 12), b = 1 + int64_t(rng() % 12);
+      check_rectangle(rng, E, a * g, b * g, 1 + int64_t(rng() % 3), rng() % 2 ? 0 : size_t(E < 16 ? E : 8));
+      if (HasFailure()) return;
+    }
+    EXPECT_TRUE(vectors && elements) << E << "-byte elements: both tile paths should have run";
+  }
+  // Units of 51 KiB (past the default 48 KiB of shared memory a block), and more blocks than one
+  // launch's grid holds.
+  check_rectangle(rng, 16, 2 * 3200, 3200, 1, 0);
+  check_rectangle(rng, 4, 65539 * 4, 4, 1, 0);
+}
+
 TEST(Inplace, RefusedRequestsLeaveTheMatrixAlone) {
   XPOSE_REQUIRE_GPU();
   std::vector<uint8_t> image(4096);
   fill_random(image, fresh_seed());
   DeviceImage d(image);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_inplace(d.data(), 16, 32, 4, 1, nullptr, 0, nullptr));
+  EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_inplace(d.data(), 16, 33, 4, 1, nullptr, 0, nullptr));
+  size_t bytes = 0;  // 16 x 32: served, with a workspace
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(16, 32, 4, 1, &bytes));
+  ASSERT_GT(bytes, 0u);
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data(), 16, 32, 4, 1, nullptr, 0, nullptr));
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
+            xpose_transpose_inplace(d.data(), 16, 32, 4, 1, d.data() + 2048, bytes - 1, nullptr));
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data() + 1, 16, 16, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data(), 16, 16, 3, 1, nullptr, 0, nullptr));
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());

@@ -1,7 +1,10 @@
 // In-place transposition on the GPU (issue 35): each of a batch of dense rows x cols matrices
 // becomes its dense cols x rows transpose in the same memory. Square matrices: tile pairs
-// swapped across the diagonal, every element read and written once. Rectangular matrices: not
-// yet on the GPU (layout/inplace.hpp's passes; the CPU path serves them).
+// swapped across the diagonal, every element read and written once. Rectangular matrices whose
+// sides share a factor g with g x elem_bytes >= 16: the g x g blocks turned so, then rows of g
+// elements moved along their permutation's cycles (each read and written once more), a bit of
+// workspace a row of g (lcm(rows, cols) bits a matrix, at most 1/128 of its bytes). Others not
+// yet on the GPU (the CPU path serves them).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,7 +29,8 @@ size_t inplace_workspace_bytes(const InplaceProblem& t);
 const char* inplace_path(const InplaceProblem& t);
 
 // Enqueues the transposition; never waits, never allocates. `t` is one inplace_refusal accepts,
-// `workspace` at least inplace_workspace_bytes(t) bytes of device memory.
-cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, cudaStream_t stream);
+// `workspace` at least inplace_workspace_bytes(t) bytes of device memory (cleared here),
+// sm_count the current device's.
+cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream);
 
 }  // namespace xpose::engines

@@ -84,9 +84,9 @@ struct UnitWalk {
   UnitWalk(const InplaceShape& s, uint32_t pieces_a_unit)
       : b(uint32_t(s.b)), g(uint32_t(s.c)), pieces(pieces_a_unit), a(uint32_t(s.a)) {}
   XPOSE_HD uint32_t next(uint32_t piece) const {
-    uint32_t i, B, jg;
-    const uint32_t unit = pieces.divmod(piece, &i);
-    const uint32_t A = g.divmod(b.divmod(unit, &B), &jg);
+    uint32_t i = 0, B = 0, jg;
+    const uint32_t unit = pieces.divisor == 1 ? piece : pieces.divmod(piece, &i);  // whole units, tall
+    const uint32_t A = g.divmod(b.divisor == 1 ? unit : b.divmod(unit, &B), &jg);  // matrices: no divisions
     return ((B * g.divisor + jg) * a + A) * pieces.divisor + i;
   }
 };

@@ -10,7 +10,7 @@ def _error(kind, message):
 
 def _native(call, *args):
     try:
-        call(*args)
+        return call(*args)
     except (ValueError, RuntimeError) as e:  # the library's one-line message, in the caller's terms
         raise type(e)("xpose.transpose_inplace: " + str(e)) from None
 

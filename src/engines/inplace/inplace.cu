@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(kTile* kRows) inplace_swap_tiles(InplaceElem<E
 }
 
 // move_units moves pieces (units cut into equal pieces that move with their unit, for more
-// chains in flight). A chain of T threads walks pieces in rounds (q_0 = where it stands,
+// chains in flight). A chain, a warp (T threads), walks pieces in rounds (q_0 = where it stands,
 // q_{j+1} = q_j's destination) of 2, 4, .. up to k pieces (chains that start on one short
 // cycle would otherwise load much of it for nothing: fp32 8192x4096 loaded 2.3 pieces for each
 // it moved at a fixed 8); a round ends early where the walk comes back to the chain's first
@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(kTile* kRows) inplace_swap_tiles(InplaceElem<E
 // others); the slots are a ring of k + 1, the carried piece's among them. A chain starts walks
 // from its own range of pieces, skipping those already claimed.
 namespace cg = cooperative_groups;
+constexpr int T = 32;                // threads a chain: a warp (fewer measured no faster for small pieces)
 constexpr int kMaxRound = 32;        // pieces a round at most (a claim mask of 32 bits)
 constexpr int kFirstRound = 2;       // a walk's first round; each next one twice as long
 constexpr int kWalkWords = kMaxRound + 4;  // a chain's positions, their count, where it goes on
@@ -160,7 +161,7 @@ __device__ __forceinline__ void load_word(Elem<V>* to, const Elem<V>* from) {
 // so no later store can reach them; and every store waits on the claims' results, which its
 // predicate reads (the carried piece's store too, through `zero`), so none leaves before them.
 
-template <int V, int T>
+template <int V>
 __global__ void __launch_bounds__(256) inplace_move_units(Elem<V>* data, uint32_t* claimed, UnitLaunchArgs u) {
   using W = Elem<V>;
   extern __shared__ uint4 chain_smem[];
@@ -247,50 +248,45 @@ __global__ void __launch_bounds__(256) inplace_move_units(Elem<V>* data, uint32_
   }
 }
 
-template <class F>
-cudaError_t with_chain_threads(int threads, F&& f) {
-  switch (threads) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 16: return f(std::integral_constant<int, 16>{});
-    default: return f(std::integral_constant<int, 32>{});
-  }
-}
-
 bool square(const InplaceProblem& t) { return t.rows == t.cols; }
 
-// Blocks of a side under kTile: a thread block turns `per` consecutive blocks (z order: matrix,
-// A, B) through shared memory, every element loaded before the first is stored. Threads walk
-// the elements row by row across the blocks, so blocks side by side read and write their
-// rows together.
-constexpr int64_t kSmallBlockSmem = 16 << 10;
+// Blocks of a side under kSmallBlockSide that fit kSmallBlockSmem (u8 35 x 35 blocks took 3.6%
+// of a copy through three tile-pair blocks each): a thread block turns `per` consecutive blocks
+// (z order: matrix, A, B) through shared memory, every element loaded before the first is
+// stored. The blocks' origins are found once; threads walk the elements row by row across the
+// blocks, so blocks side by side read and write their rows together.
+constexpr int64_t kSmallBlockSmem = 16 << 10, kSmallBlockSide = 64;
 
 template <int E>
 __global__ void __launch_bounds__(256) inplace_turn_small_blocks(InplaceElem<E>* data, layout::InplaceShape s,
                                                                  int64_t blocks, int per) {
   extern __shared__ uint4 small_words[];
-  InplaceElem<E>* const staged = reinterpret_cast<InplaceElem<E>*>(small_words);  // [block][row][g + 1]
-  const int g = int(s.c), count = int(blocks - int64_t(blockIdx.x) * per < per ? blocks - int64_t(blockIdx.x) * per : per), items = count * g * g;
+  int64_t* const origin = reinterpret_cast<int64_t*>(small_words);                      // [per]
+  InplaceElem<E>* const staged = reinterpret_cast<InplaceElem<E>*>(origin + per);  // [block][row][g + 1]
+  const int g = int(s.c);
   const int64_t z0 = int64_t(blockIdx.x) * per, per_matrix = s.a * s.b;
-  const auto at = [&](int i, int* zb, int* r, int* c) {  // element i's place in the matrix
-    *c = i % g;
-    const int rest = i / g;
-    *zb = rest % count, *r = rest / count;
-    const int64_t z = z0 + *zb;
-    return z / per_matrix * s.m * s.n + layout::block_origin(s, z % per_matrix) + *r * s.n + *c;
-  };
-  int zb, r, c;
-  for (int i = threadIdx.x; i < items; i += blockDim.x) {
-    const int64_t o = at(i, &zb, &r, &c);
-    staged[(zb * g + r) * (g + 1) + c] = data[o];
+  const int count = int(blocks - z0 < per ? blocks - z0 : per), across = count * g;  // a row across the blocks
+  for (int zb = threadIdx.x; zb < count; zb += blockDim.x) {
+    const int64_t z = z0 + zb;
+    origin[zb] = z / per_matrix * s.m * s.n + layout::block_origin(s, z % per_matrix);
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < items; i += blockDim.x) {
-    const int64_t o = at(i, &zb, &r, &c);
-    data[o] = staged[(zb * g + c) * (g + 1) + r];
-  }
+  for (int r = 0; r < g; ++r)
+    for (int x = threadIdx.x; x < across; x += blockDim.x) {
+      const int zb = x / g, c = x - zb * g;
+      staged[(zb * g + r) * (g + 1) + c] = data[origin[zb] + r * s.n + c];
+    }
+  __syncthreads();
+  for (int r = 0; r < g; ++r)
+    for (int x = threadIdx.x; x < across; x += blockDim.x) {
+      const int zb = x / g, c = x - zb * g;
+      data[origin[zb] + r * s.n + c] = staged[(zb * g + c) * (g + 1) + r];
+    }
+}
+
+bool small_blocks(const InplaceProblem& t) {  // a rectangle's blocks, each whole through shared memory
+  const int64_t g = layout::inplace_shape(t.rows, t.cols).c;
+  return !square(t) && g < kSmallBlockSide && g * (g + 1) * t.elem_bytes <= kSmallBlockSmem;
 }
 
 bool vectors(const InplaceProblem& t) {
@@ -307,9 +303,8 @@ int tile_side(const InplaceProblem& t) {
 // The units' launch: units cut into pieces of up to kPieceBytes (the largest divisor of the
 // unit's bytes that is, where it is kMinPieceBytes or more: whole units else), which depends on
 // the layout alone, so the workspace query knows their number; V-byte words (the widest that
-// divides a piece and data's address); rounds of about kRoundBytes; T threads a chain (a power
-// of two up to 32, two words or more each a round); chains a block so that their slots fill at
-// most kBlockSmem.
+// divides a piece and data's address); rounds of about kRoundBytes; chains a block so that their
+// slots fill at most kBlockSmem.
 constexpr int64_t kMinUnitBytes = 16, kPieceBytes = 1024, kMinPieceBytes = 256, kRoundBytes = 8 << 10,
                   kBlockSmem = 48 << 10, kMaxUnitBytes = 96 << 10;
 
@@ -322,7 +317,7 @@ int64_t pieces_a_unit(int64_t unit_bytes) {
 
 struct UnitLaunch {
   UnitLaunchArgs args;
-  int word = 1, threads = 1, chains = 1;  // V, T, chains a block
+  int word = 1, chains = 1;  // V, chains (warps) a block
   int64_t piece_bytes = 0, total = 0;
   size_t smem() const {
     return size_t(chains) * (kWalkWords * sizeof(uint32_t) + size_t(args.round + 1) * size_t(piece_bytes));
@@ -338,9 +333,7 @@ UnitLaunch unit_launch(const InplaceProblem& t) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(t.data);
   while (u.word < 16 && u.piece_bytes % (2 * u.word) == 0 && at % (2 * u.word) == 0) u.word *= 2;
   const int64_t vecs = u.piece_bytes / u.word, round = std::clamp<int64_t>(kRoundBytes / u.piece_bytes, 1, kMaxRound);
-  while (u.threads < 32 && 2 * u.threads * 2 <= vecs * round) u.threads *= 2;
-  u.chains = int(std::clamp<int64_t>(kBlockSmem / (kWalkWords * 4 + (round + 1) * u.piece_bytes), 1, 256 / u.threads));
-  if (u.chains * u.threads > 32) u.chains -= u.chains % (32 / u.threads);  // whole warps
+  u.chains = int(std::clamp<int64_t>(kBlockSmem / (kWalkWords * 4 + (round + 1) * u.piece_bytes), 1, 256 / T));
   u.args.walk = layout::UnitWalk(s, uint32_t(pieces));
   u.args.pieces = uint32_t(layout::unit_count(s) * pieces), u.args.total = uint32_t(u.total);
   u.args.vecs = int(vecs), u.args.round = int(round), u.args.words = layout::FastDivmod(uint32_t(vecs));
@@ -376,7 +369,9 @@ size_t inplace_workspace_bytes(const InplaceProblem& t) {
   return size_t((unit_launch(t).total + 31) / 32 * 4);  // a bit a piece
 }
 
-const char* inplace_path(const InplaceProblem& t) { return vectors(t) ? "vectors" : "elements"; }
+const char* inplace_path(const InplaceProblem& t) {
+  return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : "elements";
+}
 
 cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
   if (t.trivial()) return cudaSuccess;
@@ -385,9 +380,9 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
   const cudaError_t turned = with_elem_bytes(t.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     if (s.c == 1) return cudaSuccess;  // blocks of one element
-    if (s.c < kTile) {
-      const int64_t block_bytes = s.c * (s.c + 1) * E, per = std::max<int64_t>(1, kSmallBlockSmem / block_bytes);
-      inplace_turn_small_blocks<E><<<unsigned((blocks + per - 1) / per), 256, size_t(per * block_bytes), stream>>>(
+    if (small_blocks(t)) {
+      const int64_t block_bytes = s.c * (s.c + 1) * E, per = kSmallBlockSmem / block_bytes;
+      inplace_turn_small_blocks<E><<<unsigned((blocks + per - 1) / per), 256, size_t(per * (block_bytes + 8)), stream>>>(
           static_cast<InplaceElem<E>*>(t.data), s, blocks, int(per));
       return cudaGetLastError();
     }
@@ -407,21 +402,18 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
 
   const UnitLaunch u = unit_launch(t);
   if (cudaError_t err = cudaMemsetAsync(workspace, 0, inplace_workspace_bytes(t), stream); err != cudaSuccess) return err;
-  const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(2048 / (u.chains * u.threads), (220 << 10) / u.smem()));
+  const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(2048 / (u.chains * T), (220 << 10) / u.smem()));
   const int64_t grid = std::max<int64_t>(1, std::min<int64_t>(per_sm * sm_count, (u.total + u.chains - 1) / u.chains));
   return with_elem_bytes(u.word, [&](auto w) {
     constexpr int V = decltype(w)::value;
-    return with_chain_threads(u.threads, [&](auto threads) {
-      constexpr int T = decltype(threads)::value;
-      const auto kernel = inplace_move_units<V, T>;
-      if (u.smem() > size_t(kBlockSmem))
-        if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(u.smem()));
-            err != cudaSuccess)
-          return err;
-      kernel<<<unsigned(grid), unsigned(u.chains * T), u.smem(), stream>>>(static_cast<Elem<V>*>(t.data),
-                                                                          static_cast<uint32_t*>(workspace), u.args);
-      return cudaGetLastError();
-    });
+    const auto kernel = inplace_move_units<V>;
+    if (u.smem() > size_t(kBlockSmem))
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(u.smem()));
+          err != cudaSuccess)
+        return err;
+    kernel<<<unsigned(grid), unsigned(u.chains * T), u.smem(), stream>>>(static_cast<Elem<V>*>(t.data),
+                                                                        static_cast<uint32_t*>(workspace), u.args);
+    return cudaGetLastError();
   });
 }
 

@@ -24,8 +24,8 @@ const char* inplace_refusal(const InplaceProblem& t);
 // Bytes of device workspace the GPU path needs for `t`.
 size_t inplace_workspace_bytes(const InplaceProblem& t);
 
-// Whether `t` takes the 16-byte vector path (rows and the base 16-byte aligned), for --explain
-// and the bench: "vectors" or "elements".
+// How `t`'s tiles move, for --explain and the bench: "vectors" (rows and the base 16-byte
+// aligned), "elements", or "small blocks" (a rectangle's blocks turned whole in shared memory).
 const char* inplace_path(const InplaceProblem& t);
 
 // Enqueues the transposition; never waits, never allocates. `t` is one inplace_refusal accepts,

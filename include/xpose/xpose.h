@@ -65,9 +65,9 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    never allocates. Square matrices need no workspace: tile pairs swapped across the diagonal,
    each element read and written once. Rectangular matrices whose sides share a factor
    g = gcd(rows, cols) of 16 bytes or more (g * elem_bytes >= 16) need a bit of workspace for
-   each row of g elements (lcm(rows, cols) bits a matrix, at most 1/128 of its bytes): the g x g
-   blocks are turned in place, then the rows of g elements moved along their permutation's
-   cycles. Other rectangles are not yet served on the GPU (XPOSE_ERROR_NOT_SUPPORTED; the C++
+   each row of g elements, or for each piece of one where a row of over 1 KiB is cut into pieces
+   (at most 1/128 of the matrix's bytes): the g x g blocks are turned in place, then the rows of
+   g elements moved along their permutation's cycles. Other rectangles are not yet served on the GPU (XPOSE_ERROR_NOT_SUPPORTED; the C++
    xpose::transpose_inplace_host serves any in host memory).
    data sits on its element's alignment (8 bytes for 16-byte elements). On any error nothing is
    written. Enqueued on `stream`. */

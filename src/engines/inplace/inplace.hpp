@@ -3,7 +3,7 @@
 // swapped across the diagonal, every element read and written once. Rectangular matrices whose
 // sides share a factor g with g x elem_bytes >= 16: the g x g blocks turned so, then rows of g
 // elements moved along their permutation's cycles (each read and written once more), a bit of
-// workspace a row of g (lcm(rows, cols) bits a matrix, at most 1/128 of its bytes). Others not
+// workspace a row of g or a piece of one (at most 1/128 of the matrix's bytes). Others not
 // yet on the GPU (the CPU path serves them).
 #pragma once
 

@@ -19,14 +19,16 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
                 ", no workspace";
   else {
     const layout::InplaceShape s = layout::inplace_shape(p.rows, p.cols);
-    plan.text = std::to_string(s.a) + " x " + std::to_string(s.b) + " blocks of " + std::to_string(s.c) + " x " +
-                std::to_string(s.c) + " turned in place (" +
-                (std::string(engines::inplace_path(p)) == "small blocks"
-                     ? std::string("each whole through shared memory")
-                     : std::string("tile pairs moved as ") + engines::inplace_path(p)) +
-                "), then " +
-                std::to_string(layout::unit_count(s) * p.batch) + " rows of " + std::to_string(s.c) +
-                " elements moved along their cycles (in pieces of at most 1 KiB); workspace " +
+    const std::string blocks =
+        s.c == 1 ? std::string("sides sharing no factor: no blocks to turn")
+                 : std::to_string(s.a) + " x " + std::to_string(s.b) + " blocks of " + std::to_string(s.c) + " x " +
+                       std::to_string(s.c) + " turned in place (" +
+                       (std::string(engines::inplace_path(p)) == "small blocks"
+                            ? std::string("each whole through shared memory")
+                            : std::string("tile pairs moved as ") + engines::inplace_path(p)) +
+                       ")";
+    plan.text = blocks + ", then " + std::to_string(layout::unit_count(s) * p.batch) + " rows of " +
+                std::to_string(s.c) + " elements moved along their cycles (in pieces of at most 1 KiB); workspace " +
                 std::to_string(plan.workspace_bytes) + " bytes (a bit a piece)";
   }
   *out = std::move(plan);

@@ -281,6 +281,10 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   EXPECT_EQ(size_t(3 * 2000 * 2 / 8), bytes);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 32).find("2 x 1 blocks of 32 x 32"))
       << xpose::explain_inplace(4, 64, 32);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(16, 97, 61).find("no blocks to turn"))
+      << xpose::explain_inplace(16, 97, 61);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 96, 48).find("each whole through shared memory"))
+      << xpose::explain_inplace(4, 96, 48);
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 5, 5, 4, 0, nullptr, 0, nullptr));
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 64).find("tile pairs")) << xpose::explain_inplace(4, 64, 64);

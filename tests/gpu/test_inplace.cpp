@@ -3,10 +3,10 @@
 // cpu::transpose_inplace; rectangular ones against a plain out-of-place transpose), every
 // element size, sides one off each path's tile, bases on and off 16 bytes (the vector path and
 // the element path, each seen), batches past one launch's grid; rectangles whose sides share a
-// factor from 16 bytes to units past the default shared memory (blocks of one element, under a
-// tile and over; units whole and cut into pieces), tall, wide, odd and prime,
-// with a random workspace of exactly the size asked for; guard bands around the matrices
-// untouched; refused requests leave the matrix as it was.
+// factor from 16 bytes to units past the default shared memory (blocks of one element, small
+// ones turned whole, larger ones by tile pairs; units whole and cut into pieces), tall, wide,
+// odd and prime, with a random workspace of exactly the size asked for; guard bands around the
+// matrices untouched; refused requests leave the matrix as it was.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,9 +115,10 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
     const int64_t g0 = (16 + E - 1) / E;  // the smallest shared factor served
     bool vectors = false, elements = false;
     const std::vector<std::array<int64_t, 3>> shapes = {
-        {2 * g0, g0, 1},   {g0, 2 * g0, 2},  {3 * 64, 2 * 64, 1}, {2 * 33, 3 * 33, 1}, {1000 * g0, g0, 1},
-        {g0, 1000 * g0, 1}, {7 * 97, 5 * 97, 2}, {2 * 1031, 1031, 1}, {40 * 48, 3 * 48, 3}, {2 * 31, 31, 1}, {3 * 32, 2 * 32, 2},
-        {97 * 5, 61 * 5, 1}, {97, 61, 2}, {3 * 512, 2 * 512, 1}, {3, 5, 1}};
+        {2 * g0, g0, 1},      {g0, 2 * g0, 2},      {3 * 64, 2 * 64, 1},   {2 * 33, 3 * 33, 1},
+        {1000 * g0, g0, 1},   {g0, 1000 * g0, 1},   {7 * 97, 5 * 97, 2},   {2 * 1031, 1031, 1},
+        {40 * 48, 3 * 48, 3}, {2 * 31, 31, 1},      {3 * 32, 2 * 32, 2},   {97 * 5, 61 * 5, 1},
+        {97, 61, 2},          {3 * 512, 2 * 512, 1}, {3, 5, 1}};
     for (auto [m, n, batch] : shapes) {
       if (std::gcd(m, n) * E < 16) continue;
       for (size_t offset : {size_t(0), size_t(E < 16 ? E : 8)}) {

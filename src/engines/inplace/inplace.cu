@@ -6,15 +6,16 @@
 // 16-byte aligned move as 16-byte vectors on both sides through vec_swizzled's tile
 // (engines/vec_tile.cuh); the rest element by element through a padded 32 x 32 tile. The
 // launch folds the triangle of pairs into a rectangle (layout::fold_pair).
-// Rectangular matrices whose sides share a factor g (layout/inplace.hpp): the same kernels turn
-// each of the a x b blocks of g x g in place (blocks of a launch's z), then move_units moves
-// the rows of g elements along the cycles of their permutation. Each chain (a group of threads)
-// claims a unit by setting its bit in the workspace's bitmap: a chain starting at unit p loads
-// p, then claims it (a unit claimed before is left to its claimer); a chain carrying p's
-// contents claims p's destination q, and if it wins loads q, stores what it carries there and
-// carries q's on, and if it loses stores and stops (q's contents are already on their way).
-// Every unit is loaded before it is overwritten and written exactly once, with no list of
-// cycles; a fence orders each load before the claim that publishes it.
+// Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
+// blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
+// whole through shared memory where small), then move_units moves the rows of g elements (in
+// pieces) along the cycles of their permutation. Each chain (a warp) claims a piece by setting
+// its bit in the workspace's bitmap: a chain starting at piece p loads p, then claims it (a
+// piece claimed before is left to its claimer); a chain carrying p's contents claims p's
+// destination q, and if it wins loads q, stores what it carries there and carries q's on, and
+// if it loses stores and stops (q's contents are already on their way). Every piece is loaded
+// before it is overwritten and written exactly once, with no list of cycles; how loads, claims
+// and stores are ordered without fences is said above move_units.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -345,8 +346,8 @@ UnitLaunch unit_launch(const InplaceProblem& t) {
 
 const char* inplace_refusal(const InplaceProblem& t) {
   if (t.trivial()) return nullptr;
+  const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   if (!square(t)) {
-    const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
     if (s.c * t.elem_bytes < kMinUnitBytes)
       return "rectangular matrices whose sides share a factor of fewer than 16 bytes (gcd(rows, cols) x elem_bytes) "
              "are not yet transposed in place on the GPU (the CPU path takes any)";
@@ -357,8 +358,7 @@ const char* inplace_refusal(const InplaceProblem& t) {
       return "rectangular matrices of 2^32 pieces of rows of gcd(rows, cols) elements or more are not yet transposed "
              "in place on the GPU";
   }
-  const int64_t side = layout::inplace_shape(t.rows, t.cols).c;
-  const int64_t tiles = (side + tile_side(t) - 1) / tile_side(t);
+  const int64_t tiles = (s.c + tile_side(t) - 1) / tile_side(t);
   if (layout::fold_launch_rows(tiles) > layout::max_grid_yz)
     return "the matrix is too large for one launch's grid (more than 2^17 tiles a side)";
   return nullptr;

@@ -2,6 +2,7 @@
 
 #include "cpu/inplace.hpp"
 #include "core/device.hpp"
+#include "engines/inplace/c2r.hpp"
 #include "engines/inplace/inplace.hpp"
 #include "layout/inplace.hpp"
 
@@ -17,6 +18,8 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
   else if (p.rows == p.cols)
     plan.text = std::string("square tile pairs swapped across the diagonal, moved as ") + engines::inplace_path(p) +
                 ", no workspace";
+  else if (engines::c2r::takes(p))
+    plan.text = engines::c2r::describe(p);
   else {
     const layout::InplaceShape s = layout::inplace_shape(p.rows, p.cols);
     const std::string blocks =

@@ -91,6 +91,110 @@ struct UnitWalk {
   }
 };
 
+// Sides sharing fewer than 16 bytes (too small a row of g to move as a unit): the passes above
+// on the GPU, for a view of M rows of N (N < M, rows of the short side) and its transpose
+// (forward: a tall matrix is the view) or its inverse (a wide matrix m x n is the inverse of the
+// view n x m's transpose: the passes undone in reverse order). Pass 3a (column k up by k rows)
+// is split: within a strip of kStripWidth columns starting at k0, a fine shift (column k0 + d
+// up by d rows, d < strip width: a sweep down the rows, in shared memory) and a coarse one (the
+// strip's row pieces up by k0), which pass 3b's whole-row permutation absorbs: row t's piece of
+// strip k0 goes to row row_to((t - k0) mod M), a permutation of row pieces within each strip,
+// moved along its cycles like the units.
+
+// x y mod m for x, y < m < 2^32: the quotient estimated in double precision (relative error
+// under 2^-50, so it is off by at most one) and the remainder corrected.
+XPOSE_HD inline uint64_t mul_mod(uint64_t x, uint64_t y, uint64_t m, double inv_m) {
+  const uint64_t q = uint64_t(double(x) * double(y) * inv_m);
+  int64_t r = int64_t(x * y - q * m);
+  if (r < 0)
+    r += int64_t(m);
+  else if (r >= int64_t(m))
+    r -= int64_t(m);
+  return uint64_t(r);
+}
+
+// x^-1 mod a (x and a coprime; 1 for a = 1), by Euclid.
+inline int64_t inverse_mod(int64_t x, int64_t a) {
+  int64_t r0 = a, r1 = x % a, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+  }
+  return ((t0 % a) + a) % a;
+}
+
+// The inverse of row_from: the row r with row_from(s, r) = x (b_inverse = b^-1 mod a).
+XPOSE_HD inline int64_t row_to(const InplaceShape& s, int64_t b_inverse, int64_t x) {
+  const int64_t t = (s.c - x % s.c) % s.c, k = (x + t) / s.c % s.a;
+  return t * s.a + k * b_inverse % s.a;
+}
+
+// Widths of the strips and the bound on the fine shift: 32 columns, 128 bytes at most.
+XPOSE_HD constexpr int64_t strip_width(int64_t elem_bytes) { return elem_bytes >= 8 ? 128 / elem_bytes : 32; }
+
+// Pass 3b with the strips' coarse shifts as the GPU walks it: piece p (32 bits) of a launch of
+// strips first, first + 1, .. of `width` columns is row p % M of strip first + p / M; next(p)
+// is where its contents go (forward), or come from (the inverse, which moves them there).
+struct StripWalk {
+  FastDivmod rows, a, c;  // M; the shape's a and c
+  uint32_t m = 1, b = 1, b_inverse = 0, first = 0, width = 1, cols = 1;
+  double inv_m = 1, inv_a = 1;
+  bool inverse = false;
+  StripWalk() = default;
+  StripWalk(const InplaceShape& s, uint32_t first_strip, uint32_t strip_columns, bool undo)
+      : rows(uint32_t(s.m)), a(uint32_t(s.a)), c(uint32_t(s.c)), m(uint32_t(s.m)), b(uint32_t(s.b % s.a)),
+        b_inverse(uint32_t(inverse_mod(s.b, s.a))), first(first_strip), width(strip_columns), cols(uint32_t(s.n)),
+        inv_m(1.0 / double(s.m)), inv_a(1.0 / double(s.a)), inverse(undo) {}
+  XPOSE_HD uint32_t from_row(uint32_t r) const {  // row_from
+    uint32_t rem;
+    const uint32_t t = a.divmod(r, &rem), k = uint32_t(mul_mod(rem, b, a.divisor, inv_a));
+    const int64_t x = int64_t(c.divisor) * k - t;
+    return uint32_t(x < 0 ? x + m : x);
+  }
+  XPOSE_HD uint32_t to_row(uint32_t x) const {  // row_to
+    uint32_t rem;
+    c.divmod(x, &rem);
+    const uint32_t t = rem ? c.divisor - rem : 0, q = c.div(x + t), k = q == a.divisor ? 0 : q;
+    return t * a.divisor + uint32_t(mul_mod(k, b_inverse, a.divisor, inv_a));
+  }
+  XPOSE_HD uint32_t k0(uint32_t strip) const { return (first + strip) * width; }
+  XPOSE_HD uint32_t next(uint32_t p) const {
+    uint32_t t;
+    const uint32_t strip = rows.divmod(p, &t), k = k0(strip);
+    uint32_t r;
+    if (!inverse) {
+      r = to_row(t >= k ? t - k : t + m - k);
+    } else {
+      r = from_row(t) + k;
+      r = r >= m ? r - m : r;
+    }
+    return strip * m + r;
+  }
+  // Elements from the matrix's start to piece p's first.
+  XPOSE_HD int64_t offset(uint32_t p) const {
+    uint32_t t;
+    const uint32_t strip = rows.divmod(p, &t);
+    return int64_t(t) * cols + k0(strip);
+  }
+};
+
+// Pass 2's column for element j of row i (row_destination) without a 64-bit division: with
+// mm = M mod N and i_n = i mod N, j M + (i + j / b) mod M taken mod N.
+XPOSE_HD inline uint32_t row_destination_fast(uint32_t i, uint32_t i_n, uint32_t j, const FastDivmod& b,
+                                              const FastDivmod& n, uint32_t m, uint32_t mm, double inv_n) {
+  const uint32_t q = b.div(j), N = n.divisor;  // q < gcd(M, N) <= N
+  uint32_t r = i_n + q;                        // < 2 N
+  if (i + q >= m) r += N - mm;                 // the rotation wrapped: minus M
+  while (r >= N) r -= N;
+  uint32_t jm;
+  if (N < 65536)
+    n.divmod(j * mm, &jm);
+  else
+    jm = uint32_t(mul_mod(j, mm, N, inv_n));
+  const uint32_t d = jm + r;
+  return d >= N ? d - N : d;
+}
+
 // The square transpose's tile pairs (ti, tj), ti <= tj, of a T x T grid of tiles, as a launch
 // of T + 1 x ceil(T / 2) blocks with none idle: launch row y takes tile row y's T - y pairs and
 // then tile row T - 1 - y's y + 1 (for odd T the middle row's second half is not a pair).

@@ -187,6 +187,109 @@ TEST(Inplace, BlocksThenUnitsTranspose) {
 
 // The square kernels' launch covers every tile pair (ti <= tj) exactly once, for any number of
 // tiles a side.
+// The GPU's passes for sides sharing under 16 bytes (layout::StripWalk, row_destination_fast),
+// applied to original linear indices for a rows x cols matrix: the view M x N of the short
+// rows, forward (tall) or undone in reverse order (wide), strips of `width` columns (the last
+// one narrower where width does not divide N, a launch of its own).
+void check_strip_passes(int64_t rows, int64_t cols, int64_t width) {
+  SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", strips of " + std::to_string(width));
+  const bool inverse = rows < cols;
+  const int64_t M = std::max(rows, cols), N = std::min(rows, cols);
+  const layout::InplaceShape s = layout::inplace_shape(M, N);
+  const layout::FastDivmod b{uint32_t(s.b)}, n{uint32_t(N)};
+  std::vector<int64_t> a(size_t(M * N)), t(a.size());
+  for (int64_t k = 0; k < M * N; ++k) a[size_t(k)] = k;
+  const auto shift = [&](auto amount, bool up) {  // column k up (or down) by amount(k) rows
+    for (int64_t v = 0; v < M; ++v)
+      for (int64_t k = 0; k < N; ++k)
+        t[size_t(v * N + k)] = a[size_t(((up ? v + amount(k) : v - amount(k)) % M + M) % M * N + k)];
+    a.swap(t);
+  };
+  const auto rotation = [&](int64_t k) { return k / s.b; };
+  const auto fine = [&](int64_t k) { return k % width; };
+  const auto row_pass = [&] {
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        const int64_t d = layout::row_destination_fast(uint32_t(i), uint32_t(i % N), uint32_t(j), b, n, uint32_t(M),
+                                                       uint32_t(M % N), 1.0 / double(N));
+        ASSERT_EQ(layout::row_destination(s, i, j), d) << "row " << i << ", column " << j;
+        if (inverse)
+          t[size_t(i * N + j)] = a[size_t(i * N + d)];
+        else
+          t[size_t(i * N + d)] = a[size_t(i * N + j)];
+      }
+    a.swap(t);
+  };
+  const auto strips = [&] {
+    const int64_t full = N / width, count = (N + width - 1) / width;
+    t = a;
+    for (bool last : {false, true}) {
+      const int64_t first = last ? full : 0, launch = last ? count - full : full, w = last ? N - full * width : width;
+      if (launch == 0) continue;
+      const layout::StripWalk walk(s, uint32_t(first), uint32_t(width), inverse);
+      std::vector<bool> reached(size_t(launch * M), false);
+      for (uint32_t p = 0; p < uint32_t(launch * M); ++p) {
+        const uint32_t q = walk.next(p);
+        ASSERT_LT(q, launch * M);
+        ASSERT_FALSE(reached[q]) << "piece " << q << " reached twice";
+        reached[q] = true;
+        for (int64_t x = 0; x < w; ++x) t[size_t(walk.offset(q) + x)] = a[size_t(walk.offset(p) + x)];
+      }
+    }
+    a.swap(t);
+  };
+  if (!inverse) {
+    if (s.c > 1) shift(rotation, true);
+    row_pass();
+    shift(fine, true);
+    strips();
+  } else {
+    strips();
+    shift(fine, false);
+    row_pass();
+    if (s.c > 1) shift(rotation, false);
+  }
+  // The cols x rows transpose: position p holds original element (p % rows, p / rows).
+  for (int64_t p = 0; p < M * N; ++p) ASSERT_EQ((p % rows) * cols + p / rows, a[size_t(p)]) << "position " << p;
+}
+
+TEST(Inplace, StripPassesTranspose) {
+  for (auto [m, n] : {std::pair{3, 2}, std::pair{2, 3}, std::pair{101, 100}, std::pair{100, 101}, std::pair{102, 100},
+                      std::pair{7, 1000}, std::pair{1000, 7}, std::pair{999, 33}, std::pair{33, 999},
+                      std::pair{96, 66}, std::pair{66, 96}, std::pair{45, 30}})
+    for (int64_t width : {32, 16, 8}) check_strip_passes(m, n, width);
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 300 && !::testing::Test::HasFailure(); ++k) {
+    const int64_t m = 2 + int64_t(rng() % 200), n = 2 + int64_t(rng() % 200);
+    if (m != n) check_strip_passes(m, n, int64_t(8) << (rng() % 3));
+  }
+}
+
+// mul_mod against 128-bit products, sides up to 2^32; row_to undoes row_from.
+TEST(Inplace, ModularHelpersAreExact) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < 200000; ++k) {
+    const uint64_t m = 1 + (rng() >> (32 + rng() % 32)), x = rng() % m, y = rng() % m;
+    ASSERT_EQ(uint64_t((unsigned __int128)x * y % m), layout::mul_mod(x, y, m, 1.0 / double(m))) << x << " " << y << " " << m;
+  }
+  for (int k = 0; k < 300; ++k) {
+    const int64_t m = 2 + int64_t(rng() % 5000), n = 2 + int64_t(rng() % 5000);
+    const layout::InplaceShape s = layout::inplace_shape(m, n);
+    const int64_t binv = layout::inverse_mod(s.b, s.a);
+    const layout::StripWalk walk(s, 0, 1, false);
+    for (int64_t r = 0; r < m; r += 1 + int64_t(rng() % 17)) {
+      const int64_t x = layout::row_from(s, r);
+      ASSERT_EQ(r, layout::row_to(s, binv, x)) << m << " x " << n;
+      ASSERT_EQ(uint32_t(x), walk.from_row(uint32_t(r))) << m << " x " << n;
+      ASSERT_EQ(uint32_t(r), walk.to_row(uint32_t(x))) << m << " x " << n;
+    }
+  }
+}
+
 TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
   for (int64_t tiles = 1; tiles <= 67; ++tiles) {
     SCOPED_TRACE(std::to_string(tiles) + " tiles a side");
@@ -215,13 +318,24 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_STREQ("vectors", engines::inplace_path(t));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_STREQ("elements", engines::inplace_path(t));
-  t.cols = 101;  // coprime sides
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  // Coprime sides: the view 101 x 100 (rows of the short side) in strips of 32 columns, 3 full
+  // and one of 4, each a bitmap of a bit a row piece; one band, so no rows saved past its end.
+  t.cols = 101;
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  EXPECT_EQ(size_t(256 + 256), engines::inplace_workspace_bytes(t));
   t.cols = 102;  // a shared factor of 2 x 4 bytes
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
   t.cols = 104;  // 4 x 4 bytes: 25 x 26 blocks, 2600 units of 4 elements a matrix, 3 matrices
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
   EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), engines::inplace_workspace_bytes(t));
+  const auto bitmap = [](int64_t bits) { return size_t((bits + 31) / 32 * 4 + 255) / 256 * 256; };
+  t.rows = 3 * 8192 + 5, t.cols = 1001, t.batch = 3;  // 3 bands (of 8194 and 8193 rows), each reading 31 rows past its end
+  EXPECT_EQ(bitmap(3 * 24581 * 31) + bitmap(3 * 24581) + size_t(3 * 3 * 31 * 1001 * 4), engines::inplace_workspace_bytes(t));
+  EXPECT_LE(engines::inplace_workspace_bytes(t), size_t(t.rows * t.cols * t.elem_bytes * t.batch / 100));
+  t.rows = 100, t.cols = 100 * 1024 + 1;  // the view's rows are the short side: 100 elements
+  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  t.rows = 50000, t.cols = 50001;  // both sides over 160 KiB: too long a row for shared memory
+  EXPECT_NE(nullptr, engines::inplace_refusal(t));
   t.rows = 100 * 1024, t.cols = 50 * 1024, t.elem_bytes = 4, t.batch = 1;  // a factor of 200 KiB
   EXPECT_NE(nullptr, engines::inplace_refusal(t));
   t.rows = 100, t.cols = 101;
@@ -248,7 +362,7 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
       {d, 4, -4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "cols is negative", true},
       {d, 4, 4, 4, -1, XPOSE_ERROR_INVALID_ARGUMENT, "batch is negative", true},
       {d, int64_t(1) << 32, int64_t(1) << 32, 1, 1, XPOSE_ERROR_INVALID_ARGUMENT, "overflows int64", true},
-      {d, 4, 6, 4, 1, XPOSE_ERROR_NOT_SUPPORTED, "share a factor of fewer than 16 bytes", true},
+      {d, 50000, 50001, 4, 1, XPOSE_ERROR_NOT_SUPPORTED, "short side is over 160 KiB", true},
       {nullptr, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "data is a null pointer", false},
       {static_cast<uint8_t*>(d) + 2, 4, 4, 4, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to its element size of 4", false},
       {static_cast<uint8_t*>(d) + 4, 4, 4, 16, 1, XPOSE_ERROR_INVALID_ARGUMENT, "not aligned to 8 bytes", false},
@@ -288,7 +402,10 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 5, 5, 4, 0, nullptr, 0, nullptr));
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 64).find("tile pairs")) << xpose::explain_inplace(4, 64, 64);
-  EXPECT_THROW(xpose::explain_inplace(4, 64, 65), xpose::Error);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 65).find("rows of 64 (rows permuted")) << xpose::explain_inplace(4, 64, 65);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(2, 6, 1000).find("the view 1000 x 6's transposition undone"))
+      << xpose::explain_inplace(2, 6, 1000);
+  EXPECT_THROW(xpose::explain_inplace(4, 50000, 50001), xpose::Error);
 }
 
 // The C++ CPU path on host memory: the checks, then cpu::transpose_inplace (any shape).

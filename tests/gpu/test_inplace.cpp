@@ -4,9 +4,10 @@
 // element size, sides one off each path's tile, bases on and off 16 bytes (the vector path and
 // the element path, each seen), batches past one launch's grid; rectangles whose sides share a
 // factor from 16 bytes to units past the default shared memory (blocks of one element, small
-// ones turned whole, larger ones by tile pairs; units whole and cut into pieces), tall, wide,
-// odd and prime, with a random workspace of exactly the size asked for; guard bands around the
-// matrices untouched; refused requests leave the matrix as it was.
+// ones turned whole, larger ones by tile pairs; units whole and cut into pieces) and sides
+// sharing less (the strips path), tall, wide, odd and prime, with a random workspace of exactly
+// the size asked for; guard bands around the matrices untouched; refused requests leave the
+// matrix as it was.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -86,7 +87,14 @@ std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t 
                     size_t(E));
   size_t workspace_bytes = 0;
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(m, n, E, batch, &workspace_bytes)) << xpose_last_error();
-  EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
+  // Units: a bit a piece, 1/128 of the matrix at most. Sides sharing under 16 bytes: a bit a row
+  // piece of a strip (1/256 of the matrix at most, and a bit a row of the long side for a
+  // narrower last strip) and 31 rows a band of 8192 or more (two bitmaps of 256-byte blocks).
+  const int64_t W = E == 8 ? 16 : 32, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
+  if (std::gcd(m, n) * E >= 16)
+    EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
+  else
+    EXPECT_LE(workspace_bytes, bytes / 256 + bytes * 31 / 8192 + size_t(rows_bits) + 512) << "past the stated bound";
   std::vector<uint8_t> scratch(workspace_bytes + 2 * kGuard);
   for (auto& v : scratch) v = uint8_t(rng());
   DeviceImage d(image), w(scratch);
@@ -120,7 +128,6 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
         {40 * 48, 3 * 48, 3}, {2 * 31, 31, 1},      {3 * 32, 2 * 32, 2},   {97 * 5, 61 * 5, 1},
         {97, 61, 2},          {3 * 512, 2 * 512, 1}, {3, 5, 1}};
     for (auto [m, n, batch] : shapes) {
-      if (std::gcd(m, n) * E < 16) continue;
       for (size_t offset : {size_t(0), size_t(E < 16 ? E : 8)}) {
         const std::string path = check_rectangle(rng, E, m, n, batch, offset);
         vectors |= path.find("as vectors") != std::string::npos;
@@ -141,13 +148,46 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
   check_rectangle(rng, 4, 65539 * 4, 4, 1, 0);
 }
 
+// Sides sharing fewer than 16 bytes (the strips path): coprime and sharing 2 or 3, tall and wide,
+// short sides under a strip, one off it and past shared memory's default, rows of odd bytes,
+// bands of 8192 rows and a short last one (rows read past a band's end from the workspace),
+// batches, bases on and off 16 bytes; then random shapes.
+TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int64_t E : {1, 2, 4, 8}) {
+    const int64_t W = E == 8 ? 16 : 32;
+    const std::vector<std::array<int64_t, 3>> shapes = {
+        {3, 2, 1},           {2, 3, 1},          {101, 100, 3},          {100, 101, 1},          {1000, 7, 2},
+        {7, 1000, 1},        {999, W + 1, 1},    {W - 1, 1001, 1},       {2 * 97, 3 * 61, 1},    {3 * 61, 2 * 97, 2},
+        {2 * 3001, 2 * 1999, 1}, {W, 1001, 1},   {1001, 2 * W, 1},       {3 * 8192 + 5, 37, 1},  {37, 3 * 8192 + 5, 2},
+        {2 * 8192 + 1, 3 * 97, 1}, {3 * 97, 2 * 8192 + 1, 1}, {8193, 2, 1}, {5, 4 * 8192 + 3, 1},
+        E == 8 ? std::array<int64_t, 3>{6151, 6152, 1} : std::array<int64_t, 3>{7919, 7907, 1}};  // 48 KiB rows
+    for (auto [m, n, batch] : shapes) {
+      if (std::gcd(m, n) * E >= 16) continue;
+      for (size_t offset : {size_t(0), size_t(E)}) {
+        check_rectangle(rng, E, m, n, batch, offset);
+        if (HasFailure()) return;
+      }
+    }
+    for (int t = 0; t < 16; ++t) {  // random sides up to 3000, coprime or sharing a little
+      const int64_t g = 1 + int64_t(rng() % 3), m = g * (1 + int64_t(rng() % 3000)), n = g * (1 + int64_t(rng() % 3000));
+      if (m == n || std::gcd(m, n) * E >= 16) continue;
+      check_rectangle(rng, E, m, n, 1 + int64_t(rng() % 2), rng() % 2 ? 0 : size_t(E));
+      if (HasFailure()) return;
+    }
+  }
+}
+
 TEST(Inplace, RefusedRequestsLeaveTheMatrixAlone) {
   XPOSE_REQUIRE_GPU();
   std::vector<uint8_t> image(4096);
   fill_random(image, fresh_seed());
   DeviceImage d(image);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_inplace(d.data(), 16, 33, 4, 1, nullptr, 0, nullptr));
+  EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_inplace(d.data(), 50000, 50001, 4, 1, nullptr, 0, nullptr));
   size_t bytes = 0;  // 16 x 32: served, with a workspace
   ASSERT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(16, 32, 4, 1, &bytes));
   ASSERT_GT(bytes, 0u);

@@ -16,11 +16,11 @@
 // if it loses stores and stops (q's contents are already on their way). Every piece is loaded
 // before it is overwritten and written exactly once, with no list of cycles; how loads, claims
 // and stores are ordered without fences is said above move_units.
-#include <cooperative_groups.h>
-
 #include <algorithm>
 
 #include "engines/common.cuh"
+#include "engines/inplace/c2r.hpp"
+#include "engines/inplace/chains.cuh"
 #include "engines/inplace/inplace.hpp"
 #include "engines/vec_tile.cuh"
 #include "layout/grid.hpp"
@@ -116,139 +116,6 @@ __global__ void __launch_bounds__(kTile* kRows) inplace_swap_tiles(InplaceElem<E
   }
 }
 
-// move_units moves pieces (units cut into equal pieces that move with their unit, for more
-// chains in flight). A chain, a warp (T threads), walks pieces in rounds (q_0 = where it stands,
-// q_{j+1} = q_j's destination) of 2, 4, .. up to k pieces (chains that start on one short
-// cycle would otherwise load much of it for nothing: fp32 8192x4096 loaded 2.3 pieces for each
-// it moved at a fixed 8); a round ends early where the walk comes back to the chain's first
-// piece. A round loads its pieces into the chain's shared slots, claims them,
-// and then stores into each q_j what is the chain's to deliver there: the piece it carries into
-// q_0, a won q_{j-1}'s contents into q_j. It carries the last piece's contents on if it won it,
-// else stops: the walk is claimed ahead k pieces at a time, one load and one claim round trip
-// a round. A round's words are spread over the chain's threads (word w of its piece j to
-// thread (j vecs + w) mod T; the barrier before the claims shows each thread's loads to the
-// others); the slots are a ring of k + 1, the carried piece's among them. A chain starts walks
-// from its own range of pieces, skipping those already claimed.
-namespace cg = cooperative_groups;
-constexpr int T = 32;                // threads a chain: a warp (fewer measured no faster for small pieces)
-constexpr int kMaxRound = 32;        // pieces a round at most (a claim mask of 32 bits)
-constexpr int kFirstRound = 2;       // a walk's first round; each next one twice as long
-constexpr int kWalkWords = kMaxRound + 4;  // a chain's positions, their count, where it goes on
-
-struct UnitLaunchArgs {
-  layout::UnitWalk walk;
-  layout::FastDivmod words;  // a piece's words (vecs)
-  uint32_t pieces, total;    // pieces a matrix, all
-  int vecs, round;           // words a piece, pieces a round
-  uint32_t zero;             // 0, which the compiler cannot know: see the stores
-};
-
-template <int V>
-__device__ __forceinline__ void load_word(Elem<V>* to, const Elem<V>* from) {
-  if constexpr (V >= 4) {  // asynchronous: every word of the round in flight at once
-    const uint32_t at = uint32_t(__cvta_generic_to_shared(to));
-    if constexpr (V == 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(at), "l"(from) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(at), "l"(from), "n"(V) : "memory");
-  } else {
-    *to = __ldcg(from);
-  }
-}
-
-// Ordering without fences (a fence a round cost more than the round's data: ERRBAR and an L1
-// invalidation, 45% of the stall samples on fp32 8192x4096, H200): a piece is claimed only
-// after its loads have landed in shared memory (cp.async.wait_all, or a register stored there),
-// so no later store can reach them; and every store waits on the claims' results, which its
-// predicate reads (the carried piece's store too, through `zero`), so none leaves before them.
-
-template <int V>
-__global__ void __launch_bounds__(256) inplace_move_units(Elem<V>* data, uint32_t* claimed, UnitLaunchArgs u) {
-  using W = Elem<V>;
-  extern __shared__ uint4 chain_smem[];
-  const auto chain = cg::tiled_partition<T>(cg::this_thread_block());
-  const int lane = int(chain.thread_rank()), slots = u.round + 1, vecs = u.vecs;
-  const uint32_t in_block = threadIdx.x / T, chains_a_block = blockDim.x / T;
-  uint32_t* const q = reinterpret_cast<uint32_t*>(chain_smem) + in_block * kWalkWords;  // [count] [next] at the end
-  W* const ring = reinterpret_cast<W*>(reinterpret_cast<uint32_t*>(chain_smem) + chains_a_block * kWalkWords) +
-                  int64_t(in_block) * slots * vecs;
-  const uint32_t chains = gridDim.x * chains_a_block, per_chain = (u.total + chains - 1) / chains;
-  const uint32_t begin = (blockIdx.x * chains_a_block + in_block) * per_chain;
-  const uint32_t end = begin + per_chain < u.total ? begin + per_chain : u.total;
-  for (uint32_t p0 = begin; p0 < end; ++p0) {
-    // Starts taken (claimed by a walk) are skipped by the word of their bits, not one load each.
-    uint32_t ahead = 0;  // one read for the chain: its threads must agree
-    if (lane == 0) ahead = *reinterpret_cast<volatile uint32_t*>(claimed + (p0 >> 5)) >> (p0 & 31);
-    ahead = chain.shfl(ahead, 0);
-    if (ahead & 1) {
-      p0 += (~ahead ? uint32_t(__ffs(~ahead)) - 1 : 32 - (p0 & 31)) - 1;
-      continue;
-    }
-    const uint32_t first = p0 / u.pieces * u.pieces;  // p0's matrix's first piece
-    uint32_t at = p0;
-    int carried = 0;  // the carried piece's slot
-    bool carrying = false;
-    for (int k = min(kFirstRound, u.round);; k = min(2 * k, u.round)) {
-      chain.sync();  // everyone is done with the last round's positions
-      if (lane == 0) {
-        int n = 0;
-        for (uint32_t x = at;; x = first + u.walk.next(x - first)) {
-          q[n++] = x;
-          if (n >= k || (x == p0 && (carrying || n > 1))) {  // back at the start: ours, the end
-            q[kMaxRound] = uint32_t(n), q[kMaxRound + 1] = first + u.walk.next(x - first);
-            break;
-          }
-        }
-      }
-      chain.sync();
-      const int n = int(q[kMaxRound]), items = n * vecs;
-      // Item j vecs + w is word w of piece j: pieces of T words or more a piece at a time, smaller
-      // ones item by item (a division each).
-      if (vecs >= T) {
-        for (int j = 0, slot = carried; j < n; ++j) {
-          slot = slot + 1 == slots ? 0 : slot + 1;
-          W* const to = ring + slot * vecs;
-          const W* const from = data + int64_t(q[j]) * vecs;
-          for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) load_word<V>(to + w, from + w);
-        }
-      } else {
-        for (int i = lane; i < items; i += T) {
-          uint32_t w;
-          const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + 1 + j;
-          load_word<V>(ring + (slot < slots ? slot : slot - slots) * vecs + w, data + int64_t(q[j]) * vecs + w);
-        }
-      }
-      if constexpr (V >= 4) asm volatile("cp.async.wait_all;" ::: "memory");
-      chain.sync();  // every thread's loads landed, before the claims and the other threads' stores
-      uint32_t won = 0;
-      for (int j = lane; j < n; j += T) {
-        const uint32_t bit = 1u << (q[j] & 31);
-        if (!(atomicOr(claimed + (q[j] >> 5), bit) & bit)) won |= 1u << j;
-      }
-#pragma unroll
-      for (int o = T / 2; o > 0; o /= 2) won |= chain.shfl_xor(won, o);
-      // Into q_j: the carried piece (j = 0), or piece j - 1.
-      const auto delivers = [&](int j) { return j == 0 ? carrying && (won & u.zero) == 0 : (won >> (j - 1) & 1) != 0; };
-      if (vecs >= T) {
-        for (int j = 0, slot = carried; j < n; ++j, slot = slot + 1 == slots ? 0 : slot + 1)
-          if (delivers(j)) {
-            const W* const from = ring + slot * vecs;
-            W* const to = data + int64_t(q[j]) * vecs;
-            for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) __stcg(to + w, from[w]);
-          }
-      } else {
-        for (int i = lane; i < items; i += T) {
-          uint32_t w;
-          const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + j;
-          if (delivers(j)) __stcg(data + int64_t(q[j]) * vecs + w, ring[(slot < slots ? slot : slot - slots) * vecs + w]);
-        }
-      }
-      if (!(won >> (n - 1) & 1)) break;
-      carried = (carried + n) % slots, carrying = true, at = q[kMaxRound + 1];  // piece n - 1's contents
-    }
-  }
-}
-
 bool square(const InplaceProblem& t) { return t.rows == t.cols; }
 
 // Blocks of a side under kSmallBlockSide that fit kSmallBlockSmem (u8 35 x 35 blocks took 3.6%
@@ -301,13 +168,11 @@ int tile_side(const InplaceProblem& t) {
                     : kTile;
 }
 
-// The units' launch: units cut into pieces of up to kPieceBytes (the largest divisor of the
+// The units' pieces: units cut into pieces of up to kPieceBytes (the largest divisor of the
 // unit's bytes that is, where it is kMinPieceBytes or more: whole units else), which depends on
 // the layout alone, so the workspace query knows their number; V-byte words (the widest that
-// divides a piece and data's address); rounds of about kRoundBytes; chains a block so that their
-// slots fill at most kBlockSmem.
-constexpr int64_t kMinUnitBytes = 16, kPieceBytes = 1024, kMinPieceBytes = 256, kRoundBytes = 8 << 10,
-                  kBlockSmem = 48 << 10, kMaxUnitBytes = 96 << 10;
+// divides a piece and data's address).
+constexpr int64_t kPieceBytes = 1024, kMinPieceBytes = 256, kMaxUnitBytes = 96 << 10;
 
 int64_t pieces_a_unit(int64_t unit_bytes) {
   if (unit_bytes <= kPieceBytes) return 1;
@@ -316,30 +181,22 @@ int64_t pieces_a_unit(int64_t unit_bytes) {
   return 1;
 }
 
-struct UnitLaunch {
-  UnitLaunchArgs args;
-  int word = 1, chains = 1;  // V, chains (warps) a block
-  int64_t piece_bytes = 0, total = 0;
-  size_t smem() const {
-    return size_t(chains) * (kWalkWords * sizeof(uint32_t) + size_t(args.round + 1) * size_t(piece_bytes));
-  }
-};
-
-UnitLaunch unit_launch(const InplaceProblem& t) {
+int64_t unit_pieces(const InplaceProblem& t) {  // all of the batch's
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
-  const int64_t pieces = pieces_a_unit(s.c * t.elem_bytes);
-  UnitLaunch u;
-  u.piece_bytes = s.c * t.elem_bytes / pieces;
-  u.total = layout::unit_count(s) * pieces * t.batch;
+  return layout::unit_count(s) * pieces_a_unit(s.c * t.elem_bytes) * t.batch;
+}
+
+cudaError_t move_units(const InplaceProblem& t, uint32_t* claimed, int sm_count, cudaStream_t stream) {
+  const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
+  const int64_t pieces = pieces_a_unit(s.c * t.elem_bytes), piece_bytes = s.c * t.elem_bytes / pieces;
+  int word = 1;
   const uintptr_t at = reinterpret_cast<uintptr_t>(t.data);
-  while (u.word < 16 && u.piece_bytes % (2 * u.word) == 0 && at % (2 * u.word) == 0) u.word *= 2;
-  const int64_t vecs = u.piece_bytes / u.word, round = std::clamp<int64_t>(kRoundBytes / u.piece_bytes, 1, kMaxRound);
-  u.chains = int(std::clamp<int64_t>(kBlockSmem / (kWalkWords * 4 + (round + 1) * u.piece_bytes), 1, 256 / T));
-  u.args.walk = layout::UnitWalk(s, uint32_t(pieces));
-  u.args.pieces = uint32_t(layout::unit_count(s) * pieces), u.args.total = uint32_t(u.total);
-  u.args.vecs = int(vecs), u.args.round = int(round), u.args.words = layout::FastDivmod(uint32_t(vecs));
-  u.args.zero = 0;
-  return u;
+  while (word < 16 && piece_bytes % (2 * word) == 0 && at % (2 * word) == 0) word *= 2;
+  const chains::UnitPieces map{layout::UnitWalk(s, uint32_t(pieces)), piece_bytes / word};
+  const auto launch = chains::plan_launch(map, piece_bytes, word, layout::unit_count(s) * pieces, unit_pieces(t));
+  return with_elem_bytes(word, [&](auto w) {
+    return chains::move<decltype(w)::value>(launch, t.data, claimed, sm_count, stream);
+  });
 }
 
 }  // namespace
@@ -347,14 +204,12 @@ UnitLaunch unit_launch(const InplaceProblem& t) {
 const char* inplace_refusal(const InplaceProblem& t) {
   if (t.trivial()) return nullptr;
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
+  if (c2r::takes(t)) return c2r::refusal(t);
   if (!square(t)) {
-    if (s.c * t.elem_bytes < kMinUnitBytes)
-      return "rectangular matrices whose sides share a factor of fewer than 16 bytes (gcd(rows, cols) x elem_bytes) "
-             "are not yet transposed in place on the GPU (the CPU path takes any)";
     if (s.c * t.elem_bytes > kMaxUnitBytes)
       return "rectangular matrices whose sides share a factor of more than 96 KiB (gcd(rows, cols) x elem_bytes) "
              "are not yet transposed in place on the GPU";
-    if (layout::unit_count(s) * pieces_a_unit(s.c * t.elem_bytes) * t.batch >= (int64_t(1) << 32))
+    if (unit_pieces(t) >= (int64_t(1) << 32))
       return "rectangular matrices of 2^32 pieces of rows of gcd(rows, cols) elements or more are not yet transposed "
              "in place on the GPU";
   }
@@ -366,7 +221,8 @@ const char* inplace_refusal(const InplaceProblem& t) {
 
 size_t inplace_workspace_bytes(const InplaceProblem& t) {
   if (t.trivial() || square(t)) return 0;
-  return size_t((unit_launch(t).total + 31) / 32 * 4);  // a bit a piece
+  if (c2r::takes(t)) return c2r::workspace_bytes(t);
+  return size_t((unit_pieces(t) + 31) / 32 * 4);  // a bit a piece
 }
 
 const char* inplace_path(const InplaceProblem& t) {
@@ -375,6 +231,7 @@ const char* inplace_path(const InplaceProblem& t) {
 
 cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
   if (t.trivial()) return cudaSuccess;
+  if (c2r::takes(t)) return c2r::transpose(t, workspace, sm_count, stream);
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   const int64_t tiles = (s.c + tile_side(t) - 1) / tile_side(t), blocks = s.a * s.b * t.batch;
   const cudaError_t turned = with_elem_bytes(t.elem_bytes, [&](auto e) {
@@ -400,21 +257,7 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
   });
   if (turned != cudaSuccess || square(t)) return turned;
 
-  const UnitLaunch u = unit_launch(t);
-  if (cudaError_t err = cudaMemsetAsync(workspace, 0, inplace_workspace_bytes(t), stream); err != cudaSuccess) return err;
-  const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(2048 / (u.chains * T), (220 << 10) / u.smem()));
-  const int64_t grid = std::max<int64_t>(1, std::min<int64_t>(per_sm * sm_count, (u.total + u.chains - 1) / u.chains));
-  return with_elem_bytes(u.word, [&](auto w) {
-    constexpr int V = decltype(w)::value;
-    const auto kernel = inplace_move_units<V>;
-    if (u.smem() > size_t(kBlockSmem))
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(u.smem()));
-          err != cudaSuccess)
-        return err;
-    kernel<<<unsigned(grid), unsigned(u.chains * T), u.smem(), stream>>>(static_cast<Elem<V>*>(t.data),
-                                                                        static_cast<uint32_t*>(workspace), u.args);
-    return cudaGetLastError();
-  });
+  return move_units(t, static_cast<uint32_t*>(workspace), sm_count, stream);
 }
 
 }  // namespace xpose::engines

@@ -129,8 +129,8 @@ XPOSE_HD inline int64_t row_to(const InplaceShape& s, int64_t b_inverse, int64_t
   return t * s.a + k * b_inverse % s.a;
 }
 
-// Widths of the strips and the bound on the fine shift: 32 columns, 128 bytes at most.
-XPOSE_HD constexpr int64_t strip_width(int64_t elem_bytes) { return elem_bytes >= 8 ? 128 / elem_bytes : 32; }
+// Widths of the strips and the bound on the fine shift: 128 columns, 512 bytes at most.
+XPOSE_HD constexpr int64_t strip_width(int64_t elem_bytes) { return elem_bytes >= 8 ? 512 / elem_bytes : 128; }
 
 // Pass 3b with the strips' coarse shifts as the GPU walks it: piece p (32 bits) of a launch of
 // strips first, first + 1, .. of `width` columns is row p % M of strip first + p / M; next(p)

@@ -257,13 +257,13 @@ TEST(Inplace, StripPassesTranspose) {
   for (auto [m, n] : {std::pair{3, 2}, std::pair{2, 3}, std::pair{101, 100}, std::pair{100, 101}, std::pair{102, 100},
                       std::pair{7, 1000}, std::pair{1000, 7}, std::pair{999, 33}, std::pair{33, 999},
                       std::pair{96, 66}, std::pair{66, 96}, std::pair{45, 30}})
-    for (int64_t width : {32, 16, 8}) check_strip_passes(m, n, width);
+    for (int64_t width : {128, 64, 32, 8}) check_strip_passes(m, n, width);
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (int k = 0; k < 300 && !::testing::Test::HasFailure(); ++k) {
     const int64_t m = 2 + int64_t(rng() % 200), n = 2 + int64_t(rng() % 200);
-    if (m != n) check_strip_passes(m, n, int64_t(8) << (rng() % 3));
+    if (m != n) check_strip_passes(m, n, int64_t(8) << (rng() % 5));
   }
 }
 
@@ -318,19 +318,19 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_STREQ("vectors", engines::inplace_path(t));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_STREQ("elements", engines::inplace_path(t));
-  // Coprime sides: the view 101 x 100 (rows of the short side) in strips of 32 columns, 3 full
-  // and one of 4, each a bitmap of a bit a row piece; one band, so no rows saved past its end.
+  // Coprime sides: the view 101 x 100 (rows of the short side), one strip narrower than 128
+  // columns, a bit a row piece; one band, so no rows saved past its end.
   t.cols = 101;
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  EXPECT_EQ(size_t(256 + 256), engines::inplace_workspace_bytes(t));
+  EXPECT_EQ(size_t(256), engines::inplace_workspace_bytes(t));
   t.cols = 102;  // a shared factor of 2 x 4 bytes
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
   t.cols = 104;  // 4 x 4 bytes: 25 x 26 blocks, 2600 units of 4 elements a matrix, 3 matrices
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
   EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), engines::inplace_workspace_bytes(t));
   const auto bitmap = [](int64_t bits) { return size_t((bits + 31) / 32 * 4 + 255) / 256 * 256; };
-  t.rows = 3 * 8192 + 5, t.cols = 1001, t.batch = 3;  // 3 bands (of 8194 and 8193 rows), each reading 31 rows past its end
-  EXPECT_EQ(bitmap(3 * 24581 * 31) + bitmap(3 * 24581) + size_t(3 * 3 * 31 * 1001 * 4), engines::inplace_workspace_bytes(t));
+  t.rows = 2 * 32768 + 5, t.cols = 1003, t.batch = 3;  // coprime; 2 bands, each reading 127 rows past its end
+  EXPECT_EQ(bitmap(3 * 65541 * 7) + bitmap(3 * 65541) + size_t(3 * 2 * 127 * 1003 * 4), engines::inplace_workspace_bytes(t));
   EXPECT_LE(engines::inplace_workspace_bytes(t), size_t(t.rows * t.cols * t.elem_bytes * t.batch / 100));
   t.rows = 100, t.cols = 100 * 1024 + 1;  // the view's rows are the short side: 100 elements
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));

@@ -88,13 +88,13 @@ std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t 
   size_t workspace_bytes = 0;
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(m, n, E, batch, &workspace_bytes)) << xpose_last_error();
   // Units: a bit a piece, 1/128 of the matrix at most. Sides sharing under 16 bytes: a bit a row
-  // piece of a strip (1/256 of the matrix at most, and a bit a row of the long side for a
-  // narrower last strip) and 31 rows a band of 8192 or more (two bitmaps of 256-byte blocks).
-  const int64_t W = E == 8 ? 16 : 32, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
+  // piece of a strip (1/1024 of the matrix at most, and a bit a row of the long side for a
+  // narrower last strip) and 127 rows a band of 32768 or more (two bitmaps of 256-byte blocks).
+  const int64_t W = E == 8 ? 64 : 128, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
   if (std::gcd(m, n) * E >= 16)
     EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
   else
-    EXPECT_LE(workspace_bytes, bytes / 256 + bytes * 31 / 8192 + size_t(rows_bits) + 512) << "past the stated bound";
+    EXPECT_LE(workspace_bytes, bytes / 1024 + bytes * 127 / 32768 + size_t(rows_bits) + 512) << "past the stated bound";
   std::vector<uint8_t> scratch(workspace_bytes + 2 * kGuard);
   for (auto& v : scratch) v = uint8_t(rng());
   DeviceImage d(image), w(scratch);
@@ -150,7 +150,7 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
 
 // Sides sharing fewer than 16 bytes (the strips path): coprime and sharing 2 or 3, tall and wide,
 // short sides under a strip, one off it and past shared memory's default, rows of odd bytes,
-// bands of 8192 rows and a short last one (rows read past a band's end from the workspace),
+// one band in parts (a cluster) and several (rows read past a band's end from the workspace),
 // batches, bases on and off 16 bytes; then random shapes.
 TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
   XPOSE_REQUIRE_GPU();
@@ -158,12 +158,13 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   for (int64_t E : {1, 2, 4, 8}) {
-    const int64_t W = E == 8 ? 16 : 32;
+    const int64_t W = E == 8 ? 64 : 128;  // the strip width
     const std::vector<std::array<int64_t, 3>> shapes = {
-        {3, 2, 1},           {2, 3, 1},          {101, 100, 3},          {100, 101, 1},          {1000, 7, 2},
-        {7, 1000, 1},        {999, W + 1, 1},    {W - 1, 1001, 1},       {2 * 97, 3 * 61, 1},    {3 * 61, 2 * 97, 2},
-        {2 * 3001, 2 * 1999, 1}, {W, 1001, 1},   {1001, 2 * W, 1},       {3 * 8192 + 5, 37, 1},  {37, 3 * 8192 + 5, 2},
-        {2 * 8192 + 1, 3 * 97, 1}, {3 * 97, 2 * 8192 + 1, 1}, {8193, 2, 1}, {5, 4 * 8192 + 3, 1},
+        {3, 2, 1}, {2, 3, 1}, {101, 100, 3}, {100, 101, 1}, {1000, 7, 2}, {7, 1000, 1}, {999, W + 1, 1},
+        {W - 1, 1001, 1}, {2 * 97, 3 * 61, 1}, {3 * 61, 2 * 97, 2}, {2 * 3001, 2 * 1999, 1}, {W, 1001, 1},
+        {1001, 2 * W, 1}, {1001, 3 * W + 5, 1}, {300, 257, 1},  // parts of 256 rows and a short last one
+        {2 * 32768 + 5, 37, 1}, {37, 2 * 32768 + 5, 2}, {3 * 32768 + 1, 21, 1}, {21, 3 * 32768 + 1, 1},  // bands
+        {8193, 2, 1}, {5, 2 * 32768 + 3, 1},
         E == 8 ? std::array<int64_t, 3>{6151, 6152, 1} : std::array<int64_t, 3>{7919, 7907, 1}};  // 48 KiB rows
     for (auto [m, n, batch] : shapes) {
       if (std::gcd(m, n) * E >= 16) continue;

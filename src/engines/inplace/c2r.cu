@@ -7,11 +7,12 @@
 //   fine:   column k moves up by k mod W rows, W the strip width (a shift sweep);
 //   strips: row pieces of W columns (the last strip's narrower, a launch of its own) moved
 //           along the cycles of layout::StripWalk by chains (chains.cuh), a bit a piece.
-// A shift sweep: a block walks a band of rows (one band, or bands of 8192 to 16383 rows) of 128 bytes of columns (64
-// columns of 1- and 2-byte elements) from the top, loading rows ahead into a ring in shared
-// memory before it writes the rows behind them; the rows it reads past its band's end (fewer
-// than 32) are the next band's first, saved in the workspace by c2r_halo before the sweep (a
-// single band reads the matrix's first rows, which it loads before it writes any).
+// A shift sweep: a block walks its part of a band of rows (one band, or bands of 32768 rows
+// or more; up to 8 parts a band, a cluster) of 128 bytes of columns (64 columns of 1- and
+// 2-byte elements) from the top, loading rows ahead into a ring in shared memory before it
+// writes the rows behind them; the rows it reads past its part's end (fewer than 128) are the
+// next part's first, which each part saves in its shared memory before any is written, or past
+// a band's end, the next band's, saved in the workspace by c2r_halo before the sweep.
 #include "engines/inplace/c2r.hpp"
 
 #include <algorithm>
@@ -21,9 +22,15 @@
 namespace xpose::engines::c2r {
 namespace {
 
-constexpr int64_t kBandRows = 8192;  // rows a band at least (where there are several): its halo (< 32 rows) under 0.4%
-constexpr int kSweepThreads = 256, kSweepRows = 64, kRing = 128;  // kRing >= kSweepRows + 31, a power of two
+namespace cg = cooperative_groups;
+
+constexpr int64_t kBandRows = 32768;  // rows a band at least (where there are several): its halo (< 128 rows) under 0.4%
+constexpr int kMaxHalo = 127;         // rows a sweep reads past its end: the strip width less one, at most
+constexpr int kSweepThreads = 256, kSweepRows = 64, kRing = 256;  // kRing >= kSweepRows + kMaxHalo, a power of two
+constexpr int kMaxParts = 8, kMinPartRows = 256;  // a band's blocks (a cluster), each of this many rows at least
 constexpr int64_t kRowTileBytes = 16 << 10, kMaxRowBytes = 160 << 10;
+constexpr int kRowLoads = 8;  // loads a thread has in flight in the rows pass
+static_assert(kRing >= kSweepRows + kMaxHalo && (kRing & (kRing - 1)) == 0);
 template <int E>
 constexpr int kTileColumns = E >= 4 ? 128 / E : 64;  // a sweep block's columns (bytes: 64 rows a step in registers)
 
@@ -79,43 +86,65 @@ __global__ void __launch_bounds__(256) c2r_halo(const Elem<E>* data, Elem<E>* ha
   }
 }
 
-// Column k moves up (down: in reverse row order) by its shift, within band blockIdx.x, 128
-// bytes of columns a block (blockIdx.y), matrix z0 + blockIdx.z.
+// Column k moves up (down: in reverse row order) by its shift, within part (cluster rank) of
+// band blockIdx.x / parts, a tile of columns a block (blockIdx.y), matrix z0 + blockIdx.z. A
+// band's parts (a cluster) first save their first halo_rows rows, which the part before reads
+// past its end through distributed shared memory; the band's last part reads the next band's
+// first rows from the workspace (several bands) or part 0's (one band: the matrix's first).
 template <int E, bool Down>
-__global__ void __launch_bounds__(kSweepThreads) c2r_shift(Elem<E>* data, const Elem<E>* halo, ShiftArgs a) {
+__global__ void __launch_bounds__(kSweepThreads, 1) c2r_shift(Elem<E>* data, const Elem<E>* halo, ShiftArgs a) {
   constexpr int TW = kTileColumns<E>, RP = kSweepThreads / TW, STEPS = kSweepRows / RP;
-  __shared__ Elem<E> ring[kRing * TW], wrap[32 * TW];
-  const int x = int(threadIdx.x) % TW, y = int(threadIdx.x) / TW;
-  const uint32_t k = blockIdx.y * TW + x, band = blockIdx.x;
+  extern __shared__ uint4 sweep_words[];
+  Elem<E>* const ring = reinterpret_cast<Elem<E>*>(sweep_words);  // [kRing][TW]
+  Elem<E>* const wrap = ring + kRing * TW;                         // [halo_rows][TW]: rows past the part's end
+  Elem<E>* const saved = wrap + a.halo_rows * TW;                  // [halo_rows][TW]: the part's first rows
+  const cg::cluster_group cluster = cg::this_cluster();
+  const uint32_t parts = cluster.num_blocks(), part = cluster.block_rank(), band = blockIdx.x / parts;
+  const int x = int(threadIdx.x) % TW, y = int(threadIdx.x) / TW, h = a.halo_rows;
+  const uint32_t k = blockIdx.y * TW + x;
   const bool active = k < a.n;
   const uint32_t d = a.fine ? k & a.fine_mask : a.rotation.div(k);
   const int64_t z = a.z0 + blockIdx.z;
   Elem<E>* const mat = data + z * a.matrix;
-  const uint32_t v0 = band * a.band_rows, v1 = min(a.m, v0 + a.band_rows);
+  const uint32_t b0 = band * a.band_rows, b1 = min(a.m, b0 + a.band_rows), per = (b1 - b0 + parts - 1) / parts;
+  const uint32_t v0 = b0 + part * per, v1 = min(b1, v0 + per);
   if (active)
-    for (int r = y; r < a.halo_rows; r += RP)
-      wrap[r * TW + x] = a.bands > 1 ? halo[((z * a.bands + band) * a.halo_rows + r) * a.n + k]
-                                     : mat[shift_at<Down>(a, uint32_t(r), k)];
-  __syncthreads();
+    for (int r = y; r < h; r += RP) saved[r * TW + x] = mat[shift_at<Down>(a, v0 + r, k)];
+  cluster.sync();  // every part's first rows saved before any is written
+  const bool last = part + 1 == parts;
+  if (active) {
+    if (!last || a.bands == 1) {
+      const Elem<E>* const next = cluster.map_shared_rank(saved, last ? 0 : part + 1);
+      for (int r = y; r < h; r += RP) wrap[r * TW + x] = next[r * TW + x];
+    } else {
+      for (int r = y; r < h; r += RP) wrap[r * TW + x] = halo[((z * a.bands + band) * h + r) * a.n + k];
+    }
+  }
+  cluster.sync();  // done with the other parts' shared memory
   const auto row = [&](uint32_t v) { return v < v1 ? mat[shift_at<Down>(a, v, k)] : wrap[(v - v1) * TW + x]; };
   if (active)
-    for (int r = y; r < a.halo_rows; r += RP) ring[((v0 + r) % kRing) * TW + x] = row(v0 + r);
-  for (uint32_t o = v0; o < v1; o += kSweepRows) {
-    // Rows o + halo .. arrive (the rows of this step's writes and those they read past them):
-    // all of them are below every row written so far.
-    Elem<E> held[STEPS];
-    const uint32_t next = o + uint32_t(a.halo_rows), last = v1 + uint32_t(a.halo_rows);
+    for (int r = y; r < h; r += RP) ring[((v0 + r) % kRing) * TW + x] = row(v0 + r);
+  // Rows arrive kSweepRows at a time: those of the next step's writes and the rows they read
+  // past them, loaded into registers while this step's rows are written (all of them below
+  // every row written so far), then put in the ring.
+  Elem<E> held[STEPS];
+  const uint32_t end = v1 + uint32_t(h);
+  const auto fetch = [&](uint32_t first) {
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
-      const uint32_t v = next + y + i * RP;
-      if (active && v < last) held[i] = row(v);
+      const uint32_t v = first + y + i * RP;
+      if (active && v < end) held[i] = row(v);
     }
+  };
+  fetch(v0 + h);
+  for (uint32_t o = v0; o < v1; o += kSweepRows) {
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
-      const uint32_t v = next + y + i * RP;
-      if (active && v < last) ring[(v % kRing) * TW + x] = held[i];
+      const uint32_t v = o + h + y + i * RP;
+      if (active && v < end) ring[(v % kRing) * TW + x] = held[i];
     }
     __syncthreads();
+    fetch(o + h + kSweepRows);
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
       const uint32_t v = o + y + i * RP;
@@ -150,12 +179,24 @@ __global__ void __launch_bounds__(256) c2r_rows(Elem<E>* data, RowArgs a) {
     a.cols.divmod(i, &i_n);
     return local * a.n + layout::row_destination_fast(i, i_n, j, a.b, a.cols, a.m, a.mm, a.inv_n);
   };
+  // Loads kRowLoads a thread at a time into registers, then into shared memory.
+  const auto stage = [&](auto&& put) {
+    for (uint32_t first = threadIdx.x; first < count; first += kRowLoads * blockDim.x) {
+      Elem<E> v[kRowLoads];
+#pragma unroll
+      for (int u = 0; u < kRowLoads; ++u)
+        if (first + u * blockDim.x < count) v[u] = base[first + u * blockDim.x];
+#pragma unroll
+      for (int u = 0; u < kRowLoads; ++u)
+        if (first + u * blockDim.x < count) put(first + u * blockDim.x, v[u]);
+    }
+  };
   if constexpr (!Gather) {
-    for (uint32_t idx = threadIdx.x; idx < count; idx += blockDim.x) buf[place(idx)] = base[idx];
+    stage([&](uint32_t idx, Elem<E> v) { buf[place(idx)] = v; });
     __syncthreads();
     for (uint32_t idx = threadIdx.x; idx < count; idx += blockDim.x) base[idx] = buf[idx];
   } else {
-    for (uint32_t idx = threadIdx.x; idx < count; idx += blockDim.x) buf[idx] = base[idx];
+    stage([&](uint32_t idx, Elem<E> v) { buf[idx] = v; });
     __syncthreads();
     for (uint32_t idx = threadIdx.x; idx < count; idx += blockDim.x) base[idx] = buf[place(idx)];
   }
@@ -238,12 +279,24 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
             data, halo, a, count);
         if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
       }
+      const int64_t parts = std::clamp<int64_t>(v.band_rows / kMinPartRows, 1, kMaxParts);
+      const size_t smem = size_t(kRing + 2 * a.halo_rows) * kTileColumns<E> * E;
+      if (cudaError_t err = cudaFuncSetAttribute(sweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+          err != cudaSuccess)
+        return err;
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = unsigned(parts), cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
       for (int64_t z = 0; z < t.batch; z += layout::max_grid_yz) {
         a.z0 = z;
-        const dim3 grid(unsigned(v.bands), unsigned((N + kTileColumns<E> - 1) / kTileColumns<E>),
-                        unsigned(std::min<int64_t>(layout::max_grid_yz, t.batch - z)));
-        sweep<<<grid, kSweepThreads, 0, stream>>>(data, halo, a);
-        if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(unsigned(v.bands * parts), unsigned((N + kTileColumns<E> - 1) / kTileColumns<E>),
+                              unsigned(std::min<int64_t>(layout::max_grid_yz, t.batch - z)));
+        config.blockDim = dim3(kSweepThreads), config.dynamicSmemBytes = smem, config.stream = stream;
+        config.attrs = &cluster, config.numAttrs = 1;
+        if (cudaError_t err = cudaLaunchKernelEx(&config, sweep, data, static_cast<const Elem<E>*>(halo), a);
+            err != cudaSuccess)
+          return err;
       }
       return cudaSuccess;
     };

@@ -21,10 +21,11 @@ bool takes(const InplaceProblem& t);
 // Why this path cannot take `t` (one line), or null.
 const char* refusal(const InplaceProblem& t);
 
-// Bytes of device workspace: a bit a row piece of a strip of 32 columns (16 of 8-byte elements;
-// at most 1/256 of the matrix, and a bit a row of the long side for a narrower last strip), and
-// the 31 rows past their end that bands of 8192 or more read where there are several (under
-// 0.4% of the matrix). Under 1% of the matrix where the short side is 64 bytes or more.
+// Bytes of device workspace: a bit a row piece of a strip of 128 columns (64 of 8-byte
+// elements; at most 1/1024 of the matrix, and a bit a row of the long side for a narrower last
+// strip), and the 127 rows past their end that bands of 32768 rows or more read where there are
+// several (under 0.4% of the matrix). Under 1% of the matrix where the short side is 16 bytes
+// or more.
 size_t workspace_bytes(const InplaceProblem& t);
 
 // One line for --explain: the view, the passes, the workspace.

@@ -135,16 +135,39 @@ XPOSE_HD constexpr int64_t strip_width(int64_t elem_bytes) { return elem_bytes >
 // Pass 3b with the strips' coarse shifts as the GPU walks it: piece p (32 bits) of a launch of
 // strips first, first + 1, .. of `width` columns is row p % M of strip first + p / M; next(p)
 // is where its contents go (forward), or come from (the inverse, which moves them there).
+// With coprime sides a step is affine in the row, t -> alpha t + beta k0 (mod M), so the j-th
+// step from t is jump_a[j] t + jump_b[j] k0 (mod M): a chain's lanes find its next positions at
+// once instead of one after another.
+constexpr int kStripJumps = 32;
+
 struct StripWalk {
   FastDivmod rows, a, c;  // M; the shape's a and c
   uint32_t m = 1, b = 1, b_inverse = 0, first = 0, width = 1, cols = 1;
   double inv_m = 1, inv_a = 1;
-  bool inverse = false;
+  bool inverse = false, jumps = false;  // jumps: coprime sides, jump() holds
+  uint32_t jump_a[kStripJumps] = {}, jump_b[kStripJumps] = {};
   StripWalk() = default;
   StripWalk(const InplaceShape& s, uint32_t first_strip, uint32_t strip_columns, bool undo)
       : rows(uint32_t(s.m)), a(uint32_t(s.a)), c(uint32_t(s.c)), m(uint32_t(s.m)), b(uint32_t(s.b % s.a)),
         b_inverse(uint32_t(inverse_mod(s.b, s.a))), first(first_strip), width(strip_columns), cols(uint32_t(s.n)),
-        inv_m(1.0 / double(s.m)), inv_a(1.0 / double(s.a)), inverse(undo) {}
+        inv_m(1.0 / double(s.m)), inv_a(1.0 / double(s.a)), inverse(undo), jumps(s.c == 1) {
+    if (!jumps) return;
+    // Forward: t -> N^-1 (t - k0); inverse: t -> N t + k0 (row_from and row_to with c = 1).
+    const int64_t M = s.m, alpha = undo ? s.n % M : inverse_mod(s.n, M);
+    int64_t A = 1, B = 0;
+    for (int j = 0; j < kStripJumps; ++j) {
+      jump_a[j] = uint32_t(A), jump_b[j] = uint32_t(B);
+      B = undo ? (alpha * B + 1) % M : alpha * ((B - 1 + M) % M) % M;
+      A = alpha * A % M;
+    }
+  }
+  // next() applied j times (j < kStripJumps; coprime sides only).
+  XPOSE_HD uint32_t jump(uint32_t p, int j) const {
+    uint32_t t;
+    const uint32_t strip = rows.divmod(p, &t);
+    const uint64_t r = mul_mod(jump_a[j], t, m, inv_m) + mul_mod(jump_b[j], k0(strip), m, inv_m);
+    return strip * m + uint32_t(r >= m ? r - m : r);
+  }
   XPOSE_HD uint32_t from_row(uint32_t r) const {  // row_from
     uint32_t rem;
     const uint32_t t = a.divmod(r, &rem), k = uint32_t(mul_mod(rem, b, a.divisor, inv_a));

@@ -234,6 +234,10 @@ void check_strip_passes(int64_t rows, int64_t cols, int64_t width) {
         ASSERT_FALSE(reached[q]) << "piece " << q << " reached twice";
         reached[q] = true;
         for (int64_t x = 0; x < w; ++x) t[size_t(walk.offset(q) + x)] = a[size_t(walk.offset(p) + x)];
+        if (walk.jumps) {  // coprime sides: j steps at once
+          uint32_t x = p;
+          for (int j = 0; j < layout::kStripJumps; x = walk.next(x), ++j) ASSERT_EQ(x, walk.jump(p, j)) << p << ", " << j;
+        }
       }
     }
     a.swap(t);

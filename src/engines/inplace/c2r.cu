@@ -29,7 +29,7 @@ constexpr int kMaxHalo = 127;         // rows a sweep reads past its end: the st
 constexpr int kSweepThreads = 256, kSweepRows = 64, kRing = 256;  // kRing >= kSweepRows + kMaxHalo, a power of two
 constexpr int kMaxParts = 8, kMinPartRows = 256;  // a band's blocks (a cluster), each of this many rows at least
 constexpr int64_t kRowTileBytes = 16 << 10, kMaxRowBytes = 160 << 10;
-constexpr int kRowLoads = 8;  // loads a thread has in flight in the rows pass
+constexpr int kRowLoads = 8, kRowThreads = 256;  // loads a thread has in flight in the rows pass; its block
 static_assert(kRing >= kSweepRows + kMaxHalo && (kRing & (kRing - 1)) == 0);
 template <int E>
 constexpr int kTileColumns = E >= 4 ? 128 / E : 64;  // a sweep block's columns (bytes: 64 rows a step in registers)
@@ -160,12 +160,14 @@ struct RowArgs {
   double inv_n;
   int64_t total_rows;  // M batch
   uint32_t per_block;  // rows a block
+  uint32_t step;       // 256 M mod N: a destination's step along a thread's columns (coprime sides)
+  bool coprime;
 };
 
 // Pass 2 on per_block rows through shared memory: each element to its column (a scatter), or
 // back from it (Gather: the inverse).
 template <int E, bool Gather>
-__global__ void __launch_bounds__(256) c2r_rows(Elem<E>* data, RowArgs a) {
+__global__ void __launch_bounds__(kRowThreads) c2r_rows(Elem<E>* data, RowArgs a) {
   extern __shared__ uint4 row_words[];
   Elem<E>* const buf = reinterpret_cast<Elem<E>*>(row_words);
   const int64_t g0 = int64_t(blockIdx.x) * a.per_block;
@@ -191,7 +193,39 @@ __global__ void __launch_bounds__(256) c2r_rows(Elem<E>* data, RowArgs a) {
         if (first + u * blockDim.x < count) put(first + u * blockDim.x, v[u]);
     }
   };
-  if constexpr (!Gather) {
+  if (a.per_block == 1) {
+    // One row a block: thread t's columns t, t + 256, ..., whose destinations step by 256 M mod
+    // N where the sides are coprime (no division an element).
+    uint32_t i_n;
+    a.cols.divmod(i0, &i_n);
+    const auto column = [&](uint32_t j) {
+      return layout::row_destination_fast(i0, i_n, j, a.b, a.cols, a.m, a.mm, a.inv_n);
+    };
+    uint32_t d = column(threadIdx.x);
+    const auto advance = [&](uint32_t j) {  // d for column j, the thread's next
+      if (a.coprime) {
+        d += a.step;
+        d = d >= a.n ? d - a.n : d;
+      } else if (j < a.n) {
+        d = column(j);
+      }
+    };
+    if constexpr (!Gather) {
+      stage([&](uint32_t j, Elem<E> v) {
+        buf[d] = v;
+        advance(j + blockDim.x);
+      });
+      __syncthreads();
+      for (uint32_t j = threadIdx.x; j < count; j += blockDim.x) base[j] = buf[j];
+    } else {
+      stage([&](uint32_t j, Elem<E> v) { buf[j] = v; });
+      __syncthreads();
+      for (uint32_t j = threadIdx.x; j < count; j += blockDim.x) {
+        base[j] = buf[d];
+        advance(j + blockDim.x);
+      }
+    }
+  } else if constexpr (!Gather) {
     stage([&](uint32_t idx, Elem<E> v) { buf[place(idx)] = v; });
     __syncthreads();
     for (uint32_t idx = threadIdx.x; idx < count; idx += blockDim.x) base[idx] = buf[idx];
@@ -205,16 +239,23 @@ __global__ void __launch_bounds__(256) c2r_rows(Elem<E>* data, RowArgs a) {
 // The strips' row pieces for the chains: piece p of a launch's strips, at byte offset
 // walk.offset(p) E in its matrix.
 struct StripPieces {
+  static constexpr bool kMayJump = true;
   layout::StripWalk walk;
   int64_t matrix_bytes;
   int elem_bytes, word_shift;
   __device__ uint32_t next(uint32_t p) const { return walk.next(p); }
+  __device__ bool jumps() const { return walk.jumps; }
+  __device__ uint32_t jump(uint32_t p, int j) const { return walk.jump(p, j); }
   __device__ int64_t word(uint32_t matrix, uint32_t, uint32_t p) const {
     return (int64_t(matrix) * matrix_bytes + walk.offset(p) * elem_bytes) >> word_shift;
   }
 };
 
-int64_t rows_a_block(int64_t row_bytes) { return std::max<int64_t>(1, kRowTileBytes / row_bytes); }
+// Rows of 1024 elements or more one a block (column by column, no division an element), shorter
+// ones kRowTileBytes a block.
+int64_t rows_a_block(int64_t cols, int64_t elem_bytes) {
+  return cols >= 1024 ? 1 : std::max<int64_t>(1, kRowTileBytes / (cols * elem_bytes));
+}
 
 }  // namespace
 
@@ -231,7 +272,7 @@ const char* refusal(const InplaceProblem& t) {
     return "rectangles whose sides share fewer than 16 bytes with a side of 2^31 elements or more are not yet "
            "transposed in place on the GPU";
   const View v = view_of(t);
-  if (M * v.strips * t.batch >= (int64_t(1) << 32) || (M * t.batch + 1) / rows_a_block(N * t.elem_bytes) >= (int64_t(1) << 31))
+  if (M * v.strips * t.batch >= (int64_t(1) << 32) || (M * t.batch + 1) / rows_a_block(N, t.elem_bytes) >= (int64_t(1) << 31))
     return "rectangles whose sides share fewer than 16 bytes are transposed in place on the GPU in batches of fewer "
            "than 2^32 row pieces (rows of the long side x strips of 32 columns of the short side)";
   return nullptr;
@@ -305,14 +346,15 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       a.m = M, a.n = N, a.mm = M % N;
       a.b = layout::FastDivmod(uint32_t(v.s.b)), a.cols = layout::FastDivmod(N), a.rows = layout::FastDivmod(M);
       a.inv_n = 1.0 / double(N), a.total_rows = v.s.m * t.batch;
-      a.per_block = uint32_t(rows_a_block(N * E));
+      a.per_block = uint32_t(rows_a_block(N, E));
+      a.step = uint32_t(256 * int64_t(M % N) % N), a.coprime = v.s.c == 1;
       const size_t smem = size_t(a.per_block) * N * E;
       const auto kernel = gather ? c2r_rows<E, true> : c2r_rows<E, false>;
       if (smem > (48 << 10))
         if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
             err != cudaSuccess)
           return err;
-      kernel<<<unsigned((a.total_rows + a.per_block - 1) / a.per_block), 256, smem, stream>>>(data, a);
+      kernel<<<unsigned((a.total_rows + a.per_block - 1) / a.per_block), kRowThreads, smem, stream>>>(data, a);
       return cudaGetLastError();
     };
     const auto strips = [&]() -> cudaError_t {

@@ -36,6 +36,8 @@ constexpr int T = 32;                // threads a chain: a warp (fewer measured 
 constexpr int kMaxRound = 32;        // pieces a round at most (a claim mask of 32 bits)
 constexpr int kFirstRound = 2;       // a walk's first round; each next one twice as long
 constexpr int kWalkWords = kMaxRound + 4;  // a chain's positions, their count, where it goes on
+constexpr int kBatch = 8;                  // loads of words under 4 bytes a thread has in flight
+static_assert(kMaxRound <= T && kMaxRound <= layout::kStripJumps, "a round's positions are a lane's each");
 
 // Where pieces are and go: Pieces::next(p) is where piece p (of its matrix) goes, and
 // Pieces::word(matrix, p) its first word (V bytes) from data.
@@ -50,6 +52,7 @@ struct ChainArgs {
 
 // Rows of g elements (units) cut into pieces: piece p of a matrix is at word p vecs.
 struct UnitPieces {
+  static constexpr bool kMayJump = false;  // Pieces::jump(p, j): next() j times at once, where jumps()
   layout::UnitWalk walk;
   int64_t vecs;
   __device__ uint32_t next(uint32_t p) const { return walk.next(p); }
@@ -84,8 +87,10 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
   const auto chain = cg::tiled_partition<T>(cg::this_thread_block());
   const int lane = int(chain.thread_rank()), slots = u.round + 1, vecs = u.vecs;
   const uint32_t in_block = threadIdx.x / T, chains_a_block = blockDim.x / T;
-  uint32_t* const q = reinterpret_cast<uint32_t*>(chain_smem) + in_block * kWalkWords;  // [count] [next] at the end
-  W* const ring = reinterpret_cast<W*>(reinterpret_cast<uint32_t*>(chain_smem) + chains_a_block * kWalkWords) +
+  int64_t* const off = reinterpret_cast<int64_t*>(chain_smem) + in_block * kMaxRound;  // q_j's first word
+  uint32_t* const q = reinterpret_cast<uint32_t*>(reinterpret_cast<int64_t*>(chain_smem) + chains_a_block * kMaxRound) +
+                      in_block * kWalkWords;  // [count] [next] at the end
+  W* const ring = reinterpret_cast<W*>(q - in_block * kWalkWords + chains_a_block * kWalkWords) +
                   int64_t(in_block) * slots * vecs;
   const uint32_t chains = gridDim.x * chains_a_block, per_chain = (u.total + chains - 1) / chains;
   const uint32_t begin = (blockIdx.x * chains_a_block + in_block) * per_chain;
@@ -105,33 +110,67 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
     bool carrying = false;
     for (int k = min(kFirstRound, u.round);; k = min(2 * k, u.round)) {
       chain.sync();  // everyone is done with the last round's positions
-      if (lane == 0) {
-        int n = 0;
-        for (uint32_t x = at;; x = first + u.map.next(x - first)) {
-          q[n++] = x;
-          if (n >= k || (x == p0 && (carrying || n > 1))) {  // back at the start: ours, the end
-            q[kMaxRound] = uint32_t(n), q[kMaxRound + 1] = first + u.map.next(x - first);
-            break;
+      // The round's positions, up to k or back at the start (ours: the end), and their words:
+      // lane j finds q_j where the map jumps, else lane 0 walks.
+      bool walked = false;
+      if constexpr (Pieces::kMayJump)
+        if (u.map.jumps()) {
+          const uint32_t x = lane < k ? first + u.map.jump(at - first, lane) : 0;
+          const unsigned back = chain.ballot(lane < k && x == p0 && (carrying || lane > 0));
+          const int n = back ? __ffs(back) : k;
+          if (lane < n) q[lane] = x, off[lane] = u.map.word(matrix, u.pieces, x - first);
+          if (lane == n - 1) q[kMaxRound] = uint32_t(n), q[kMaxRound + 1] = first + u.map.next(x - first);
+          walked = true;
+        }
+      if (!walked) {
+        if (lane == 0) {
+          int n = 0;
+          for (uint32_t x = at;; x = first + u.map.next(x - first)) {
+            q[n++] = x;
+            if (n >= k || (x == p0 && (carrying || n > 1))) {
+              q[kMaxRound] = uint32_t(n), q[kMaxRound + 1] = first + u.map.next(x - first);
+              break;
+            }
           }
         }
+        chain.sync();
+        if (lane < int(q[kMaxRound])) off[lane] = u.map.word(matrix, u.pieces, q[lane] - first);
       }
       chain.sync();
       const int n = int(q[kMaxRound]), items = n * vecs;
       // Item j vecs + w is word w of piece j: pieces of T words or more a piece at a time, smaller
-      // ones item by item (a division each).
-      if (vecs >= T) {
+      // ones item by item (a division each); words under 4 bytes (no cp.async) kBatch at a time
+      // through registers, so that their loads are in flight together.
+      if constexpr (V < 4) {
+        for (int i0 = lane; i0 < items; i0 += kBatch * T) {
+          W v[kBatch];
+          int to[kBatch];
+#pragma unroll
+          for (int b = 0; b < kBatch; ++b) {
+            const int i = i0 + b * T;
+            if (i < items) {
+              uint32_t w;
+              const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + 1 + j;
+              to[b] = (slot < slots ? slot : slot - slots) * vecs + int(w);
+              v[b] = __ldcg(data + off[j] + w);
+            }
+          }
+#pragma unroll
+          for (int b = 0; b < kBatch; ++b)
+            if (i0 + b * T < items) ring[to[b]] = v[b];
+        }
+      } else if (vecs >= T) {
         for (int j = 0, slot = carried; j < n; ++j) {
           slot = slot + 1 == slots ? 0 : slot + 1;
           W* const to = ring + slot * vecs;
-          const W* const from = data + u.map.word(matrix, u.pieces, q[j] - first);
+          const W* const from = data + off[j];
           for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) load_word<V>(to + w, from + w);
         }
       } else {
         for (int i = lane; i < items; i += T) {
           uint32_t w;
           const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + 1 + j;
-          load_word<V>(ring + (slot < slots ? slot : slot - slots) * vecs + w,
-                      data + u.map.word(matrix, u.pieces, q[j] - first) + w);
+          load_word<V>(ring + (slot < slots ? slot : slot - slots) * vecs + w, data + off[j] + w);
         }
       }
       if constexpr (V >= 4) asm volatile("cp.async.wait_all;" ::: "memory");
@@ -149,7 +188,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
         for (int j = 0, slot = carried; j < n; ++j, slot = slot + 1 == slots ? 0 : slot + 1)
           if (delivers(j)) {
             const W* const from = ring + slot * vecs;
-            W* const to = data + u.map.word(matrix, u.pieces, q[j] - first);
+            W* const to = data + off[j];
             for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) __stcg(to + w, from[w]);
           }
       } else {
@@ -157,7 +196,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
           uint32_t w;
           const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + j;
           if (delivers(j))
-            __stcg(data + u.map.word(matrix, u.pieces, q[j] - first) + w, ring[(slot < slots ? slot : slot - slots) * vecs + w]);
+            __stcg(data + off[j] + w, ring[(slot < slots ? slot : slot - slots) * vecs + w]);
         }
       }
       if (!(won >> (n - 1) & 1)) break;
@@ -178,7 +217,8 @@ struct Launch {
   int chains = 1;
   int64_t piece_bytes = 0;
   size_t smem() const {
-    return size_t(chains) * (kWalkWords * sizeof(uint32_t) + size_t(args.round + 1) * size_t(piece_bytes));
+    return size_t(chains) * (kMaxRound * sizeof(int64_t) + kWalkWords * sizeof(uint32_t) +
+                             size_t(args.round + 1) * size_t(piece_bytes));
   }
 };
 
@@ -187,7 +227,7 @@ Launch<Pieces> plan_launch(const Pieces& map, int64_t piece_bytes, int word, int
   Launch<Pieces> u;
   u.piece_bytes = piece_bytes;
   const int64_t vecs = piece_bytes / word, round = std::clamp<int64_t>(kRoundBytes / piece_bytes, 1, kMaxRound);
-  u.chains = int(std::clamp<int64_t>(kBlockSmem / (kWalkWords * 4 + (round + 1) * piece_bytes), 1, 256 / T));
+  u.chains = int(std::clamp<int64_t>(kBlockSmem / (kMaxRound * 8 + kWalkWords * 4 + (round + 1) * piece_bytes), 1, 256 / T));
   u.args.map = map;
   u.args.pieces = uint32_t(per_matrix), u.args.total = uint32_t(total);
   u.args.vecs = int(vecs), u.args.round = int(round), u.args.words = layout::FastDivmod(uint32_t(vecs));

@@ -67,8 +67,15 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    g = gcd(rows, cols) of 16 bytes or more (g * elem_bytes >= 16) need a bit of workspace for
    each row of g elements, or for each piece of one where a row of over 1 KiB is cut into pieces
    (at most 1/128 of the matrix's bytes): the g x g blocks are turned in place, then the rows of
-   g elements moved along their permutation's cycles. Other rectangles are not yet served on the GPU (XPOSE_ERROR_NOT_SUPPORTED; the C++
-   xpose::transpose_inplace_host serves any in host memory).
+   g elements moved along their permutation's cycles. Other rectangles go through four passes
+   over the rows of their short side (Catanzaro, Keller and Garland's decomposition: columns
+   rotated where g > 1, rows permuted, columns shifted, row pieces of 128-column strips moved
+   along their cycles); their workspace is a bit a row piece (at most 1/1024 of the matrix, and
+   a bit a row of the long side for a last strip narrower than 128 columns, 64 of 8-byte
+   elements) and, past 65535 rows of the long side, 127 rows of the short side every 32768 or
+   more (under 0.4%): under 1% of the matrix where the short side is 16 bytes or more. Both
+   sides over 160 KiB: XPOSE_ERROR_NOT_SUPPORTED on the GPU (the C++
+   xpose::transpose_inplace_host serves any shape in host memory).
    data sits on its element's alignment (8 bytes for 16-byte elements). On any error nothing is
    written. Enqueued on `stream`. */
 XPOSE_API xpose_status_t xpose_transpose_inplace(void *data, int64_t rows, int64_t cols, int64_t elem_bytes,

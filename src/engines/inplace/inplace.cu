@@ -9,13 +9,8 @@
 // Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
-// pieces) along the cycles of their permutation. Each chain (a warp) claims a piece by setting
-// its bit in the workspace's bitmap: a chain starting at piece p loads p, then claims it (a
-// piece claimed before is left to its claimer); a chain carrying p's contents claims p's
-// destination q, and if it wins loads q, stores what it carries there and carries q's on, and
-// if it loses stores and stops (q's contents are already on their way). Every piece is loaded
-// before it is overwritten and written exactly once, with no list of cycles; how loads, claims
-// and stores are ordered without fences is said above move_units.
+// pieces) along the cycles of their permutation, by the chains of chains.cuh. Sides sharing
+// fewer than 16 bytes: c2r.cu.
 #include <algorithm>
 
 #include "engines/common.cuh"

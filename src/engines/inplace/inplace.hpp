@@ -3,8 +3,8 @@
 // swapped across the diagonal, every element read and written once. Rectangular matrices whose
 // sides share a factor g with g x elem_bytes >= 16: the g x g blocks turned so, then rows of g
 // elements moved along their permutation's cycles (each read and written once more), a bit of
-// workspace a row of g or a piece of one (at most 1/128 of the matrix's bytes). Others not
-// yet on the GPU (the CPU path serves them).
+// workspace a row of g or a piece of one (at most 1/128 of the matrix's bytes). Others through
+// the passes of c2r.hpp.
 #pragma once
 
 #include <cuda_runtime.h>

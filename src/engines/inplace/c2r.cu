@@ -30,8 +30,7 @@ constexpr int kSweepThreads = 256, kSweepRows = 64, kRing = 256;  // kRing >= kS
 constexpr int kMaxParts = 8, kMinPartRows = 256;  // a band's blocks (a cluster), each of this many rows at least
 constexpr int64_t kRowTileBytes = 16 << 10, kMaxRowBytes = 160 << 10;
 constexpr int kRowLoads = 8, kRowThreads = 256;  // loads a thread has in flight in the rows pass; its block
-static_assert(kRing >= kSweepRows + kMaxHalo && (kRing & (kRing - 1)) == 0);  // with narrower tiles: as many
-// more rows a step as rows in the ring
+static_assert(kRing >= kSweepRows + kMaxHalo && (kRing & (kRing - 1)) == 0);
 template <int E>
 constexpr int kTileColumns = E >= 4 ? 128 / E : 64;  // a sweep block's columns (bytes: 64 rows a step in registers)
 
@@ -68,7 +67,6 @@ struct ShiftArgs {
   layout::FastDivmod rotation;  // the rotation: column k moves by k / b
   uint32_t fine_mask;           // the fine shift (rotation.divisor unused): by k & fine_mask
   bool fine;
-  int tile_shift;               // a block's columns: 2^tile_shift (up to kTileColumns)
   int64_t z0;
 };
 
@@ -95,19 +93,15 @@ __global__ void __launch_bounds__(256) c2r_halo(const Elem<E>* data, Elem<E>* ha
 // first rows from the workspace (several bands) or part 0's (one band: the matrix's first).
 template <int E, bool Down>
 __global__ void __launch_bounds__(kSweepThreads, 1) c2r_shift(Elem<E>* data, const Elem<E>* halo, ShiftArgs a) {
-  // A tile of tw = 2^tile_shift columns (fewer than kTileColumns where the rows are shorter),
-  // rp rows a step, STEPS steps an iteration: the ring holds kRing kTileColumns elements.
-  constexpr int STEPS = kSweepRows * kTileColumns<E> / kSweepThreads;
+  constexpr int TW = kTileColumns<E>, RP = kSweepThreads / TW, STEPS = kSweepRows / RP;
   extern __shared__ uint4 sweep_words[];
-  const int shift = a.tile_shift, tw = 1 << shift, rp = kSweepThreads >> shift, h = a.halo_rows;
-  const uint32_t rows_a_step = uint32_t(rp) * STEPS, ring_mask = (kRing * kTileColumns<E> >> shift) - 1;
-  Elem<E>* const ring = reinterpret_cast<Elem<E>*>(sweep_words);  // [ring rows][tw]
-  Elem<E>* const wrap = ring + kRing * kTileColumns<E>;            // [halo_rows][tw]: rows past the part's end
-  Elem<E>* const saved = wrap + h * tw;                            // [halo_rows][tw]: the part's first rows
+  Elem<E>* const ring = reinterpret_cast<Elem<E>*>(sweep_words);  // [kRing][TW]
+  Elem<E>* const wrap = ring + kRing * TW;                         // [halo_rows][TW]: rows past the part's end
+  Elem<E>* const saved = wrap + a.halo_rows * TW;                  // [halo_rows][TW]: the part's first rows
   const cg::cluster_group cluster = cg::this_cluster();
   const uint32_t parts = cluster.num_blocks(), part = cluster.block_rank(), band = blockIdx.x / parts;
-  const int x = int(threadIdx.x) & (tw - 1), y = int(threadIdx.x) >> shift;
-  const uint32_t k = blockIdx.y * tw + x;
+  const int x = int(threadIdx.x) % TW, y = int(threadIdx.x) / TW, h = a.halo_rows;
+  const uint32_t k = blockIdx.y * TW + x;
   const bool active = k < a.n;
   const uint32_t d = a.fine ? k & a.fine_mask : a.rotation.div(k);
   const int64_t z = a.z0 + blockIdx.z;
@@ -115,22 +109,22 @@ __global__ void __launch_bounds__(kSweepThreads, 1) c2r_shift(Elem<E>* data, con
   const uint32_t b0 = band * a.band_rows, b1 = min(a.m, b0 + a.band_rows), per = (b1 - b0 + parts - 1) / parts;
   const uint32_t v0 = b0 + part * per, v1 = min(b1, v0 + per);
   if (active)
-    for (int r = y; r < h; r += rp) saved[r * tw + x] = mat[shift_at<Down>(a, v0 + r, k)];
+    for (int r = y; r < h; r += RP) saved[r * TW + x] = mat[shift_at<Down>(a, v0 + r, k)];
   cluster.sync();  // every part's first rows saved before any is written
   const bool last = part + 1 == parts;
   if (active) {
     if (!last || a.bands == 1) {
       const Elem<E>* const next = cluster.map_shared_rank(saved, last ? 0 : part + 1);
-      for (int r = y; r < h; r += rp) wrap[r * tw + x] = next[r * tw + x];
+      for (int r = y; r < h; r += RP) wrap[r * TW + x] = next[r * TW + x];
     } else {
-      for (int r = y; r < h; r += rp) wrap[r * tw + x] = halo[((z * a.bands + band) * h + r) * a.n + k];
+      for (int r = y; r < h; r += RP) wrap[r * TW + x] = halo[((z * a.bands + band) * h + r) * a.n + k];
     }
   }
   cluster.sync();  // done with the other parts' shared memory
-  const auto row = [&](uint32_t v) { return v < v1 ? mat[shift_at<Down>(a, v, k)] : wrap[(v - v1) * tw + x]; };
+  const auto row = [&](uint32_t v) { return v < v1 ? mat[shift_at<Down>(a, v, k)] : wrap[(v - v1) * TW + x]; };
   if (active)
-    for (int r = y; r < h; r += rp) ring[((v0 + r) & ring_mask) * tw + x] = row(v0 + r);
-  // Rows arrive rows_a_step at a time: those of the next step's writes and the rows they read
+    for (int r = y; r < h; r += RP) ring[((v0 + r) % kRing) * TW + x] = row(v0 + r);
+  // Rows arrive kSweepRows at a time: those of the next step's writes and the rows they read
   // past them, loaded into registers while this step's rows are written (all of them below
   // every row written so far), then put in the ring.
   Elem<E> held[STEPS];
@@ -138,23 +132,23 @@ __global__ void __launch_bounds__(kSweepThreads, 1) c2r_shift(Elem<E>* data, con
   const auto fetch = [&](uint32_t first) {
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
-      const uint32_t v = first + y + i * rp;
+      const uint32_t v = first + y + i * RP;
       if (active && v < end) held[i] = row(v);
     }
   };
   fetch(v0 + h);
-  for (uint32_t o = v0; o < v1; o += rows_a_step) {
+  for (uint32_t o = v0; o < v1; o += kSweepRows) {
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
-      const uint32_t v = o + h + y + i * rp;
-      if (active && v < end) ring[(v & ring_mask) * tw + x] = held[i];
+      const uint32_t v = o + h + y + i * RP;
+      if (active && v < end) ring[(v % kRing) * TW + x] = held[i];
     }
     __syncthreads();
-    fetch(o + h + rows_a_step);
+    fetch(o + h + kSweepRows);
 #pragma unroll
     for (int i = 0; i < STEPS; ++i) {
-      const uint32_t v = o + y + i * rp;
-      if (active && v < v1) mat[shift_at<Down>(a, v, k)] = ring[((v + d) & ring_mask) * tw + x];
+      const uint32_t v = o + y + i * RP;
+      if (active && v < v1) mat[shift_at<Down>(a, v, k)] = ring[((v + d) % kRing) * TW + x];
     }
     __syncthreads();
   }
@@ -327,9 +321,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
         if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
       }
       const int64_t parts = std::clamp<int64_t>(v.band_rows / kMinPartRows, 1, kMaxParts);
-      while ((1 << a.tile_shift) < std::min<int64_t>(N, kTileColumns<E>)) ++a.tile_shift;
-      const int64_t tile = int64_t(1) << a.tile_shift;
-      const size_t smem = size_t(kRing * kTileColumns<E> + 2 * a.halo_rows * tile) * E;
+      const size_t smem = size_t(kRing + 2 * a.halo_rows) * kTileColumns<E> * E;
       if (cudaError_t err = cudaFuncSetAttribute(sweep, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
           err != cudaSuccess)
         return err;
@@ -339,7 +331,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       for (int64_t z = 0; z < t.batch; z += layout::max_grid_yz) {
         a.z0 = z;
         cudaLaunchConfig_t config{};
-        config.gridDim = dim3(unsigned(v.bands * parts), unsigned((N + tile - 1) / tile),
+        config.gridDim = dim3(unsigned(v.bands * parts), unsigned((N + kTileColumns<E> - 1) / kTileColumns<E>),
                               unsigned(std::min<int64_t>(layout::max_grid_yz, t.batch - z)));
         config.blockDim = dim3(kSweepThreads), config.dynamicSmemBytes = smem, config.stream = stream;
         config.attrs = &cluster, config.numAttrs = 1;

@@ -311,8 +311,9 @@ TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
 }
 
 // The GPU path's refusals, with a reason (no GPU needed to say so): sides sharing a factor of
-// fewer than 16 bytes (or more than 96 KiB), and grids past CUDA's limits; the workspace of
-// the rectangular path, a bit a unit.
+// more than 96 KiB, both sides past 160 KiB where they share less than 16 bytes, and grids past
+// CUDA's limits; the workspaces of the rectangular paths (a bit a unit; a bit a strip's row
+// piece and the rows past bands' ends).
 TEST(Inplace, GpuRefusalsNameTheProblem) {
   detail::InplaceProblem t;
   t.data = reinterpret_cast<void*>(uintptr_t(4096));

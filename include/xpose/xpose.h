@@ -74,8 +74,9 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    a bit a row of the long side for a last strip narrower than 128 columns, 64 of 8-byte
    elements) and, past 65535 rows of the long side, 127 rows of the short side every 32768 or
    more (under 0.4%): under 1% of the matrix where the short side is 16 bytes or more. Both
-   sides over 160 KiB: XPOSE_ERROR_NOT_SUPPORTED on the GPU (the C++
-   xpose::transpose_inplace_host serves any shape in host memory).
+   sides over 160 KiB sharing under 16 bytes, or sides sharing over 96 KiB:
+   XPOSE_ERROR_NOT_SUPPORTED on the GPU (the C++ xpose::transpose_inplace_host serves any shape
+   in host memory).
    data sits on its element's alignment (8 bytes for 16-byte elements). On any error nothing is
    written. Enqueued on `stream`. */
 XPOSE_API xpose_status_t xpose_transpose_inplace(void *data, int64_t rows, int64_t cols, int64_t elem_bytes,

@@ -290,8 +290,9 @@ std::string describe(const InplaceProblem& t) {
                      (v.inverse ? "the view " + M + " x " + N + "'s transposition undone: " : "") + "rows of " + N;
   const std::string passes =
       (v.s.c > 1 ? "columns rotated, " : std::string()) + "rows permuted in shared memory, columns shifted by up to " +
-      std::to_string(std::min(v.width, v.s.n) - 1) + " rows, pieces of rows in strips of " + W +
-      " columns moved along their cycles";
+      std::to_string(std::min(v.width, v.s.n) - 1) + " rows, " +
+      (v.s.n <= v.width ? std::string("whole rows") : "pieces of rows in strips of " + W + " columns") +
+      " moved along their cycles";
   return text + " (" + passes + (v.inverse ? ", each undone, in reverse order" : "") + "); workspace " +
          std::to_string(workspace_bytes(t)) + " bytes (a bit a piece" + (v.bands > 1 ? ", rows past bands' ends" : "") +
          ")";

@@ -95,7 +95,7 @@ struct UnitWalk {
 // on the GPU, for a view of M rows of N (N < M, rows of the short side) and its transpose
 // (forward: a tall matrix is the view) or its inverse (a wide matrix m x n is the inverse of the
 // view n x m's transpose: the passes undone in reverse order). Pass 3a (column k up by k rows)
-// is split: within a strip of kStripWidth columns starting at k0, a fine shift (column k0 + d
+// is split: within a strip of strip_width() columns starting at k0, a fine shift (column k0 + d
 // up by d rows, d < strip width: a sweep down the rows, in shared memory) and a coarse one (the
 // strip's row pieces up by k0), which pass 3b's whole-row permutation absorbs: row t's piece of
 // strip k0 goes to row row_to((t - k0) mod M), a permutation of row pieces within each strip,
@@ -113,7 +113,7 @@ XPOSE_HD inline uint64_t mul_mod(uint64_t x, uint64_t y, uint64_t m, double inv_
   return uint64_t(r);
 }
 
-// x^-1 mod a (x and a coprime; 1 for a = 1), by Euclid.
+// x^-1 mod a (x and a coprime; 0 for a = 1, where every residue is 0), by Euclid.
 inline int64_t inverse_mod(int64_t x, int64_t a) {
   int64_t r0 = a, r1 = x % a, t0 = 0, t1 = 1;
   while (r1 != 0) {

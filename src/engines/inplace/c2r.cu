@@ -160,7 +160,7 @@ struct RowArgs {
   double inv_n;
   int64_t total_rows;  // M batch
   uint32_t per_block;  // rows a block
-  uint32_t step;       // 256 M mod N: a destination's step along a thread's columns (coprime sides)
+  uint32_t step;       // kRowThreads M mod N: a destination's step along a thread's columns (coprime sides)
   bool coprime;
 };
 
@@ -274,7 +274,8 @@ const char* refusal(const InplaceProblem& t) {
   const View v = view_of(t);
   if (M * v.strips * t.batch >= (int64_t(1) << 32) || (M * t.batch + 1) / rows_a_block(N, t.elem_bytes) >= (int64_t(1) << 31))
     return "rectangles whose sides share fewer than 16 bytes are transposed in place on the GPU in batches of fewer "
-           "than 2^32 row pieces (rows of the long side x strips of 32 columns of the short side)";
+           "than 2^32 row pieces (rows of the long side x strips of 128 columns of the short side, 64 of 8-byte "
+           "elements)";
   return nullptr;
 }
 
@@ -348,7 +349,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       a.b = layout::FastDivmod(uint32_t(v.s.b)), a.cols = layout::FastDivmod(N), a.rows = layout::FastDivmod(M);
       a.inv_n = 1.0 / double(N), a.total_rows = v.s.m * t.batch;
       a.per_block = uint32_t(rows_a_block(N, E));
-      a.step = uint32_t(256 * int64_t(M % N) % N), a.coprime = v.s.c == 1;
+      a.step = uint32_t(kRowThreads * int64_t(M % N) % N), a.coprime = v.s.c == 1;
       const size_t smem = size_t(a.per_block) * N * E;
       const auto kernel = gather ? c2r_rows<E, true> : c2r_rows<E, false>;
       if (smem > (48 << 10))
@@ -363,11 +364,8 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
         const int64_t first = last ? v.full : 0, count = last ? v.strips - v.full : v.full;
         if (count == 0) continue;
         const int64_t piece_bytes = (last ? v.s.n - v.full * v.width : v.width) * E;
-        int word = 1;
-        const auto divides = [&](int64_t x) { return x % (2 * word) == 0; };
-        while (word < 16 && divides(piece_bytes) && divides(v.s.n * E) && divides(v.width * E) &&
-               divides(int64_t(reinterpret_cast<uintptr_t>(t.data))))
-          word *= 2;
+        const int word = chains::widest_word(
+            {piece_bytes, v.s.n * E, v.width * E, int64_t(reinterpret_cast<uintptr_t>(t.data))});
         StripPieces map;
         map.walk = layout::StripWalk(v.s, uint32_t(first), uint32_t(v.width), v.inverse);
         map.matrix_bytes = v.s.m * v.s.n * E, map.elem_bytes = E, map.word_shift = __builtin_ctz(unsigned(word));

@@ -11,6 +11,7 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "engines/common.cuh"
 #include "layout/fast_divmod.hpp"
@@ -221,6 +222,15 @@ struct Launch {
                              size_t(args.round + 1) * size_t(piece_bytes));
   }
 };
+
+// The widest word (1 to 16 bytes, a power of two) that divides every one of `bytes`: the pieces'
+// size, their offsets' steps and data's address.
+inline int widest_word(std::initializer_list<int64_t> bytes) {
+  int word = 1;
+  while (word < 16 && std::all_of(bytes.begin(), bytes.end(), [&](int64_t b) { return b % (2 * word) == 0; }))
+    word *= 2;
+  return word;
+}
 
 template <class Pieces>
 Launch<Pieces> plan_launch(const Pieces& map, int64_t piece_bytes, int word, int64_t per_matrix, int64_t total) {

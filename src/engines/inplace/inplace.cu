@@ -184,9 +184,7 @@ int64_t unit_pieces(const InplaceProblem& t) {  // all of the batch's
 cudaError_t move_units(const InplaceProblem& t, uint32_t* claimed, int sm_count, cudaStream_t stream) {
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   const int64_t pieces = pieces_a_unit(s.c * t.elem_bytes), piece_bytes = s.c * t.elem_bytes / pieces;
-  int word = 1;
-  const uintptr_t at = reinterpret_cast<uintptr_t>(t.data);
-  while (word < 16 && piece_bytes % (2 * word) == 0 && at % (2 * word) == 0) word *= 2;
+  const int word = chains::widest_word({piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
   const chains::UnitPieces map{layout::UnitWalk(s, uint32_t(pieces)), piece_bytes / word};
   const auto launch = chains::plan_launch(map, piece_bytes, word, layout::unit_count(s) * pieces, unit_pieces(t));
   return with_elem_bytes(word, [&](auto w) {

@@ -65,9 +65,8 @@ Ways classic_tile_ways() {
 }
 
 // vec_swizzled: element k of every thread's vector is one warp instruction.
-template <int E>
+template <int E, class V = VecTile<E>>
 Ways vec_tile_ways() {
-  using V = VecTile<E>;
   Ways worst;
   for (int item = 0; item < V::per_thread; ++item)
     for (int warp = 0; warp < V::threads / 32; ++warp)

@@ -85,15 +85,22 @@ template <> struct VecTraits<4>  { static constexpr int tile = 64; using Sw = Co
 template <> struct VecTraits<8>  { static constexpr int tile = 32; using Sw = Compose<Swizzle<1, 0, 4>, Swizzle<4, 0, 6>>; };
 template <> struct VecTraits<16> { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
 
-template <int E>
+// Tiles of the in-place square transpose, two a block: 128-byte rows for 1- and 2-byte elements
+// (vec_swizzled's 64-byte rows left u8 and fp16 squares at 66-74% of a copy), else vec_swizzled's.
+// Swizzles found by search in the bank model, like VecTraits'.
+template <int E> struct InplaceVecTraits : VecTraits<E> {};
+template <> struct InplaceVecTraits<1> { static constexpr int tile = 128; using Sw = Compose<Swizzle<5, 2, 5>, Swizzle<3, 3, 8>>; };
+template <> struct InplaceVecTraits<2> { static constexpr int tile = 64; using Sw = Compose<Swizzle<3, 0, 5>, Swizzle<4, 1, 7>>; };
+
+template <int E, class Traits = VecTraits<E>>
 struct VecTile {
-  static constexpr int tile = VecTraits<E>::tile;        // rows and cols of the tile
+  static constexpr int tile = Traits::tile;              // rows and cols of the tile
   static constexpr int vec = 16 / E;                     // elements per 16-byte vector
   static constexpr int vecs_per_row = tile / vec;
   static constexpr int vecs = tile * vecs_per_row;       // vectors per tile, each side
   static constexpr int threads = vecs < 256 ? vecs : 256;
   static constexpr int per_thread = vecs / threads;
-  using Layout = SwizzledTile<tile, tile, typename VecTraits<E>::Sw>;
+  using Layout = SwizzledTile<tile, tile, typename Traits::Sw>;
 
   struct Coord { int r, c; };
   // Load side: tile row r, columns c..c+vec-1, read as one vector from a src row.

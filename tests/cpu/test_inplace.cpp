@@ -346,7 +346,7 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   t.rows = 100, t.cols = 101;
   t.rows = 1;  // one row: its own transpose
   EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  t.rows = t.cols = int64_t(1) << 23, t.elem_bytes = 1, t.batch = 1;
+  t.rows = t.cols = int64_t(1) << 24, t.elem_bytes = 1, t.batch = 1;
   EXPECT_NE(nullptr, engines::inplace_refusal(t));  // more tiles a side than a grid takes
 }
 

@@ -145,12 +145,13 @@ void check_element_size() {
   expect_bijection<classic::Padded<E>>();
   expect_bijection<classic::Swizzled<E>>();
   expect_bijection<typename VecTile<E>::Layout>();
+  expect_bijection<typename VecTile<E, InplaceVecTraits<E>>::Layout>();
 
   const Ways plain = classic_tile_ways<E, classic::Plain<E>>();
   EXPECT_EQ(1, plain.store);  // rows are written whole
   EXPECT_GT(plain.load, 1);   // and read down a column: the conflict the ladder shows
   for (const Ways w : {classic_tile_ways<E, classic::Padded<E>>(), classic_tile_ways<E, classic::Swizzled<E>>(),
-                       vec_tile_ways<E>()}) {
+                       vec_tile_ways<E>(), vec_tile_ways<E, VecTile<E, InplaceVecTraits<E>>>()}) {
     EXPECT_EQ(1, w.store);
     EXPECT_EQ(1, w.load);
   }
@@ -173,9 +174,8 @@ TEST(Layouts, SeedSwizzleIsColumnXorRow) {
     for (int c = 0; c < 32; ++c) EXPECT_EQ(r * 32 + (c ^ r), classic::Swizzled<4>::at(r, c));
 }
 
-template <int E>
+template <int E, class V = VecTile<E>>
 void expect_vector_walks_cover_the_tile() {
-  using V = VecTile<E>;
   std::set<std::pair<int, int>> loaded, stored;
   for (int v = 0; v < V::threads * V::per_thread; ++v)
     for (int k = 0; k < V::vec; ++k) {
@@ -195,6 +195,8 @@ TEST(Layouts, VectorWalksCoverEveryElementOnceOnEachSide) {
   expect_vector_walks_cover_the_tile<4>();
   expect_vector_walks_cover_the_tile<8>();
   expect_vector_walks_cover_the_tile<16>();
+  expect_vector_walks_cover_the_tile<1, VecTile<1, InplaceVecTraits<1>>>();
+  expect_vector_walks_cover_the_tile<2, VecTile<2, InplaceVecTraits<2>>>();
 }
 
 TEST(TileGrid, CapsYAndZAtTheirLimits) {

@@ -56,7 +56,7 @@ TEST(Inplace, GpuSquareMatchesTheCpuPath) {
   std::mt19937_64 rng(seed);
   for (int64_t E : {1, 2, 4, 8, 16}) {
     bool vectors = false, elements = false;
-    for (int64_t n : {1, 2, 31, 32, 33, 48, 63, 64, 65, 80, 100, 257, 1024, 1040})
+    for (int64_t n : {1, 2, 31, 32, 33, 48, 63, 64, 65, 80, 100, 127, 128, 129, 257, 1024, 1040})
       for (int64_t batch : {1, 3})
         for (size_t offset : {size_t(0), size_t(E < 16 ? E : 8)}) {
           const std::string path = check_square(rng, E, n, batch, offset);

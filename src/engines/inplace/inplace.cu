@@ -3,9 +3,10 @@
 // tile A at (tj, ti) and tile B at (ti, tj) into registers, stages both in shared memory, and
 // writes each turned where the other was (a diagonal block turns its own tile): every load
 // lands before the first store, and no other block touches either tile. Rows and bases
-// 16-byte aligned move as 16-byte vectors on both sides through vec_swizzled's tile
-// (engines/vec_tile.cuh); the rest element by element through a padded 32 x 32 tile. The
-// launch folds the triangle of pairs into a rectangle (layout::fold_pair).
+// 16-byte aligned move as 16-byte vectors on both sides through a swizzled tile of 128-byte rows
+// or more (layout::InplaceVecTraits, engines/vec_tile.cuh); the rest element by element through
+// a padded tile of 128-byte rows or more (ElemTile). The launch folds the triangle of pairs into
+// a rectangle (layout::fold_pair).
 // Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
@@ -63,21 +64,25 @@ __device__ __forceinline__ PairRef block_pair(const Blocks& k, int tile) {
   return r;
 }
 
+template <int E>
+using PairTile = layout::VecTile<E, layout::InplaceVecTraits<E>>;
+
 template <int E, bool Edge>
 __device__ __forceinline__ void swap_vector_tiles(Elem<E>* m, int64_t n, const PairRef& p, Elem<E>* sa, Elem<E>* sb) {
-  VecTileLoads<E> a, b;
-  load_vec_tile<E, Edge>(m + p.a, n, p.far, p.near, a);
-  if (!p.diagonal) load_vec_tile<E, Edge>(m + p.b, n, p.near, p.far, b);
-  stage_vec_tile<E>(a, sa);
-  if (!p.diagonal) stage_vec_tile<E>(b, sb);
+  using V = PairTile<E>;
+  VecTileLoads<E, V> a, b;
+  load_vec_tile<E, Edge, V>(m + p.a, n, p.far, p.near, a);
+  if (!p.diagonal) load_vec_tile<E, Edge, V>(m + p.b, n, p.near, p.far, b);
+  stage_vec_tile<E, V>(a, sa);
+  if (!p.diagonal) stage_vec_tile<E, V>(b, sb);
   __syncthreads();
-  store_vec_tile<E, Edge>(sa, m + p.b, n, p.far, p.near);
-  if (!p.diagonal) store_vec_tile<E, Edge>(sb, m + p.a, n, p.near, p.far);
+  store_vec_tile<E, Edge, V>(sa, m + p.b, n, p.far, p.near);
+  if (!p.diagonal) store_vec_tile<E, Edge, V>(sb, m + p.a, n, p.near, p.far);
 }
 
 template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
-  using V = layout::VecTile<E>;
+__global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
+  using V = PairTile<E>;
   __shared__ Elem<E> sa[V::Layout::size], sb[V::Layout::size];
   const PairRef p = block_pair(k, V::tile);
   if (!p.valid) return;
@@ -88,24 +93,33 @@ __global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_
     swap_vector_tiles<E, true>(m, k.s.n, p, sa, sb);
 }
 
-constexpr int kTile = 32, kRows = 8;  // the element path: a tile's side; a block's rows of threads
+// The element path's tile: 128-byte rows (32 x 32 tiles left u8 and fp16 odd squares at 26-54% of
+// a copy), 8 rows of threads, rows padded by a 4-byte bank.
+template <int E>
+struct ElemTile {
+  static constexpr int side = E == 1 ? 128 : E == 2 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
+  static constexpr int threads = side * rows;
+};
 
 template <int E>
-__global__ void __launch_bounds__(kTile* kRows) inplace_swap_tiles(InplaceElem<E>* data, Blocks k) {
-  __shared__ InplaceElem<E> a[kTile][kTile + 1], b[kTile][kTile + 1];
-  const PairRef p = block_pair(k, kTile);
+__global__ void __launch_bounds__(ElemTile<E>::threads) inplace_swap_tiles(InplaceElem<E>* data, Blocks k) {
+  using T = ElemTile<E>;
+  __shared__ InplaceElem<E> a[T::side][T::side + T::pad], b[T::side][T::side + T::pad];
+  const PairRef p = block_pair(k, T::side);
   if (!p.valid) return;
   const int x = int(threadIdx.x);
   const int64_t n = k.s.n;
   InplaceElem<E>* const m = data + k.origin();
   InplaceElem<E>* const pa = m + p.a + x;  // A's row 0, this thread's column
   InplaceElem<E>* const pb = m + p.b + x;  // B's row 0
-  for (int i = threadIdx.y; i < kTile; i += kRows) {
+#pragma unroll
+  for (int i = threadIdx.y; i < T::side; i += T::rows) {
     if (i < p.far && x < p.near) a[i][x] = pa[i * n];
     if (!p.diagonal && i < p.near && x < p.far) b[i][x] = pb[i * n];
   }
   __syncthreads();
-  for (int i = threadIdx.y; i < kTile; i += kRows) {
+#pragma unroll
+  for (int i = threadIdx.y; i < T::side; i += T::rows) {
     if (i < p.near && x < p.far) pb[i * n] = a[x][i];  // B's place takes A's columns
     if (!p.diagonal && i < p.far && x < p.near) pa[i * n] = b[x][i];
   }
@@ -159,8 +173,8 @@ bool vectors(const InplaceProblem& t) {
 }
 
 int tile_side(const InplaceProblem& t) {
-  return vectors(t) ? with_elem_bytes(t.elem_bytes, [](auto e) { return layout::VecTile<decltype(e)::value>::tile; })
-                    : kTile;
+  return vectors(t) ? with_elem_bytes(t.elem_bytes, [](auto e) { return PairTile<decltype(e)::value>::tile; })
+                    : with_elem_bytes(t.elem_bytes, [](auto e) { return ElemTile<decltype(e)::value>::side; });
 }
 
 // The units' pieces: units cut into pieces of up to kPieceBytes (the largest divisor of the
@@ -241,9 +255,9 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
       const dim3 grid(unsigned(tiles + 1), unsigned(layout::fold_launch_rows(tiles)),
                       unsigned(std::min<int64_t>(layout::max_grid_yz, blocks - z)));
       if (vectors(t))
-        inplace_swap_vec_tiles<E><<<grid, layout::VecTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
+        inplace_swap_vec_tiles<E><<<grid, PairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
       else
-        inplace_swap_tiles<E><<<grid, dim3(kTile, kRows), 0, stream>>>(static_cast<InplaceElem<E>*>(t.data), k);
+        inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(static_cast<InplaceElem<E>*>(t.data), k);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     }
     return cudaSuccess;

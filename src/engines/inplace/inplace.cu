@@ -93,11 +93,12 @@ __global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(E
     swap_vector_tiles<E, true>(m, k.s.n, p, sa, sb);
 }
 
-// The element path's tile: 128-byte rows (32 x 32 tiles left u8 and fp16 odd squares at 26-54% of
-// a copy), 8 rows of threads, rows padded by a 4-byte bank.
+// The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at
+// 26-54% of a copy; fp32's 256-byte rows halve the share of sectors its tiles' edges cut), 8 rows
+// of threads, rows padded by a 4-byte bank.
 template <int E>
 struct ElemTile {
-  static constexpr int side = E == 1 ? 128 : E == 2 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
+  static constexpr int side = E == 1 ? 128 : E <= 4 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
   static constexpr int threads = side * rows;
 };
 

@@ -323,9 +323,6 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_STREQ("vectors", engines::inplace_path(t));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_STREQ("elements", engines::inplace_path(t));
-  t.elem_bytes = 2;
-  EXPECT_STREQ("words", engines::inplace_path(t));
-  t.elem_bytes = 4;
   // Coprime sides: the view 101 x 100 (rows of the short side), one strip narrower than 128
   // columns, a bit a row piece; one band, so no rows saved past its end.
   t.cols = 101;

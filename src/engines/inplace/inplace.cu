@@ -4,10 +4,9 @@
 // writes each turned where the other was (a diagonal block turns its own tile): every load
 // lands before the first store, and no other block touches either tile. Rows and bases
 // 16-byte aligned move as 16-byte vectors on both sides through a swizzled tile of 128-byte rows
-// or more (layout::InplaceVecTraits, engines/vec_tile.cuh); other 1- and 2-byte elements as the
-// aligned 4-byte words around their rows (WordTile), wider ones element by element through a
-// padded tile (ElemTile). The launch folds the triangle of pairs into a rectangle
-// (layout::fold_pair).
+// or more (layout::InplaceVecTraits, engines/vec_tile.cuh); the rest element by element through
+// a padded tile of 128-byte rows or more (ElemTile). The launch folds the triangle of pairs into
+// a rectangle (layout::fold_pair).
 // Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
@@ -94,19 +93,19 @@ __global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(E
     swap_vector_tiles<E, true>(m, k.s.n, p, sa, sb);
 }
 
-// The element path's tile (4-byte elements and wider): rows of 128 bytes or more (fp32's 256-byte
-// rows halve the share of 32-byte sectors a tile's edge cuts), 8 rows of threads, rows padded by
-// one element.
+// The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at
+// 26-54% of a copy; fp32's 256-byte rows halve the share of sectors its tiles' edges cut), 8 rows
+// of threads, rows padded by a 4-byte bank.
 template <int E>
 struct ElemTile {
-  static_assert(E >= 4, "1- and 2-byte elements off 16 bytes take the word path");
-  static constexpr int side = E == 4 ? 64 : 32, rows = 8, threads = side * rows;
+  static constexpr int side = E == 1 ? 128 : E <= 4 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
+  static constexpr int threads = side * rows;
 };
 
 template <int E>
 __global__ void __launch_bounds__(ElemTile<E>::threads) inplace_swap_tiles(InplaceElem<E>* data, Blocks k) {
   using T = ElemTile<E>;
-  __shared__ InplaceElem<E> a[T::side][T::side + 1], b[T::side][T::side + 1];
+  __shared__ InplaceElem<E> a[T::side][T::side + T::pad], b[T::side][T::side + T::pad];
   const PairRef p = block_pair(k, T::side);
   if (!p.valid) return;
   const int x = int(threadIdx.x);
@@ -124,157 +123,6 @@ __global__ void __launch_bounds__(ElemTile<E>::threads) inplace_swap_tiles(Inpla
   for (int i = threadIdx.y; i < T::side; i += T::rows) {
     if (i < p.near && x < p.far) pb[i * n] = a[x][i];  // B's place takes A's columns
     if (!p.diagonal && i < p.far && x < p.near) pa[i * n] = b[x][i];
-  }
-}
-
-// The word path: 1- and 2-byte elements whose rows are off 16 bytes (element by element they
-// were issue-bound: u8 8193^2 at 42% of a copy with 72% of issue slots busy). Tiles of 128-byte
-// rows. A warp reads a tile row as the 32 aligned 4-byte words from the one its first byte is in
-// (and one more), shifts each lane's 4 bytes out of two neighbours (a shuffle), turns K x K
-// elements of K rows in registers (byte permutes: each word a column's K elements) and stages
-// them in a tile of columns. A turned row is 32 staged words, shifted back to the destination's
-// 4-byte boundaries: whole words, and the bytes of a cut word at each end one by one. Words
-// outside the tile are read, never written; a word past either end of the matrix is read by the
-// byte. Pairs the matrix edge cuts go element by element.
-template <int E>
-struct WordTile {
-  static_assert(E == 1 || E == 2, "the word path moves 1- and 2-byte elements");
-  static constexpr int K = 4 / E;                   // elements a word; rows a group
-  static constexpr int side = 128 / E, words = 32;  // a row's elements and words
-  static constexpr int threads = 256, warps = threads / 32, min_blocks = E == 2 ? 3 : 2;
-  static constexpr int rows_a_warp = side / warps;  // of a tile: u8 16, fp16 8
-  // The staged word of column c holding rows K g .. K g + K - 1: a warp's lanes stage columns
-  // K apart (one group) and read one column's groups; both walks meet 32 banks.
-  __device__ static int at(int c, int g) { return c * words + (g ^ ((c / K) & 31)); }
-};
-
-// A word's 4 bytes at byte address a; those outside [lo, hi) read as zeros, never loaded.
-__device__ __forceinline__ uint32_t word_at(uintptr_t a, uintptr_t lo, uintptr_t hi) {
-  if (a >= lo && a + 4 <= hi) return *reinterpret_cast<const uint32_t*>(a);
-  uint32_t w = 0;
-  for (int b = 0; b < 4; ++b)
-    if (a + b >= lo && a + b < hi) w |= uint32_t(*reinterpret_cast<const uint8_t*>(a + b)) << (8 * b);
-  return w;
-}
-
-template <int E>
-struct RawRows {  // a warp's rows of one tile as loaded: lane l's word, and the word after the row
-  uint32_t w[WordTile<E>::rows_a_warp], last[WordTile<E>::rows_a_warp];
-};
-
-// Row r of a warp's rows: groups warp x (rows a warp / K) on, K rows each.
-template <int E>
-__device__ __forceinline__ int warp_row(int j) {
-  using W = WordTile<E>;
-  return int(threadIdx.x / 32) * W::rows_a_warp + j;
-}
-
-template <int E>
-__device__ __forceinline__ void load_word_rows(uintptr_t tile, int64_t pitch, uintptr_t lo, uintptr_t hi, RawRows<E>& raw) {
-  using W = WordTile<E>;
-  const int lane = int(threadIdx.x % 32);
-#pragma unroll
-  for (int j = 0; j < W::rows_a_warp; ++j) {
-    const uintptr_t row = tile + uintptr_t(warp_row<E>(j) * pitch), first = row & ~uintptr_t(3);
-    raw.w[j] = word_at(first + 4 * lane, lo, hi);
-    raw.last[j] = lane == 31 && row != first ? word_at(first + 4 * W::words, lo, hi) : 0;
-  }
-}
-
-template <int E>
-__device__ __forceinline__ void stage_word_rows(uintptr_t tile, int64_t pitch, const RawRows<E>& raw, uint32_t* smem) {
-  using W = WordTile<E>;
-  const int lane = int(threadIdx.x % 32);
-#pragma unroll
-  for (int g = 0; g < W::rows_a_warp / W::K; ++g) {
-    uint32_t x[W::K];
-#pragma unroll
-    for (int k = 0; k < W::K; ++k) {
-      const int j = g * W::K + k;
-      const int shift = int((tile + uintptr_t(warp_row<E>(j) * pitch)) & 3) * 8;
-      uint32_t next = __shfl_down_sync(0xffffffffu, raw.w[j], 1);
-      if (lane == 31) next = raw.last[j];
-      x[k] = __funnelshift_r(raw.w[j], next, shift);  // this lane's 4 bytes of row j
-    }
-    uint32_t y[W::K];  // y[k]: column K lane + k, the group's K rows
-    if constexpr (W::K == 4) {
-      const uint32_t t0 = __byte_perm(x[0], x[1], 0x5140), t1 = __byte_perm(x[0], x[1], 0x7362);
-      const uint32_t t2 = __byte_perm(x[2], x[3], 0x5140), t3 = __byte_perm(x[2], x[3], 0x7362);
-      y[0] = __byte_perm(t0, t2, 0x5410), y[1] = __byte_perm(t0, t2, 0x7632);
-      y[2] = __byte_perm(t1, t3, 0x5410), y[3] = __byte_perm(t1, t3, 0x7632);
-    } else {
-      y[0] = __byte_perm(x[0], x[1], 0x5410), y[1] = __byte_perm(x[0], x[1], 0x7632);
-    }
-    const int group = warp_row<E>(g * W::K) / W::K;
-#pragma unroll
-    for (int k = 0; k < W::K; ++k) smem[W::at(W::K * lane + k, group)] = y[k];
-  }
-}
-
-// The staged tile's columns as rows at tile (pitch bytes apart), each 128 bytes.
-template <int E>
-__device__ __forceinline__ void store_word_rows(const uint32_t* smem, uintptr_t tile, int64_t pitch) {
-  using W = WordTile<E>;
-  const int lane = int(threadIdx.x % 32);
-#pragma unroll 4
-  for (int j = 0; j < W::rows_a_warp; ++j) {
-    const int c = warp_row<E>(j);
-    const uintptr_t row = tile + uintptr_t(c * pitch), first = row & ~uintptr_t(3);
-    const int cut = int(row - first);  // bytes of the first word before the row
-    const uint32_t v = smem[W::at(c, lane)];
-    const uint32_t before = __shfl_up_sync(0xffffffffu, v, 1);
-    uint32_t* const to = reinterpret_cast<uint32_t*>(first) + lane;
-    if (cut == 0) {
-      *to = v;
-      continue;
-    }
-    const uint32_t out = __funnelshift_l(before, v, 8 * cut);  // bytes 4 lane - cut .. of the row
-    if (lane > 0) {
-      *to = out;
-    } else {
-      for (int b = cut; b < 4; ++b) reinterpret_cast<uint8_t*>(to)[b] = uint8_t(out >> (8 * b));
-    }
-    if (lane == 31) {  // the row's last bytes, in the word after
-      const uint32_t tail = v >> (32 - 8 * cut);
-      for (int b = 0; b < cut; ++b) reinterpret_cast<uint8_t*>(to + 1)[b] = uint8_t(tail >> (8 * b));
-    }
-  }
-}
-
-template <int E>
-__global__ void __launch_bounds__(WordTile<E>::threads, WordTile<E>::min_blocks) inplace_swap_words(Elem<E>* data, Blocks k, uintptr_t lo, uintptr_t hi) {
-  using W = WordTile<E>;
-  __shared__ uint32_t sa[W::side * W::words], sb[W::side * W::words];
-  const PairRef p = block_pair(k, W::side);
-  if (!p.valid) return;
-  const int64_t n = k.s.n;
-  Elem<E>* const m = data + k.origin();
-  if (p.far == W::side && p.near == W::side) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(m + p.a), b = reinterpret_cast<uintptr_t>(m + p.b);
-    const int64_t pitch = n * E;
-    RawRows<E> ra, rb;
-    load_word_rows<E>(a, pitch, lo, hi, ra);
-    if (!p.diagonal) load_word_rows<E>(b, pitch, lo, hi, rb);
-    stage_word_rows<E>(a, pitch, ra, sa);
-    if (!p.diagonal) stage_word_rows<E>(b, pitch, rb, sb);
-    __syncthreads();
-    store_word_rows<E>(sa, b, pitch);  // B's place takes A's columns
-    if (!p.diagonal) store_word_rows<E>(sb, a, pitch);
-    return;
-  }
-  Elem<E>* const ea = reinterpret_cast<Elem<E>*>(sa);  // a pair the edge cuts, element by element
-  Elem<E>* const eb = reinterpret_cast<Elem<E>*>(sb);
-  const int cells = p.far * p.near;  // A: far x near, B: near x far
-  for (int e = threadIdx.x; e < cells; e += W::threads) {
-    const int i = e / p.near, x = e - i * p.near;
-    ea[i * W::side + x] = m[p.a + i * n + x];
-    if (!p.diagonal) eb[x * W::side + i] = m[p.b + x * n + i];
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < cells; e += W::threads) {
-    const int i = e / p.near, x = e - i * p.near;
-    m[p.b + x * n + i] = ea[i * W::side + x];  // B's place takes A's columns
-    if (!p.diagonal) m[p.a + i * n + x] = eb[x * W::side + i];
   }
 }
 
@@ -326,12 +174,8 @@ bool vectors(const InplaceProblem& t) {
 }
 
 int tile_side(const InplaceProblem& t) {
-  return with_elem_bytes(t.elem_bytes, [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    if (vectors(t)) return PairTile<E>::tile;
-    if constexpr (E <= 2) return WordTile<E>::side;
-    else return ElemTile<E>::side;
-  });
+  return vectors(t) ? with_elem_bytes(t.elem_bytes, [](auto e) { return PairTile<decltype(e)::value>::tile; })
+                    : with_elem_bytes(t.elem_bytes, [](auto e) { return ElemTile<decltype(e)::value>::side; });
 }
 
 // The units' pieces: units cut into pieces of up to kPieceBytes (the largest divisor of the
@@ -390,7 +234,7 @@ size_t inplace_workspace_bytes(const InplaceProblem& t) {
 }
 
 const char* inplace_path(const InplaceProblem& t) {
-  return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : t.elem_bytes <= 2 ? "words" : "elements";
+  return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : "elements";
 }
 
 cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
@@ -407,15 +251,12 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
           static_cast<InplaceElem<E>*>(t.data), s, blocks, int(per));
       return cudaGetLastError();
     }
-    const uintptr_t lo = reinterpret_cast<uintptr_t>(t.data), hi = lo + uintptr_t(t.rows * t.cols * E * t.batch);
     for (int64_t z = 0; z < blocks; z += layout::max_grid_yz) {
       const Blocks k{s, s.a * s.b, tiles, z};
       const dim3 grid(unsigned(tiles + 1), unsigned(layout::fold_launch_rows(tiles)),
                       unsigned(std::min<int64_t>(layout::max_grid_yz, blocks - z)));
       if (vectors(t))
         inplace_swap_vec_tiles<E><<<grid, PairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
-      else if constexpr (E <= 2)
-        inplace_swap_words<E><<<grid, WordTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k, lo, hi);
       else
         inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(static_cast<InplaceElem<E>*>(t.data), k);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;

@@ -25,8 +25,7 @@ const char* inplace_refusal(const InplaceProblem& t);
 size_t inplace_workspace_bytes(const InplaceProblem& t);
 
 // How `t`'s tiles move, for --explain and the bench: "vectors" (rows and the base 16-byte
-// aligned), "words" (other 1- and 2-byte elements), "elements", or "small blocks" (a rectangle's
-// blocks turned whole in shared memory).
+// aligned), "elements", or "small blocks" (a rectangle's blocks turned whole in shared memory).
 const char* inplace_path(const InplaceProblem& t);
 
 // Enqueues the transposition; never waits, never allocates. `t` is one inplace_refusal accepts,

@@ -5,9 +5,9 @@
 // the element path, each seen), matrices ending where their allocation does, batches past one
 // launch's grid; rectangles whose sides share a factor from 16 bytes to units past the default
 // shared memory (blocks of one element, small ones turned whole, larger ones by tile pairs;
-// units whole and cut into pieces) and sides sharing less (the strips path), tall, wide, odd and prime, with a random workspace of exactly
-// the size asked for; guard bands around the matrices untouched; refused requests leave the
-// matrix as it was.
+// units whole and cut into pieces) and sides sharing less (the strips path), tall, wide, odd
+// and prime, with a random workspace of exactly the size asked for; guard bands around the
+// matrices untouched; refused requests leave the matrix as it was.
 #include <gtest/gtest.h>
 
 #include <algorithm>

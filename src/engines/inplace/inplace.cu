@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(E
 
 // The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at
 // 26-54% of a copy; fp32's 256-byte rows halve the share of sectors its tiles' edges cut), 8 rows
-// of threads, rows padded by a 4-byte bank.
+// of threads, rows padded by one bank (by an element for 4-byte elements and wider).
 template <int E>
 struct ElemTile {
   static constexpr int side = E == 1 ? 128 : E <= 4 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
@@ -258,7 +258,8 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
       if (vectors(t))
         inplace_swap_vec_tiles<E><<<grid, PairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
       else
-        inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(static_cast<InplaceElem<E>*>(t.data), k);
+        inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(
+            static_cast<InplaceElem<E>*>(t.data), k);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     }
     return cudaSuccess;

@@ -10,16 +10,17 @@
 
 namespace xpose::engines {
 
-template <int E, class V = layout::VecTile<E>>
+template <int E>
 struct VecTileLoads {
-  Vector<E> v[V::per_thread];
+  Vector<E> v[layout::VecTile<E>::per_thread];
 };
 
 // The tile at src (rows x cols of it inside the matrix, src rows ld elements apart). In a tile
 // the matrix edge cuts (Edge), a vector wholly inside loads as one, one the edge cuts element
 // by element, one wholly outside not at all: the cut tiles keep every load in flight too.
-template <int E, bool Edge, class V = layout::VecTile<E>>
-__device__ __forceinline__ void load_vec_tile(const Elem<E>* src, int64_t ld, int rows, int cols, VecTileLoads<E, V>& in) {
+template <int E, bool Edge>
+__device__ __forceinline__ void load_vec_tile(const Elem<E>* src, int64_t ld, int rows, int cols, VecTileLoads<E>& in) {
+  using V = layout::VecTile<E>;
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i) {
     const auto e = V::load_coord(i * V::threads + threadIdx.x, 0);
@@ -36,8 +37,9 @@ __device__ __forceinline__ void load_vec_tile(const Elem<E>* src, int64_t ld, in
   }
 }
 
-template <int E, class V = layout::VecTile<E>>
-__device__ __forceinline__ void stage_vec_tile(const VecTileLoads<E, V>& in, Elem<E>* smem) {
+template <int E>
+__device__ __forceinline__ void stage_vec_tile(const VecTileLoads<E>& in, Elem<E>* smem) {
+  using V = layout::VecTile<E>;
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i)
 #pragma unroll
@@ -48,8 +50,9 @@ __device__ __forceinline__ void stage_vec_tile(const VecTileLoads<E, V>& in, Ele
 }
 
 // The staged tile's columns as dst rows at dst (ld elements apart); rows x cols as loaded.
-template <int E, bool Edge, class V = layout::VecTile<E>>
+template <int E, bool Edge>
 __device__ __forceinline__ void store_vec_tile(const Elem<E>* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+  using V = layout::VecTile<E>;
 #pragma unroll
   for (int i = 0; i < V::per_thread; ++i) {
     const int v = i * V::threads + threadIdx.x;

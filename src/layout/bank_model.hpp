@@ -65,8 +65,9 @@ Ways classic_tile_ways() {
 }
 
 // vec_swizzled: element k of every thread's vector is one warp instruction.
-template <int E, class V = VecTile<E>>
+template <int E>
 Ways vec_tile_ways() {
+  using V = VecTile<E>;
   Ways worst;
   for (int item = 0; item < V::per_thread; ++item)
     for (int warp = 0; warp < V::threads / 32; ++warp)
@@ -81,6 +82,32 @@ Ways vec_tile_ways() {
         worst.store = std::max(worst.store, conflict_ways(st, E));
         worst.load = std::max(worst.load, conflict_ways(ld, E));
       }
+  return worst;
+}
+
+// The in-place pairs' packed tiles (1- and 2-byte elements): word stores of K x K blocks turned
+// in registers (word j k of every thread's chunk is one instruction), 16-byte loads of turned rows.
+template <int E>
+Ways packed_pair_ways() {
+  using T = PackedPairTile<E>;
+  Ways worst;
+  for (int warp = 0; warp < T::threads / 32; ++warp)
+    for (int w = 0; w < T::vec; ++w) {  // column c + w of each thread's chunk
+      std::vector<int64_t> st;
+      for (int lane = 0; lane < 32; ++lane) {
+        const auto e = T::load_coord(warp * 32 + lane);
+        st.push_back(int64_t(T::at(e.c + w, e.r / T::K)) * 4);
+      }
+      worst.store = std::max(worst.store, conflict_ways(st, 4));
+    }
+  for (int first = 0; first < T::side * T::chunks_a_row; first += 32) {
+    std::vector<int64_t> ld;
+    for (int lane = 0; lane < 32; ++lane) {
+      const auto e = T::store_coord(first + lane);
+      ld.push_back(int64_t(T::at(e.c, e.r / T::K)) * 4);
+    }
+    worst.load = std::max(worst.load, conflict_ways(ld, 16));
+  }
   return worst;
 }
 

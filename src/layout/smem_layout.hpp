@@ -85,22 +85,15 @@ template <> struct VecTraits<4>  { static constexpr int tile = 64; using Sw = Co
 template <> struct VecTraits<8>  { static constexpr int tile = 32; using Sw = Compose<Swizzle<1, 0, 4>, Swizzle<4, 0, 6>>; };
 template <> struct VecTraits<16> { static constexpr int tile = 32; using Sw = Swizzle<5, 0, 5>; };
 
-// Tiles of the in-place square transpose, two a block: 128-byte rows for 1- and 2-byte elements
-// (vec_swizzled's 64-byte rows left u8 and fp16 squares at 66-74% of a copy), else vec_swizzled's.
-// Swizzles found by search in the bank model, like VecTraits'.
-template <int E> struct InplaceVecTraits : VecTraits<E> {};
-template <> struct InplaceVecTraits<1> { static constexpr int tile = 128; using Sw = Compose<Swizzle<5, 2, 5>, Swizzle<3, 3, 8>>; };
-template <> struct InplaceVecTraits<2> { static constexpr int tile = 64; using Sw = Compose<Swizzle<3, 0, 5>, Swizzle<4, 1, 7>>; };
-
-template <int E, class Traits = VecTraits<E>>
+template <int E>
 struct VecTile {
-  static constexpr int tile = Traits::tile;              // rows and cols of the tile
+  static constexpr int tile = VecTraits<E>::tile;        // rows and cols of the tile
   static constexpr int vec = 16 / E;                     // elements per 16-byte vector
   static constexpr int vecs_per_row = tile / vec;
   static constexpr int vecs = tile * vecs_per_row;       // vectors per tile, each side
   static constexpr int threads = vecs < 256 ? vecs : 256;
   static constexpr int per_thread = vecs / threads;
-  using Layout = SwizzledTile<tile, tile, typename Traits::Sw>;
+  using Layout = SwizzledTile<tile, tile, typename VecTraits<E>::Sw>;
 
   struct Coord { int r, c; };
   // Load side: tile row r, columns c..c+vec-1, read as one vector from a src row.
@@ -111,6 +104,32 @@ struct VecTile {
   XPOSE_HD static constexpr Coord store_coord(int v, int k) {
     return {(v % vecs_per_row) * vec + k, v / vecs_per_row};
   }
+};
+
+// The in-place square transpose's tiles for 1- and 2-byte elements on 16 bytes (128-byte rows):
+// a thread loads K = 4 / E rows of one 16-byte chunk, turns each K x K block in registers (byte
+// permutes), and stages words that each hold K rows of one column; a turned row's 16 bytes are
+// then 4 consecutive staged words, one 16-byte shared load (vec_swizzled's tiles take 16 / E
+// element loads and stores a vector: u8 8192^2 at 71% of a copy on the H200). A column's 32 words
+// are XORed, in steps of 4, by the chunk its column is in, so that a warp's word stores (8 chunks
+// x 4 groups) meet 32 banks and the loads stay whole.
+template <int E>
+struct PackedPairTile {
+  static_assert(E == 1 || E == 2, "1- and 2-byte elements");
+  static constexpr int K = 4 / E, side = 128 / E, vec = 16 / E;  // rows a group, a tile's side, a chunk
+  static constexpr int groups = side / K;                          // 32: words a column
+  static constexpr int threads = 256, chunks_a_row = 8;
+  static constexpr int stores = side * chunks_a_row / threads;     // turned 16-byte chunks a thread
+  static constexpr int size = side * groups;                       // words
+  static_assert(groups * chunks_a_row == threads, "a K-row chunk a thread");
+
+  struct Coord { int r, c; };
+  // Word slot of column c, rows K g .. K g + K - 1.
+  XPOSE_HD static constexpr int at(int c, int g) { return c * groups + (g ^ (((c / vec) & 7) << 2)); }
+  // Thread t's loads: rows K q .. K q + K - 1 of columns c .. c + vec - 1.
+  XPOSE_HD static constexpr Coord load_coord(int t) { return {t / chunks_a_row * K, t % chunks_a_row * vec}; }
+  // Turned chunk i: tile column c, rows r .. r + vec - 1 (words at(c, r / K) .. + 3).
+  XPOSE_HD static constexpr Coord store_coord(int i) { return {i % chunks_a_row * vec, i / chunks_a_row}; }
 };
 
 }  // namespace xpose::layout

@@ -145,13 +145,12 @@ void check_element_size() {
   expect_bijection<classic::Padded<E>>();
   expect_bijection<classic::Swizzled<E>>();
   expect_bijection<typename VecTile<E>::Layout>();
-  expect_bijection<typename VecTile<E, InplaceVecTraits<E>>::Layout>();
 
   const Ways plain = classic_tile_ways<E, classic::Plain<E>>();
   EXPECT_EQ(1, plain.store);  // rows are written whole
   EXPECT_GT(plain.load, 1);   // and read down a column: the conflict the ladder shows
   for (const Ways w : {classic_tile_ways<E, classic::Padded<E>>(), classic_tile_ways<E, classic::Swizzled<E>>(),
-                       vec_tile_ways<E>(), vec_tile_ways<E, VecTile<E, InplaceVecTraits<E>>>()}) {
+                       vec_tile_ways<E>()}) {
     EXPECT_EQ(1, w.store);
     EXPECT_EQ(1, w.load);
   }
@@ -174,8 +173,9 @@ TEST(Layouts, SeedSwizzleIsColumnXorRow) {
     for (int c = 0; c < 32; ++c) EXPECT_EQ(r * 32 + (c ^ r), classic::Swizzled<4>::at(r, c));
 }
 
-template <int E, class V = VecTile<E>>
+template <int E>
 void expect_vector_walks_cover_the_tile() {
+  using V = VecTile<E>;
   std::set<std::pair<int, int>> loaded, stored;
   for (int v = 0; v < V::threads * V::per_thread; ++v)
     for (int k = 0; k < V::vec; ++k) {
@@ -195,8 +195,41 @@ TEST(Layouts, VectorWalksCoverEveryElementOnceOnEachSide) {
   expect_vector_walks_cover_the_tile<4>();
   expect_vector_walks_cover_the_tile<8>();
   expect_vector_walks_cover_the_tile<16>();
-  expect_vector_walks_cover_the_tile<1, VecTile<1, InplaceVecTraits<1>>>();
-  expect_vector_walks_cover_the_tile<2, VecTile<2, InplaceVecTraits<2>>>();
+}
+
+// The in-place pairs' packed tiles (1- and 2-byte elements): every word slot used once, the
+// loads and the turned rows cover the same elements once, a turned row's 16 bytes are 4
+// consecutive staged words, and neither the word stores nor the 16-byte loads meet a conflict.
+template <int E>
+void expect_packed_pair_tile() {
+  SCOPED_TRACE(std::to_string(E) + "-byte elements");
+  using T = PackedPairTile<E>;
+  std::set<int> slots;
+  for (int c = 0; c < T::side; ++c)
+    for (int g = 0; g < T::groups; ++g) slots.insert(T::at(c, g));
+  EXPECT_EQ(size_t(T::size), slots.size());
+  EXPECT_EQ(T::size - 1, *slots.rbegin());
+  std::set<std::pair<int, int>> loaded, stored;
+  for (int t = 0; t < T::threads; ++t)
+    for (int i = 0; i < T::K; ++i)
+      for (int k = 0; k < T::vec; ++k) loaded.insert({T::load_coord(t).r + i, T::load_coord(t).c + k});
+  for (int i = 0; i < T::threads * T::stores; ++i) {
+    const auto e = T::store_coord(i);
+    for (int k = 0; k < T::vec; ++k) stored.insert({e.r + k, e.c});
+    const int first = T::at(e.c, e.r / T::K);
+    EXPECT_EQ(0, first % 4);
+    for (int j = 1; j < 4; ++j) EXPECT_EQ(first + j, T::at(e.c, e.r / T::K + j));
+  }
+  EXPECT_EQ(size_t(T::side * T::side), loaded.size());
+  EXPECT_EQ(loaded, stored);
+  const Ways w = packed_pair_ways<E>();
+  EXPECT_EQ(1, w.store);
+  EXPECT_EQ(1, w.load);
+}
+
+TEST(Layouts, InplacePackedTilesAreConflictFree) {
+  expect_packed_pair_tile<1>();
+  expect_packed_pair_tile<2>();
 }
 
 TEST(TileGrid, CapsYAndZAtTheirLimits) {

@@ -3,10 +3,11 @@
 // tile A at (tj, ti) and tile B at (ti, tj) into registers, stages both in shared memory, and
 // writes each turned where the other was (a diagonal block turns its own tile): every load
 // lands before the first store, and no other block touches either tile. Rows and bases
-// 16-byte aligned move as 16-byte vectors on both sides through a swizzled tile of 128-byte rows
-// or more (layout::InplaceVecTraits, engines/vec_tile.cuh); the rest element by element through
-// a padded tile of 128-byte rows or more (ElemTile). The launch folds the triangle of pairs into
-// a rectangle (layout::fold_pair).
+// 16-byte aligned move as 16-byte vectors on both sides: 1- and 2-byte elements through packed
+// tiles of 128-byte rows (K x K elements turned in registers, staged as words:
+// layout::PackedPairTile), wider ones through vec_swizzled's tile (engines/vec_tile.cuh); the
+// rest element by element through a padded tile of 128-byte rows or more (ElemTile). The launch
+// folds the triangle of pairs into a rectangle (layout::fold_pair).
 // Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
@@ -64,25 +65,21 @@ __device__ __forceinline__ PairRef block_pair(const Blocks& k, int tile) {
   return r;
 }
 
-template <int E>
-using PairTile = layout::VecTile<E, layout::InplaceVecTraits<E>>;
-
 template <int E, bool Edge>
 __device__ __forceinline__ void swap_vector_tiles(Elem<E>* m, int64_t n, const PairRef& p, Elem<E>* sa, Elem<E>* sb) {
-  using V = PairTile<E>;
-  VecTileLoads<E, V> a, b;
-  load_vec_tile<E, Edge, V>(m + p.a, n, p.far, p.near, a);
-  if (!p.diagonal) load_vec_tile<E, Edge, V>(m + p.b, n, p.near, p.far, b);
-  stage_vec_tile<E, V>(a, sa);
-  if (!p.diagonal) stage_vec_tile<E, V>(b, sb);
+  VecTileLoads<E> a, b;
+  load_vec_tile<E, Edge>(m + p.a, n, p.far, p.near, a);
+  if (!p.diagonal) load_vec_tile<E, Edge>(m + p.b, n, p.near, p.far, b);
+  stage_vec_tile<E>(a, sa);
+  if (!p.diagonal) stage_vec_tile<E>(b, sb);
   __syncthreads();
-  store_vec_tile<E, Edge, V>(sa, m + p.b, n, p.far, p.near);
-  if (!p.diagonal) store_vec_tile<E, Edge, V>(sb, m + p.a, n, p.near, p.far);
+  store_vec_tile<E, Edge>(sa, m + p.b, n, p.far, p.near);
+  if (!p.diagonal) store_vec_tile<E, Edge>(sb, m + p.a, n, p.near, p.far);
 }
 
 template <int E>
-__global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
-  using V = PairTile<E>;
+__global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
+  using V = layout::VecTile<E>;
   __shared__ Elem<E> sa[V::Layout::size], sb[V::Layout::size];
   const PairRef p = block_pair(k, V::tile);
   if (!p.valid) return;
@@ -91,6 +88,108 @@ __global__ void __launch_bounds__(PairTile<E>::threads) inplace_swap_vec_tiles(E
     swap_vector_tiles<E, false>(m, k.s.n, p, sa, sb);
   else
     swap_vector_tiles<E, true>(m, k.s.n, p, sa, sb);
+}
+
+// 1- and 2-byte elements on 16 bytes: K rows of a 16-byte chunk a thread, turned K x K in
+// registers and staged as words of a column's K rows (layout::PackedPairTile); a turned row's
+// chunk is one 16-byte shared load. A tile the matrix edge cuts loads and stores chunks the edge
+// cuts element by element, and none wholly outside.
+template <int E>
+struct PackedLoads {
+  uint4 rows[layout::PackedPairTile<E>::K];
+};
+
+template <int E, bool Edge>
+__device__ __forceinline__ void load_packed(const Elem<E>* src, int64_t ld, int rows, int cols, PackedLoads<E>& in) {
+  using T = layout::PackedPairTile<E>;
+  const auto e = T::load_coord(int(threadIdx.x));
+#pragma unroll
+  for (int i = 0; i < T::K; ++i) {
+    const Elem<E>* from = src + (e.r + i) * ld + e.c;
+    if (!Edge || (e.r + i < rows && e.c + T::vec <= cols)) {
+      in.rows[i] = *reinterpret_cast<const uint4*>(from);
+    } else {
+      Vector<E> v;
+      v.bits = make_uint4(0, 0, 0, 0);
+      if (e.r + i < rows)
+#pragma unroll
+        for (int k = 0; k < T::vec; ++k)
+          if (e.c + k < cols) v.e[k] = from[k];
+      in.rows[i] = v.bits;
+    }
+  }
+}
+
+__device__ __forceinline__ uint32_t word_of(const uint4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+
+template <int E>
+__device__ __forceinline__ void stage_packed(const PackedLoads<E>& in, uint32_t* smem) {
+  using T = layout::PackedPairTile<E>;
+  const auto e = T::load_coord(int(threadIdx.x));
+  const int g = e.r / T::K;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {  // word j of each row: columns e.c + K j .. e.c + K j + K - 1
+    uint32_t y[T::K];            // y[k]: column e.c + K j + k, rows e.r .. e.r + K - 1
+    if constexpr (T::K == 4) {
+      const uint32_t x0 = word_of(in.rows[0], j), x1 = word_of(in.rows[1], j);
+      const uint32_t x2 = word_of(in.rows[2], j), x3 = word_of(in.rows[3], j);
+      const uint32_t t0 = __byte_perm(x0, x1, 0x5140), t1 = __byte_perm(x0, x1, 0x7362);
+      const uint32_t t2 = __byte_perm(x2, x3, 0x5140), t3 = __byte_perm(x2, x3, 0x7362);
+      y[0] = __byte_perm(t0, t2, 0x5410), y[1] = __byte_perm(t0, t2, 0x7632);
+      y[2] = __byte_perm(t1, t3, 0x5410), y[3] = __byte_perm(t1, t3, 0x7632);
+    } else {
+      const uint32_t x0 = word_of(in.rows[0], j), x1 = word_of(in.rows[1], j);
+      y[0] = __byte_perm(x0, x1, 0x5410), y[1] = __byte_perm(x0, x1, 0x7632);
+    }
+#pragma unroll
+    for (int k = 0; k < T::K; ++k) smem[T::at(e.c + T::K * j + k, g)] = y[k];
+  }
+}
+
+// The staged tile's columns as rows at dst (ld elements apart); rows x cols as loaded.
+template <int E, bool Edge>
+__device__ __forceinline__ void store_packed(const uint32_t* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+  using T = layout::PackedPairTile<E>;
+#pragma unroll
+  for (int s = 0; s < T::stores; ++s) {
+    const auto e = T::store_coord(s * T::threads + int(threadIdx.x));  // dst row e.c, elements e.r ..
+    const uint4 out = *reinterpret_cast<const uint4*>(smem + T::at(e.c, e.r / T::K));
+    Elem<E>* to = dst + e.c * ld + e.r;
+    if (!Edge || (e.c < cols && e.r + T::vec <= rows)) {
+      __stwb(reinterpret_cast<uint4*>(to), out);
+    } else if (e.c < cols) {
+      Vector<E> v;
+      v.bits = out;
+#pragma unroll
+      for (int k = 0; k < T::vec; ++k)
+        if (e.r + k < rows) to[k] = v.e[k];
+    }
+  }
+}
+
+template <int E, bool Edge>
+__device__ __forceinline__ void swap_packed_tiles(Elem<E>* m, int64_t n, const PairRef& p, uint32_t* sa, uint32_t* sb) {
+  PackedLoads<E> a, b;
+  load_packed<E, Edge>(m + p.a, n, p.far, p.near, a);
+  if (!p.diagonal) load_packed<E, Edge>(m + p.b, n, p.near, p.far, b);
+  stage_packed<E>(a, sa);
+  if (!p.diagonal) stage_packed<E>(b, sb);
+  __syncthreads();
+  store_packed<E, Edge>(sa, m + p.b, n, p.far, p.near);  // B's place takes A's columns
+  if (!p.diagonal) store_packed<E, Edge>(sb, m + p.a, n, p.near, p.far);
+}
+
+template <int E>
+__global__ void __launch_bounds__(layout::PackedPairTile<E>::threads) inplace_swap_packed(Elem<E>* data, Blocks k) {
+  using T = layout::PackedPairTile<E>;
+  __shared__ uint32_t sa[T::size], sb[T::size];
+  const PairRef p = block_pair(k, T::side);
+  if (!p.valid) return;
+  Elem<E>* const m = data + k.origin();
+  if (p.far == T::side && p.near == T::side)
+    swap_packed_tiles<E, false>(m, k.s.n, p, sa, sb);
+  else
+    swap_packed_tiles<E, true>(m, k.s.n, p, sa, sb);
 }
 
 // The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at
@@ -174,8 +273,13 @@ bool vectors(const InplaceProblem& t) {
 }
 
 int tile_side(const InplaceProblem& t) {
-  return vectors(t) ? with_elem_bytes(t.elem_bytes, [](auto e) { return PairTile<decltype(e)::value>::tile; })
-                    : with_elem_bytes(t.elem_bytes, [](auto e) { return ElemTile<decltype(e)::value>::side; });
+  return with_elem_bytes(t.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    if constexpr (E <= 2)
+      return vectors(t) ? layout::PackedPairTile<E>::side : ElemTile<E>::side;
+    else
+      return vectors(t) ? layout::VecTile<E>::tile : ElemTile<E>::side;
+  });
 }
 
 // The units' pieces: units cut into pieces of up to kPieceBytes (the largest divisor of the
@@ -255,11 +359,13 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
       const Blocks k{s, s.a * s.b, tiles, z};
       const dim3 grid(unsigned(tiles + 1), unsigned(layout::fold_launch_rows(tiles)),
                       unsigned(std::min<int64_t>(layout::max_grid_yz, blocks - z)));
-      if (vectors(t))
-        inplace_swap_vec_tiles<E><<<grid, PairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
-      else
+      if (!vectors(t))
         inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(
             static_cast<InplaceElem<E>*>(t.data), k);
+      else if constexpr (E <= 2)
+        inplace_swap_packed<E><<<grid, layout::PackedPairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
+      else
+        inplace_swap_vec_tiles<E><<<grid, layout::VecTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     }
     return cudaSuccess;

@@ -65,31 +65,6 @@ __device__ __forceinline__ PairRef block_pair(const Blocks& k, int tile) {
   return r;
 }
 
-template <int E, bool Edge>
-__device__ __forceinline__ void swap_vector_tiles(Elem<E>* m, int64_t n, const PairRef& p, Elem<E>* sa, Elem<E>* sb) {
-  VecTileLoads<E> a, b;
-  load_vec_tile<E, Edge>(m + p.a, n, p.far, p.near, a);
-  if (!p.diagonal) load_vec_tile<E, Edge>(m + p.b, n, p.near, p.far, b);
-  stage_vec_tile<E>(a, sa);
-  if (!p.diagonal) stage_vec_tile<E>(b, sb);
-  __syncthreads();
-  store_vec_tile<E, Edge>(sa, m + p.b, n, p.far, p.near);
-  if (!p.diagonal) store_vec_tile<E, Edge>(sb, m + p.a, n, p.near, p.far);
-}
-
-template <int E>
-__global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
-  using V = layout::VecTile<E>;
-  __shared__ Elem<E> sa[V::Layout::size], sb[V::Layout::size];
-  const PairRef p = block_pair(k, V::tile);
-  if (!p.valid) return;
-  Elem<E>* const m = data + k.origin();
-  if (p.far == V::tile)
-    swap_vector_tiles<E, false>(m, k.s.n, p, sa, sb);
-  else
-    swap_vector_tiles<E, true>(m, k.s.n, p, sa, sb);
-}
-
 // 1- and 2-byte elements on 16 bytes: K rows of a 16-byte chunk a thread, turned K x K in
 // registers and staged as words of a column's K rows (layout::PackedPairTile); a turned row's
 // chunk is one 16-byte shared load. A tile the matrix edge cuts loads and stores chunks the edge
@@ -167,29 +142,77 @@ __device__ __forceinline__ void store_packed(const uint32_t* smem, Elem<E>* dst,
   }
 }
 
-template <int E, bool Edge>
-__device__ __forceinline__ void swap_packed_tiles(Elem<E>* m, int64_t n, const PairRef& p, uint32_t* sa, uint32_t* sb) {
-  PackedLoads<E> a, b;
-  load_packed<E, Edge>(m + p.a, n, p.far, p.near, a);
-  if (!p.diagonal) load_packed<E, Edge>(m + p.b, n, p.near, p.far, b);
-  stage_packed<E>(a, sa);
-  if (!p.diagonal) stage_packed<E>(b, sb);
+// The tile pairs' two vector paths, each a tile's loads (registers), and how it loads, stages
+// and stores one: vec_swizzled's tile (engines/vec_tile.cuh) and the packed one above.
+template <int E>
+struct VectorTiles {
+  static constexpr int elem = E;
+  using Loads = VecTileLoads<E>;
+  using Staged = Elem<E>;
+  static constexpr int side = layout::VecTile<E>::tile, staged = layout::VecTile<E>::Layout::size;
+  template <bool Edge>
+  __device__ static void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) {
+    load_vec_tile<E, Edge>(src, ld, rows, cols, in);
+  }
+  __device__ static void stage(const Loads& in, Staged* smem) { stage_vec_tile<E>(in, smem); }
+  template <bool Edge>
+  __device__ static void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+    store_vec_tile<E, Edge>(smem, dst, ld, rows, cols);
+  }
+};
+
+template <int E>
+struct PackedTiles {
+  static constexpr int elem = E;
+  using Loads = PackedLoads<E>;
+  using Staged = uint32_t;
+  static constexpr int side = layout::PackedPairTile<E>::side, staged = layout::PackedPairTile<E>::size;
+  template <bool Edge>
+  __device__ static void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) {
+    load_packed<E, Edge>(src, ld, rows, cols, in);
+  }
+  __device__ static void stage(const Loads& in, Staged* smem) { stage_packed<E>(in, smem); }
+  template <bool Edge>
+  __device__ static void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+    store_packed<E, Edge>(smem, dst, ld, rows, cols);
+  }
+};
+
+template <class Path, bool Edge>
+__device__ __forceinline__ void swap_tiles(Elem<Path::elem>* m, int64_t n, const PairRef& p, typename Path::Staged* sa,
+                                           typename Path::Staged* sb) {
+  typename Path::Loads a, b;
+  Path::template load<Edge>(m + p.a, n, p.far, p.near, a);
+  if (!p.diagonal) Path::template load<Edge>(m + p.b, n, p.near, p.far, b);
+  Path::stage(a, sa);
+  if (!p.diagonal) Path::stage(b, sb);
   __syncthreads();
-  store_packed<E, Edge>(sa, m + p.b, n, p.far, p.near);  // B's place takes A's columns
-  if (!p.diagonal) store_packed<E, Edge>(sb, m + p.a, n, p.near, p.far);
+  Path::template store<Edge>(sa, m + p.b, n, p.far, p.near);  // B's place takes A's columns
+  if (!p.diagonal) Path::template store<Edge>(sb, m + p.a, n, p.near, p.far);
+}
+
+// This block's pair through Path. A's rows (far) never outnumber its columns (near): tile A lies
+// on or below the diagonal, so a whole A makes a whole pair.
+template <class Path>
+__device__ __forceinline__ void swap_pair(Elem<Path::elem>* data, const Blocks& k) {
+  __shared__ typename Path::Staged sa[Path::staged], sb[Path::staged];
+  const PairRef p = block_pair(k, Path::side);
+  if (!p.valid) return;
+  Elem<Path::elem>* const m = data + k.origin();
+  if (p.far == Path::side)
+    swap_tiles<Path, false>(m, k.s.n, p, sa, sb);
+  else
+    swap_tiles<Path, true>(m, k.s.n, p, sa, sb);
+}
+
+template <int E>
+__global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
+  swap_pair<VectorTiles<E>>(data, k);
 }
 
 template <int E>
 __global__ void __launch_bounds__(layout::PackedPairTile<E>::threads) inplace_swap_packed(Elem<E>* data, Blocks k) {
-  using T = layout::PackedPairTile<E>;
-  __shared__ uint32_t sa[T::size], sb[T::size];
-  const PairRef p = block_pair(k, T::side);
-  if (!p.valid) return;
-  Elem<E>* const m = data + k.origin();
-  if (p.far == T::side && p.near == T::side)
-    swap_packed_tiles<E, false>(m, k.s.n, p, sa, sb);
-  else
-    swap_packed_tiles<E, true>(m, k.s.n, p, sa, sb);
+  swap_pair<PackedTiles<E>>(data, k);
 }
 
 // The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at

@@ -38,9 +38,9 @@ struct AlignedDstTile {
 // column c (dst row c) is `pitch` elements from column c - 1, and its rows follow in order.
 // A dst vector is then 16 consecutive bytes of one column, read as the 5 aligned words
 // around them and shifted (shift_out_words): 5 shared loads where a row-major tile took 16
-// (8) element loads and their address arithmetic. Staging writes each element on its own
-// (a 16-byte chunk of a row goes to 16 / E columns), but bytes from aligned src rows: four
-// rows of a column as one word (the pitch is whole words). The pitch is an odd number of words: a
+// (8) element loads and their address arithmetic. Staging from aligned src rows writes a
+// word at a time, the 4 / E rows of one column a thread holds (the pitch is whole words);
+// from shifted ones an element at a time. The pitch is an odd number of words: a
 // warp's 16 lanes of a column (rows 16 bytes apart) fall on 8 banks, the two columns' shifts
 // can put them on the same 8, so a gather needs at most 4 wavefronts a word; staging at most 2.
 template <int E>

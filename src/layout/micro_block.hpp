@@ -63,6 +63,25 @@ XPOSE_HD inline void transpose_micro(const uint4 (&a)[2], uint4 (&b)[2]) {
 
 XPOSE_HD inline void transpose_micro(const uint4 (&a)[1], uint4 (&b)[1]) { b[0] = a[0]; }
 
+// K = 4 / E rows of a 16-byte chunk (1- or 2-byte elements; four little-endian words a row)
+// as its 16 / E columns: word t holds element t of every row, row 0 lowest. aligned_stores'
+// column tile stages a column's K rows with one shared store.
+template <int E>
+XPOSE_HD inline void chunk_columns(const uint32_t (&rows)[4 / E][4], uint32_t (&columns)[16 / E]) {
+  static_assert(E == 1 || E == 2, "a word holds four bytes or two halves");
+  for (int q = 0; q < 4; ++q) {
+    if constexpr (E == 1) {
+      const uint32_t a[4] = {rows[0][q], rows[1][q], rows[2][q], rows[3][q]};
+      uint32_t b[4];
+      transpose_micro(a, b);
+      for (int t = 0; t < 4; ++t) columns[4 * q + t] = b[t];
+    } else {
+      columns[2 * q] = byte_perm(rows[0][q], rows[1][q], low_halves);
+      columns[2 * q + 1] = byte_perm(rows[0][q], rows[1][q], high_halves);
+    }
+  }
+}
+
 template <int W> struct WordOf;
 template <> struct WordOf<4> { using type = uint32_t; };
 template <> struct WordOf<8> { using type = uint2; };

@@ -12,6 +12,7 @@
 #include "core/distinct.hpp"
 #include "layout/aligned_dst.hpp"
 #include "layout/bank_model.hpp"
+#include "layout/micro_block.hpp"
 #include "layout/grid.hpp"
 #include "layout/skinny.hpp"
 #include "layout/tiny_batch.hpp"
@@ -402,9 +403,9 @@ TEST(AlignedDst, ShiftedPiecesCoverEachDstRowOnceOnWholeSectors) {
 // aligned_stores' column tile (1- and 2-byte elements): every (row, column) has its own place
 // inside the tile, a warp's gather of dst vectors (16 lanes a column, 16 bytes apart, two
 // columns of any shifts, 5 words each) needs at most 4 wavefronts a word (2 within a column;
-// the two columns' shifts can put them on the same banks), a warp's staging of 16-byte
-// chunks (16 / E elements a lane, one a store) at most 2; the fifth word of a gather stays
-// inside the tile.
+// the two columns' shifts can put them on the same banks), a warp's staging (words of K
+// rows of a column a lane, or elements one a store) at most 2; the fifth word of a gather
+// stays inside the tile.
 template <int E>
 void check_column_tile() {
   using T = AlignedDstColumnTile<E>;
@@ -434,8 +435,18 @@ void check_column_tile() {
           worst_gather = std::max(worst_gather, wavefronts(lanes, 4));
         }
   EXPECT_LE(worst_gather, 4) << E;
-  constexpr int chunks = T::cols * E / 16;  // lanes a staged row
+  // Staging: of 16-byte aligned src rows (stage_words), lane l stages chunk l % chunks of
+  // group g0 + l / chunks (rows K g .. K g + K - 1, K = 4 / E), word t of it in column
+  // (l % chunks) * 16 / E + t; of shifted rows (stage_shifted), 16 / E elements a lane, one a store.
+  constexpr int chunks = T::cols * E / 16, K = 4 / E;
   int worst_staging = 0;
+  for (int g0 = 0; K * (g0 + 32 / chunks) <= T::rows; g0 += 32 / chunks)
+    for (int t = 0; t < 16 / E; ++t) {
+      std::vector<int64_t> lanes;
+      for (int lane = 0; lane < 32; ++lane)
+        lanes.push_back(int64_t(T::at(K * (g0 + lane / chunks), (lane % chunks) * (16 / E) + t)) * E);
+      worst_staging = std::max(worst_staging, wavefronts(lanes, 4));
+    }
   for (int first_row = 0; first_row + 32 / chunks <= T::rows; first_row += 32 / chunks)
     for (int e = 0; e < 16 / E; ++e) {
       std::vector<int64_t> lanes;
@@ -449,6 +460,33 @@ void check_column_tile() {
 TEST(AlignedDst, ColumnTileHasRoomForEveryElementAndFewConflicts) {
   check_column_tile<1>();
   check_column_tile<2>();
+}
+
+// chunk_columns: word t of the result holds element t of each of the K = 4 / E rows of a
+// 16-byte chunk, row i at byte i * E (aligned_stores stages it as rows K g .. K g + K - 1 of
+// column t).
+template <int E>
+void check_chunk_columns(std::mt19937& rng) {
+  constexpr int K = 4 / E;
+  uint8_t in[K][16];
+  for (auto& row : in)
+    for (auto& b : row) b = uint8_t(rng());
+  uint32_t rows[K][4], columns[16 / E];
+  std::memcpy(rows, in, sizeof rows);
+  std::memset(columns, 0xA5, sizeof columns);
+  chunk_columns<E>(rows, columns);
+  uint8_t out[16 / E][4];
+  std::memcpy(out, columns, sizeof out);
+  for (int t = 0; t < 16 / E; ++t)
+    for (int i = 0; i < K; ++i) ASSERT_EQ(0, std::memcmp(&out[t][i * E], &in[i][t * E], E)) << E << " " << t << " " << i;
+}
+
+TEST(AlignedDst, ChunkColumnsHoldEachColumnsRows) {
+  std::mt19937 rng(std::random_device{}());
+  for (int round = 0; round < 16; ++round) {
+    check_chunk_columns<1>(rng);
+    check_chunk_columns<2>(rng);
+  }
 }
 
 // shift_out_words: the 16 bytes at any offset 0..3 into five words.

@@ -84,65 +84,66 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
   }
 }
 
-// Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
-// per load (measured well ahead of element by element on fp16 with a padded src). Each
-// staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
-// ground (docs/performance.md, "What the experiments concluded", 6).
+// 1- and 2-byte elements from 16-byte aligned src rows: a thread takes K = 4 / E consecutive
+// staged rows of one 16-byte column chunk and stages them as 16 / E words of the column tile,
+// each word the K rows of one column (layout::chunk_columns): 16 / E shared stores for K
+// chunks where a store an element took 16 / E a chunk (H200, fp16 4096x64x64x3 (3,1,2,0):
+// 84 -> 91% of a copy). A chunk that reaches past the matrix's columns is read element by
+// element. Rows outside the matrix, and the tile's padding rows past A::rows, stage zeros: no
+// store reads them. (Shifted src rows stage element by element: K chunks a thread there, with
+// their loads in flight together, ran 5-10% slower on the H200 for bytes.)
 template <int E, class Rows>
-__device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
-                                              int64_t r0, int64_t c0);
-
-// Bytes: a thread takes four consecutive staged rows of a 16-byte column chunk and stores them
-// as 16 words of the column tile, four rows of a column each (layout::transpose_micro):
-// 16 shared stores for 64 bytes where one store a byte took 64. Rows outside the matrix, and
-// the tile's padding row past A::rows, stage whatever was loaded (zeros): no store reads them.
-template <class Rows>
-__device__ __forceinline__ void stage_byte_vectors(uint8_t* tile, const uint8_t* src, const Problem& p,
-                                                   const Rows& rows, int64_t r0, int64_t c0) {
-  using A = layout::AlignedDstTile<1>;
-  using Tile = layout::AlignedDstColumnTile<1>;
-  static_assert(Tile::pitch % 4 == 0 && (A::rows + 3) / 4 * 4 <= Tile::pitch, "a group of four rows is one word");
-  constexpr int vecs = A::cols / 16, lanes = A::threads / vecs, groups = (A::rows + 3) / 4;
-  constexpr int steps = (groups + lanes - 1) / lanes;
-  const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
-  const int64_t c = c0 + v * 16;
-  const bool full = c + 16 <= p.cols;  // else the matrix's last columns: element by element
-  const uint8_t* col = src + c;
-  Vector<1> in[steps][4];
+__device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                            int64_t r0, int64_t c0) {
+  using A = layout::AlignedDstTile<E>;
+  using Tile = layout::AlignedDstColumnTile<E>;
+  constexpr int K = 4 / E, chunks = A::cols / A::vec, lanes = A::threads / chunks;
+  constexpr int groups = (A::rows + K - 1) / K, steps = (groups + lanes - 1) / lanes;
+  static_assert(Tile::pitch % K == 0 && groups * K <= Tile::pitch, "a group of K rows is one word");
+  const int v = threadIdx.x % chunks, lane = threadIdx.x / chunks;
+  const int64_t c = c0 + int64_t(v) * A::vec;
+  const bool full = c + A::vec <= p.cols;
+  const Elem<E>* col = src + c;
+  Vector<E> in[steps][K];
 #pragma unroll
   for (int k = 0; k < steps; ++k)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int j = 4 * (k * lanes + lane) + i;
+    for (int i = 0; i < K; ++i) {
+      const int j = K * (k * lanes + lane) + i;
       const int64_t r = r0 + j;
       in[k][i].bits = make_uint4(0, 0, 0, 0);
       const bool inside = (j < A::rows) & (r >= 0) & (r < p.rows);
-      if (inside & full) in[k][i].bits = *reinterpret_cast<const uint4*>(col + rows(r));
+      if (inside & full)
+        in[k][i].bits = *reinterpret_cast<const uint4*>(col + rows(r));
       else if (inside)
-        for (int e = 0; e < 16; ++e)
+        for (int e = 0; e < A::vec; ++e)
           if (c + e < p.cols) in[k][i].e[e] = col[rows(r) + e];
     }
 #pragma unroll
   for (int k = 0; k < steps; ++k) {
     const int g = k * lanes + lane;
     if (g >= groups) continue;
+    uint32_t rows_of[K][4], column[A::vec];
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {  // columns 4q .. 4q + 3 of the chunk
-      const uint32_t row[4] = {in[k][0].words[q], in[k][1].words[q], in[k][2].words[q], in[k][3].words[q]};
-      uint32_t column[4];
-      layout::transpose_micro(row, column);
+    for (int i = 0; i < K; ++i)
 #pragma unroll
-      for (int t = 0; t < 4; ++t)
-        *reinterpret_cast<uint32_t*>(tile + Tile::at(4 * g, v * 16 + 4 * q + t)) = column[t];
-    }
+      for (int q = 0; q < 4; ++q) rows_of[i][q] = in[k][i].words[q];
+    layout::chunk_columns<E>(rows_of, column);
+#pragma unroll
+    for (int t = 0; t < A::vec; ++t)
+      *reinterpret_cast<uint32_t*>(tile + Tile::at(K * g, v * A::vec + t)) = column[t];
   }
 }
 
+// Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
+// per load (measured well ahead of element by element on fp16 with a padded src). Each
+// staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
+// ground (docs/performance.md, "What the experiments concluded", 6).
 template <int E, class Rows>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
-  if constexpr (E == 1) {
-    stage_byte_vectors(tile, src, p, rows, r0, c0);
+  if constexpr (E <= 2) {
+    stage_words<E>(tile, src, p, rows, r0, c0);
     return;
   }
   using A = layout::AlignedDstTile<E>;

@@ -88,7 +88,7 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
 // staged rows of one 16-byte column chunk and stages them as 16 / E words of the column tile,
 // each word the K rows of one column (layout::chunk_columns): 16 / E shared stores for K
 // chunks where a store an element took 16 / E a chunk (H200, fp16 4096x64x64x3 (3,1,2,0):
-// 84 -> 91% of a copy). A chunk that reaches past the matrix's columns is read element by
+// 84 -> 89% of a copy). A chunk that reaches past the matrix's columns is read element by
 // element. Rows outside the matrix, and the tile's padding rows past A::rows, stage zeros: no
 // store reads them. (Shifted src rows stage element by element: K chunks a thread there, with
 // their loads in flight together, ran 5-10% slower on the H200 for bytes.)

@@ -1,10 +1,10 @@
 // aligned_stores' tile: dst row pieces that start on a 32-byte sector wherever the row
-// starts. A block stages `piece + max_shift` src rows by 64 src columns; dst row c (src
-// column c) then writes the 256-byte piece that starts `shift` elements before the block's
-// first row, so that its 16-byte stores fill whole sectors, two lanes a sector. Pieces of
-// one dst row tile it without gaps because the shift depends only on where the row starts
-// (the blocks' first rows are 256 bytes apart); the first piece of a row is cut at row 0
-// and one more block row covers the last piece's shift.
+// starts. A block stages `piece + max_shift` src rows by `cols` src columns; dst row c (src
+// column c) then writes the piece (256 bytes; 128 in the wide tile) that starts `shift`
+// elements before the block's first row, so that its 16-byte stores fill whole sectors, two
+// lanes a sector. Pieces of one dst row tile it without gaps because the shift depends only
+// on where the row starts (the blocks' first rows are a piece apart, a multiple of 32 bytes);
+// the first piece of a row is cut at row 0 and one more block row covers the last piece's shift.
 #pragma once
 
 #include <cstdint>
@@ -13,10 +13,18 @@
 
 namespace xpose::layout {
 
-template <int E>
+// Wide: 128-byte pieces by 128 src columns, for bytes from 16-byte aligned src rows (128-byte
+// src rows where 64 columns read 64: u8 4096x64x64xC (3,1,2,0), C = 2-4, 81-85 -> 86-90% of a
+// copy on the H100, 78-79 -> 82-83% on the H200). Shifted src rows keep 256 x 64: they stage
+// element by element, and 8 chunks a row put a warp's lanes on the same banks (10-12 points
+// lost on u8 30011x29989).
+template <int E, bool Wide = false>
 struct AlignedDstTile {
-  static constexpr int piece = 256 / E;          // src rows per block = dst elements per row piece
-  static constexpr int cols = 64;                // src columns = dst rows per block
+  static_assert(!Wide || E == 1, "the wide tile is the bytes'");
+  static constexpr int elem_bytes = E;
+  static constexpr bool wide = Wide;
+  static constexpr int piece = (Wide ? 128 : 256) / E;  // src rows per block = dst elements per row piece
+  static constexpr int cols = Wide ? 128 : 64;           // src columns = dst rows per block
   static constexpr int max_shift = 32 / E - 1;   // a piece starts at most this many elements early
   static constexpr int rows = piece + max_shift; // src rows staged per block
   static constexpr int vec = 16 / E, vecs_per_piece = piece / vec;
@@ -34,6 +42,11 @@ struct AlignedDstTile {
   }
 };
 
+// The tile aligned_stores takes for elements of E bytes, src rows 16-byte aligned or not.
+constexpr bool aligned_dst_wide(int E, bool aligned_rows) { return E == 1 && aligned_rows; }
+template <int E, bool AlignedRows>
+using AlignedDstTileFor = AlignedDstTile<E, aligned_dst_wide(E, AlignedRows)>;
+
 // aligned_stores' staged tile for 1- and 2-byte elements, stored column by column: staged src
 // column c (dst row c) is `pitch` elements from column c - 1, and its rows follow in order.
 // A dst vector is then 16 consecutive bytes of one column, read as the 5 aligned words
@@ -43,10 +56,11 @@ struct AlignedDstTile {
 // from shifted ones an element at a time. The pitch is an odd number of words: a
 // warp's 16 lanes of a column (rows 16 bytes apart) fall on 8 banks, the two columns' shifts
 // can put them on the same 8, so a gather needs at most 4 wavefronts a word; staging at most 2.
-template <int E>
+template <class A>
 struct AlignedDstColumnTile {
+  static constexpr int E = A::elem_bytes;
   static_assert(E == 1 || E == 2, "wider elements stage row by row");
-  static constexpr int rows = AlignedDstTile<E>::rows, cols = 64;
+  static constexpr int rows = A::rows, cols = A::cols;
   static constexpr int pitch_words = (rows * E + 3) / 4 + 1 - ((rows * E + 3) / 4) % 2;  // odd
   static constexpr int pitch = pitch_words * 4 / E, size = cols * pitch;  // elements
   XPOSE_HD static constexpr int at(int r, int c) { return c * pitch + r; }

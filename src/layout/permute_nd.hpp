@@ -351,20 +351,21 @@ struct NdAlignedStores {
   XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
 };
 
-// f(A{}) with A aligned_stores' tile (AlignedDstTile) for elements of elem_bytes bytes: at most
-// 8, as the kernel moves (16 instantiates the 8-byte tile; nd_aligned_stores refuses it).
+// f(A{}) with A aligned_stores' tile (AlignedDstTileFor) for elements of elem_bytes bytes, src
+// rows 16-byte aligned or not: at most 8 bytes, as the kernel moves (16 instantiates the 8-byte
+// tile; nd_aligned_stores refuses it).
 template <class F>
-auto with_aligned_dst_tile(int64_t elem_bytes, F&& f) {
+auto with_aligned_dst_tile(int64_t elem_bytes, bool aligned_rows, F&& f) {
   return with_elem_bytes(elem_bytes, [&](auto e) {
-    constexpr int E = decltype(e)::value;
-    return f(AlignedDstTile<(E <= 8 ? E : 8)>{});
+    constexpr int E = decltype(e)::value <= 8 ? decltype(e)::value : 8;
+    return aligned_rows ? f(AlignedDstTileFor<E, true>{}) : f(AlignedDstTileFor<E, false>{});
   });
 }
 
 // The share of its blocks' elements a 2-D transpose of rows x cols fills (aligned_stores' blocks
-// of elem_bytes-byte elements).
+// of elem_bytes-byte elements; the tile of shifted rows, whose fill stands for both).
 inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes) {
-  return with_aligned_dst_tile(elem_bytes, [&](auto a) {
+  return with_aligned_dst_tile(elem_bytes, false, [&](auto a) {
     using A = decltype(a);
     return double(rows) / double(A::row_blocks(rows) * A::piece) * double(cols) /
            double(ceil_div(cols, int64_t(A::cols)) * A::cols);
@@ -408,7 +409,7 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
     if (i != drop_col) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
   t.src_rows_aligned = bytes % 16 == 0;
   const uint32_t outer_count = f->outer_count / t.row_fused / t.col_fused;
-  const bool fits = with_aligned_dst_tile(f->elem_bytes, [&](auto a) {
+  const bool fits = with_aligned_dst_tile(f->elem_bytes, t.src_rows_aligned, [&](auto a) {
     using A = decltype(a);
     const int64_t row_blocks = A::row_blocks(t.rows), col_tiles = ceil_div(t.cols, int64_t(A::cols));
     if (row_blocks * col_tiles > max_grid_x) {

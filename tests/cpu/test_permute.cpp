@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/validate.hpp"
@@ -284,7 +285,7 @@ template <class Rows, class Cols>
 ::testing::AssertionResult run_aligned_stores(const layout::NdForm& f, const layout::NdAlignedStores& t,
                                               const Rows& rows, const Cols& cols, const uint8_t* src, uint8_t* dst) {
   const int64_t E = f.elem_bytes;
-  return layout::with_aligned_dst_tile(E, [&](auto a) -> ::testing::AssertionResult {
+  return layout::with_aligned_dst_tile(E, t.src_rows_aligned, [&](auto a) -> ::testing::AssertionResult {
     using A = decltype(a);
     for (uint32_t x = 0; x < t.blocks(); ++x) {
       const int64_t r0 = t.first_row(x, A::piece, A::max_shift), c0 = t.first_col(x, A::cols);
@@ -1016,7 +1017,12 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
     }
     if (kernel == "permute_aligned_stores") {
       const layout::NdAlignedStores& t = plan.params<layout::NdAlignedStores>();
-      const int64_t piece = 256 / f.elem_bytes, max_shift = 32 / f.elem_bytes - 1;
+      const auto [piece, max_shift, cols] = layout::with_aligned_dst_tile(f.elem_bytes, t.src_rows_aligned, [](auto a) {
+        using A = decltype(a);
+        return std::tuple<int64_t, int64_t, int64_t>(A::piece, A::max_shift, A::cols);
+      });
+      ASSERT_EQ(piece * f.elem_bytes, f.elem_bytes == 1 && t.src_rows_aligned ? 128 : 256);  // the wide tile: bytes'
+      ASSERT_EQ(max_shift, 32 / f.elem_bytes - 1);
       ASSERT_TRUE(f.tiled);
       ASSERT_EQ(1, f.src_a);
       ASSERT_EQ(1, f.dst_b);
@@ -1033,8 +1039,8 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
         ASSERT_EQ(t.dst_cols.inner_stride, f.dst_a);
       }
       ASSERT_EQ(uint64_t(plan.grid.x), uint64_t(t.row_blocks) * t.col_tiles);
-      ASSERT_GE(uint64_t(t.col_tiles) * 64, uint64_t(t.cols));
-      ASSERT_LT(uint64_t(t.col_tiles - 1) * 64, uint64_t(t.cols));
+      ASSERT_GE(uint64_t(t.col_tiles) * cols, uint64_t(t.cols));
+      ASSERT_LT(uint64_t(t.col_tiles - 1) * cols, uint64_t(t.cols));
       // the last block's staged rows reach past the last row; the first block's start max_shift early
       ASSERT_GE(t.first_row(plan.grid.x - 1, int(piece), int(max_shift)) + max_shift + piece, t.rows);
       ASSERT_EQ(0, t.first_row(0, int(piece), int(max_shift)) + max_shift);

@@ -16,31 +16,37 @@
 
 namespace xpose::engines::aligned {
 
+// How src rows come into the tile (the plan's variant).
+enum Staging { shifted = 0, vectors = 1 };
+
+// The tile of a block of E-byte elements staged `How` (layout::AlignedDstTileFor).
+template <int E, Staging How>
+using TileOf = layout::AlignedDstTileFor<E, How == vectors>;
+
 // 1- and 2-byte elements stage into a tile stored column by column (a dst vector is 16
 // consecutive bytes there: layout::AlignedDstColumnTile; row by row it took 16 or 8 shared
 // loads a vector, and bytes ran well behind: docs/performance.md, "Known gaps"), wider
 // elements into a row-major tile padded by one word.
-template <int E>
-using StagedTile = std::conditional_t<
-    E <= 2, layout::AlignedDstColumnTile<E <= 2 ? E : 1>,
-    layout::PaddedTile<layout::AlignedDstTile<E>::rows, layout::AlignedDstTile<E>::cols, layout::pad_for(E)>>;
+template <class A>
+using StagedTile = std::conditional_t<A::elem_bytes <= 2, layout::AlignedDstColumnTile<A>,
+                                      layout::PaddedTile<A::rows, A::cols, layout::pad_for(A::elem_bytes)>>;
 
 // Sixteen bytes of staged row j from element column col (a multiple of 16 / E) on, into the
 // tile element by element (a column apart in the column tile).
-template <int E>
+template <class A, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_chunk(Elem<E>* tile, int j, int col, const uint32_t (&words)[4]) {
   Vector<E> v;
   v.bits = make_uint4(words[0], words[1], words[2], words[3]);
 #pragma unroll
-  for (int e = 0; e < 16 / E; ++e) tile[StagedTile<E>::at(j, col + e)] = v.e[e];
+  for (int e = 0; e < 16 / E; ++e) tile[StagedTile<A>::at(j, col + e)] = v.e[e];
 }
 
 // Staged rows first .. first + 16 / E - 1 of column c as one 16-byte vector: 1- and 2-byte
 // elements read as the aligned words around them, wider ones one by one.
-template <int E>
+template <class A, int E = A::elem_bytes>
 __device__ __forceinline__ uint4 gather_vector(const Elem<E>* tile, int first, int c) {
   if constexpr (E <= 2) {
-    const int at = StagedTile<E>::at(first, c) * E;  // bytes
+    const int at = StagedTile<A>::at(first, c) * E;  // bytes
     const uint32_t* words = reinterpret_cast<const uint32_t*>(tile) + at / 4;
     uint32_t w[5], out[4];
 #pragma unroll
@@ -50,7 +56,7 @@ __device__ __forceinline__ uint4 gather_vector(const Elem<E>* tile, int first, i
   } else {
     Vector<E> out;
 #pragma unroll
-    for (int k = 0; k < 16 / E; ++k) out.e[k] = tile[StagedTile<E>::at(first + k, c)];
+    for (int k = 0; k < 16 / E; ++k) out.e[k] = tile[StagedTile<A>::at(first + k, c)];
     return whole(out);
   }
 }
@@ -92,11 +98,10 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
 // element. Rows outside the matrix, and the tile's padding rows past A::rows, stage zeros: no
 // store reads them. (Shifted src rows stage element by element: K chunks a thread there, with
 // their loads in flight together, ran 5-10% slower on the H200 for bytes.)
-template <int E, class Rows>
+template <class A, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                             int64_t r0, int64_t c0) {
-  using A = layout::AlignedDstTile<E>;
-  using Tile = layout::AlignedDstColumnTile<E>;
+  using Tile = layout::AlignedDstColumnTile<A>;
   constexpr int K = 4 / E, chunks = A::cols / A::vec, lanes = A::threads / chunks;
   constexpr int groups = (A::rows + K - 1) / K, steps = (groups + lanes - 1) / lanes;
   static_assert(Tile::pitch % K == 0 && groups * K <= Tile::pitch, "a group of K rows is one word");
@@ -139,14 +144,13 @@ __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, c
 // per load (measured well ahead of element by element on fp16 with a padded src). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
 // ground (docs/performance.md, "What the experiments concluded", 6).
-template <int E, class Rows>
+template <class A, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
   if constexpr (E <= 2) {
-    stage_words<E>(tile, src, p, rows, r0, c0);
+    stage_words<A>(tile, src, p, rows, r0, c0);
     return;
   }
-  using A = layout::AlignedDstTile<E>;
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
   const int64_t c = c0 + v * A::vec;
@@ -169,17 +173,16 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
   for (int k = 0; k < steps; ++k)
 #pragma unroll
     for (int e = 0; e < A::vec; ++e)
-      if (inside[k] & (c + e < p.cols)) tile[StagedTile<E>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
+      if (inside[k] & (c + e < p.cols)) tile[StagedTile<A>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
 }
 
 // Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
 // of a staged row takes the one or two aligned vectors around it and shifts its bytes out
 // (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
 // its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
-template <int E, class Rows>
+template <class A, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
-  using A = layout::AlignedDstTile<E>;
   constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
   constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
   static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");
@@ -218,18 +221,15 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
         const uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
         uint32_t words[4];
         layout::shift_out_chunk(w, offset[k], words);
-        stage_chunk<E>(tile, j, u * A::vec, words);
+        stage_chunk<A>(tile, j, u * A::vec, words);
       } else if (inside[k]) {
         const Elem<E>* row = src + rows(r0 + j);
         for (int e = 0; e < A::vec; ++e)
-          if (c + e < p.cols) tile[StagedTile<E>::at(j, u * A::vec + e)] = row[c + e];
+          if (c + e < p.cols) tile[StagedTile<A>::at(j, u * A::vec + e)] = row[c + e];
       }
     }
   }
 }
-
-// How src rows come into the tile (the plan's variant).
-enum Staging { shifted = 0, vectors = 1 };
 
 // One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
 // of the matrix at src staged into the tile, then the dst row pieces stored. The caller
@@ -238,12 +238,12 @@ template <int E, Staging How, class Rows, class Cols>
 __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
                                                      const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
                                                      int64_t c0) {
-  using A = layout::AlignedDstTile<E>;
-  using Tile = StagedTile<E>;
+  using A = TileOf<E, How>;
+  using Tile = StagedTile<A>;
   if constexpr (How == vectors)
-    stage_vectors<E>(tile, src, p, rows, r0, c0);
+    stage_vectors<A>(tile, src, p, rows, r0, c0);
   else
-    stage_shifted<E>(tile, src, p, rows, r0, c0);
+    stage_shifted<A>(tile, src, p, rows, r0, c0);
   __syncthreads();
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
@@ -253,7 +253,7 @@ __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Proble
     const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
     const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
     if (first >= 0 && first + A::vec <= p.rows) {
-      __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<E>(tile, A::tile_row(s, v, 0), c));
+      __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
     } else {
       for (int k = 0; k < A::vec; ++k)
         if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];

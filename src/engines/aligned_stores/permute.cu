@@ -3,6 +3,7 @@
 // (layout::NdAlignedStores), at any alignment.
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "engines/aligned_stores/block.cuh"
 #include "engines/engines.hpp"
@@ -19,11 +20,11 @@ using namespace aligned;
 // or split where an outer axis joined them); block (y, z) takes outer index y + z * gridDim.y
 // (no loop over outer indices: one took up to 94 registers a thread).
 template <int E, Staging How, class Rows, class Cols>
-__global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads)
+__global__ void __launch_bounds__(TileOf<E, How>::threads)
     permute_aligned_stores(Problem p, const layout::NdForm f, const layout::NdAlignedStores t, const Rows rows,
                            const Cols cols) {
-  using A = layout::AlignedDstTile<E>;
-  __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
+  using A = TileOf<E, How>;
+  __shared__ alignas(16) Elem<E> tile[StagedTile<A>::size];
   __shared__ int64_t row_start[std::is_same_v<Rows, Pitched> ? 1 : A::rows];
   __shared__ int64_t col_start[std::is_same_v<Cols, Pitched> ? 1 : A::cols];
   const uint64_t o = blockIdx.y + uint64_t(blockIdx.z) * t.outer_y;
@@ -43,8 +44,8 @@ Support plan(Plan* p, const Device&, const PlanOptions&) {
   const char* why = nullptr;
   if (!layout::nd_aligned_stores(&p->task.form, reinterpret_cast<uintptr_t>(p->task.src), &t, &why))
     return detail::refused(why);
-  const int threads =
-      layout::with_aligned_dst_tile(p->task.form.elem_bytes, [](auto a) { return decltype(a)::threads; });
+  const int threads = layout::with_aligned_dst_tile(p->task.form.elem_bytes, t.src_rows_aligned,
+                                                    [](auto a) { return decltype(a)::threads; });
   p->block = {uint32_t(threads), 1, 1};
   p->grid = {t.blocks(), t.outer_y, t.outer_z};
   return detail::served();
@@ -85,8 +86,10 @@ std::string text(const Plan& p) {
   const auto s = [](int64_t v) { return std::to_string(v); };
   const layout::NdForm& f = p.task.form;
   const layout::NdAlignedStores& t = p.params<layout::NdAlignedStores>();
-  return s(layout::with_aligned_dst_tile(f.elem_bytes, [](auto a) { return decltype(a)::piece; })) +
-         "x64 blocks of dst's fastest axis (" + s(f.extent_b) +
+  const auto [piece, cols] = layout::with_aligned_dst_tile(f.elem_bytes, t.src_rows_aligned, [](auto a) {
+    return std::pair<int, int>(decltype(a)::piece, decltype(a)::cols);
+  });
+  return s(piece) + "x" + s(cols) + " blocks of dst's fastest axis (" + s(f.extent_b) +
          (t.row_fused > 1 ? " x " + s(t.row_fused) + " of the axis dst continues it with" : "") + ") by src's (" +
          s(f.extent_a) + (t.col_fused > 1 ? " x " + s(t.col_fused) + " of the axis src continues it with" : "") +
          "), 16-byte " + (t.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +

@@ -16,10 +16,9 @@ namespace {
 using namespace aligned;
 
 template <int E, Staging How>
-__global__ void __launch_bounds__(layout::AlignedDstTile<E>::threads)
-    transpose_aligned_stores(Problem p, TileOrigin o) {
-  using A = layout::AlignedDstTile<E>;
-  __shared__ alignas(16) Elem<E> tile[StagedTile<E>::size];
+__global__ void __launch_bounds__(TileOf<E, How>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
+  using A = TileOf<E, How>;
+  __shared__ alignas(16) Elem<E> tile[StagedTile<A>::size];
   const int64_t b = o.batch + blockIdx.z;
   const layout::TilePos pos = block_pos(o);
   const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
@@ -40,18 +39,26 @@ Support supports(const Task& t, const Device& d) {
 
 // Row tiles are the shifted pieces (one more block row than rows / piece where the last
 // pieces start early). The variant: 1 where every src row starts on 16 bytes (16-byte
-// loads), else 0 (shifted 16-byte loads).
+// loads), else 0 (shifted 16-byte loads); it picks the tile (TileOf).
 Support plan(Plan* plan, const Device&, const PlanOptions& o) {
   const Problem& p = plan->task.problem;
+  const Staging how = p.src_rows_aligned_16() ? vectors : shifted;
   return with_elem_bytes_up_to_8(
       p.elem_bytes, detail::refused("aligned_stores moves elements of at most 8 bytes"), [&](auto e) {
-        using A = layout::AlignedDstTile<decltype(e)::value>;
-        Tiles& t = tile_plan(plan, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
-        t.walk.row_tiles = A::row_blocks(p.rows);
-        t.by_column = o.tiles_by_column;
-        plan->grid = layout::first_grid(t.walk);
-        plan->variant = p.src_rows_aligned_16() ? vectors : shifted;
-        plan->variant_name = plan->variant == vectors ? "16-byte loads" : "shifted 16-byte loads";
+        constexpr int E = decltype(e)::value;
+        const auto tiles = [&](auto a) {
+          using A = decltype(a);
+          Tiles& t = tile_plan(plan, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
+          t.walk.row_tiles = A::row_blocks(p.rows);
+          t.by_column = o.tiles_by_column;
+          plan->grid = layout::first_grid(t.walk);
+        };
+        if (how == vectors)
+          tiles(TileOf<E, vectors>{});
+        else
+          tiles(TileOf<E, shifted>{});
+        plan->variant = how;
+        plan->variant_name = how == vectors ? "16-byte loads" : "shifted 16-byte loads";
         return detail::served();
       });
 }
@@ -71,7 +78,7 @@ const Engine aligned_stores = {
     "aligned_stores",
     "16-byte loads (where src rows are not 16-byte aligned, the aligned vectors around each chunk, shifted); 16-byte "
     "dst stores shifted to start on 32-byte sectors",
-    "256/E src rows (+ up to 32/E - 1) x 64 src cols staged, 256 threads",
+    "256/E src rows (+ up to 32/E - 1) x 64 src cols staged (bytes from aligned rows: 128 + 31 x 128), 256 threads",
     Input::transpose,
     supports,
     plan,

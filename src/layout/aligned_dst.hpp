@@ -14,7 +14,7 @@
 namespace xpose::layout {
 
 // Wide: 128-byte pieces by 128 src columns, for bytes from 16-byte aligned src rows (128-byte
-// src rows where 64 columns read 64: u8 4096x64x64xC (3,1,2,0), C = 2-4, 81-85 -> 86-90% of a
+// src rows where 64 columns read 64: u8 4096x64x64xC (3,1,2,0), C = 2-4, 81-85 -> 86-91% of a
 // copy on the H100, 78-79 -> 82-83% on the H200). Shifted src rows keep 256 x 64: they stage
 // element by element, and 8 chunks a row put a warp's lanes on the same banks (10-12 points
 // lost on u8 30011x29989).
@@ -55,7 +55,8 @@ using AlignedDstTileFor = AlignedDstTile<E, aligned_dst_wide(E, AlignedRows)>;
 // word at a time, the 4 / E rows of one column a thread holds (the pitch is whole words);
 // from shifted ones an element at a time. The pitch is an odd number of words: a
 // warp's 16 lanes of a column (rows 16 bytes apart) fall on 8 banks, the two columns' shifts
-// can put them on the same 8, so a gather needs at most 4 wavefronts a word; staging at most 2.
+// can put them on the same 8, so a gather needs at most 4 wavefronts a word; staging at most 2
+// (the wide tile's 4: its 8 chunks a row put a warp's lanes 16 words apart).
 template <class A>
 struct AlignedDstColumnTile {
   static constexpr int E = A::elem_bytes;

@@ -19,6 +19,7 @@
 //
 //   xpose-permute-bench [--check] [--reps 20] [--rounds 1] [--json out.jsonl] [--case SUBSTRING]... [--no-host-time] [--list]
 //   xpose-permute-bench --dtype fp16 --extents 64,64,127,127 --perm 3,1,0,2 [...]   one permutation
+//   ... --kernel auto,permute_packed   only these rows (default: auto and every N-D kernel that serves)
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
@@ -119,12 +120,36 @@ int run(int argc, char** argv) {
                                     "percentile and worst % of copy")
                          ->check(CLI::Range(1, 100000));
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
+  std::vector<std::string> kernel_names;
+  app.add_option("--kernel", kernel_names,
+                 "time only these: 'auto' or N-D kernels by name (default: auto and every N-D kernel that serves the "
+                 "case; with --random auto alone); a named kernel that does not serve a case says why")
+      ->delimiter(',');
   bool every_kernel = false;
   app.add_flag("--every-kernel", every_kernel,
                "with --random: time every N-D kernel that serves a draw beside the automatic choice (the report "
                "still judges the automatic choice)")
       ->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
+  if (!kernel_names.empty()) {
+    const std::vector<KernelInfo> nd_kernels = permute_kernel_list();
+    std::string known = "auto";
+    for (const KernelInfo& k : nd_kernels) known += ", " + k.name;
+    for (const std::string& name : kernel_names)
+      if (name != "auto" &&
+          std::none_of(nd_kernels.begin(), nd_kernels.end(), [&](const KernelInfo& k) { return k.name == name; })) {
+        std::fprintf(stderr, "xpose-permute-bench: unknown --kernel '%s' (known: %s)\n", name.c_str(), known.c_str());
+        return 2;
+      }
+    if (every_kernel) {
+      std::fprintf(stderr, "xpose-permute-bench: --kernel names the kernels to time; drop --every-kernel\n");
+      return 2;
+    }
+    if (random_opt->count() && std::find(kernel_names.begin(), kernel_names.end(), "auto") == kernel_names.end()) {
+      std::fprintf(stderr, "xpose-permute-bench: --random's report judges the automatic choice; add auto to --kernel\n");
+      return 2;
+    }
+  }
   std::vector<PermuteCase> chosen = cases();
   uint64_t seed = fresh_seed();
   if (!seed_text.empty()) {
@@ -219,16 +244,20 @@ int run(int argc, char** argv) {
          }},
     };
     const Explanation auto_choice = explain_permute(src, dst, c.elem_bytes, shape);
-    std::vector<std::string> kernels = {"auto"};
-    if (!random_opt->count() || every_kernel)  // the random report judges the automatic choice
-      for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
+    std::vector<std::string> kernels = kernel_names;
+    if (kernels.empty()) {
+      kernels = {"auto"};
+      if (!random_opt->count() || every_kernel)  // the random report judges the automatic choice
+        for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
+    }
     for (const std::string& name : kernels) {
       const char* kernel = name == "auto" ? nullptr : name.c_str();
       if (kernel) {
         try {
           explain_permute(src, dst, c.elem_bytes, shape, kernel);
-        } catch (const Error&) {
-          continue;  // an N-D kernel that does not serve this permutation
+        } catch (const Error& e) {  // an N-D kernel that does not serve this permutation
+          if (!kernel_names.empty()) std::printf("  (%s: %s)\n", kernel, e.what());
+          continue;
         }
       }
       rows.push_back({name, "xpose", [&, name](cudaStream_t s) {

@@ -160,6 +160,27 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.stderr, "")
         self.assertRegex(r.stdout, rf"^xpose-permute-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
 
+    def test_permute_bench_kernel_names_are_checked_up_front(self):
+        # --kernel: an unknown name, --every-kernel beside it, or --random without auto (its report
+        # judges the automatic choice) is one line on stderr and status 2, before any GPU work;
+        # known names pass (--list stops before the GPU).
+        permute_bench = os.path.join(os.path.dirname(BENCH), "xpose-permute-bench")
+        if not os.path.exists(permute_bench):
+            self.skipTest(f"{permute_bench} not built")
+        for args, says in [(["--kernel", "bogus"], "unknown --kernel 'bogus' (known: auto, permute_"),
+                           (["--kernel", "auto", "--random", "2", "--every-kernel"], "drop --every-kernel"),
+                           (["--kernel", "permute_packed", "--random", "2"], "add auto to --kernel")]:
+            with self.subTest(args=args):
+                r = subprocess.run([permute_bench] + args, capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertIn(says, r.stderr)
+        r = subprocess.run([permute_bench, "--kernel", "auto,permute_packed", "--random", "2", "--list"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), 2)
+
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_a_failed_write_is_an_error_found_up_front(self):
         for option in ["--json", "--csv"]:

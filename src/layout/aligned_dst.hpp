@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "layout/elem_size.hpp"
 #include "layout/hd.hpp"
 
 namespace xpose::layout {
@@ -46,6 +47,16 @@ struct AlignedDstTile {
 constexpr bool aligned_dst_wide(int E, bool aligned_rows) { return E == 1 && aligned_rows; }
 template <int E, bool AlignedRows>
 using AlignedDstTileFor = AlignedDstTile<E, aligned_dst_wide(E, AlignedRows)>;
+
+// f(A{}) with A the tile above for elements of elem_bytes bytes, src rows 16-byte aligned or
+// not: at most 8 bytes, as the kernels move (16 instantiates the 8-byte tile; the plans refuse it).
+template <class F>
+auto with_aligned_dst_tile(int64_t elem_bytes, bool aligned_rows, F&& f) {
+  return with_elem_bytes(elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value <= 8 ? decltype(e)::value : 8;
+    return aligned_rows ? f(AlignedDstTileFor<E, true>{}) : f(AlignedDstTileFor<E, false>{});
+  });
+}
 
 // aligned_stores' staged tile for 1- and 2-byte elements, stored column by column: staged src
 // column c (dst row c) is `pitch` elements from column c - 1, and its rows follow in order.

@@ -351,17 +351,6 @@ struct NdAlignedStores {
   XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
 };
 
-// f(A{}) with A aligned_stores' tile (AlignedDstTileFor) for elements of elem_bytes bytes, src
-// rows 16-byte aligned or not: at most 8 bytes, as the kernel moves (16 instantiates the 8-byte
-// tile; nd_aligned_stores refuses it).
-template <class F>
-auto with_aligned_dst_tile(int64_t elem_bytes, bool aligned_rows, F&& f) {
-  return with_elem_bytes(elem_bytes, [&](auto e) {
-    constexpr int E = decltype(e)::value <= 8 ? decltype(e)::value : 8;
-    return aligned_rows ? f(AlignedDstTileFor<E, true>{}) : f(AlignedDstTileFor<E, false>{});
-  });
-}
-
 // The share of its blocks' elements a 2-D transpose of rows x cols fills (aligned_stores' blocks
 // of elem_bytes-byte elements; the tile of shifted rows, whose fill stands for both).
 inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes) {

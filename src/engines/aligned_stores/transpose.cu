@@ -39,24 +39,19 @@ Support supports(const Task& t, const Device& d) {
 
 // Row tiles are the shifted pieces (one more block row than rows / piece where the last
 // pieces start early). The variant: 1 where every src row starts on 16 bytes (16-byte
-// loads), else 0 (shifted 16-byte loads); it picks the tile (TileOf).
+// loads), else 0 (shifted 16-byte loads); it picks the tile (TileOf, with_aligned_dst_tile).
 Support plan(Plan* plan, const Device&, const PlanOptions& o) {
   const Problem& p = plan->task.problem;
   const Staging how = p.src_rows_aligned_16() ? vectors : shifted;
   return with_elem_bytes_up_to_8(
       p.elem_bytes, detail::refused("aligned_stores moves elements of at most 8 bytes"), [&](auto e) {
-        constexpr int E = decltype(e)::value;
-        const auto tiles = [&](auto a) {
+        layout::with_aligned_dst_tile(decltype(e)::value, how == vectors, [&](auto a) {
           using A = decltype(a);
           Tiles& t = tile_plan(plan, A::piece, A::cols, {uint32_t(A::threads), 1, 1});
           t.walk.row_tiles = A::row_blocks(p.rows);
           t.by_column = o.tiles_by_column;
           plan->grid = layout::first_grid(t.walk);
-        };
-        if (how == vectors)
-          tiles(TileOf<E, vectors>{});
-        else
-          tiles(TileOf<E, shifted>{});
+        });
         plan->variant = how;
         plan->variant_name = how == vectors ? "16-byte loads" : "shifted 16-byte loads";
         return detail::served();

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "layout/smem_layout.hpp"
@@ -26,14 +25,16 @@ inline int wavefronts(const std::vector<int64_t>& addresses, int access_bytes) {
   const size_t per_phase = access_bytes <= 4 ? 32 : size_t(128 / access_bytes);
   int total = 0;
   for (size_t first = 0; first < addresses.size(); first += per_phase) {
-    std::set<int64_t> words_in_bank[banks];
+    std::vector<int64_t> words;  // the phase's distinct words, sorted
     const size_t last = std::min(addresses.size(), first + per_phase);
     for (size_t t = first; t < last; ++t)
       for (int64_t w = addresses[t] / bank_bytes; w <= (addresses[t] + access_bytes - 1) / bank_bytes; ++w)
-        words_in_bank[w % banks].insert(w);
-    size_t worst = 0;
-    for (const auto& words : words_in_bank) worst = std::max(worst, words.size());
-    total += int(worst);
+        words.push_back(w);
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    int in_bank[banks] = {}, worst = 0;
+    for (int64_t w : words) worst = std::max(worst, ++in_bank[w % banks]);
+    total += worst;
   }
   return total;
 }

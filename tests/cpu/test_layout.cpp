@@ -428,11 +428,11 @@ void check_column_tile(int most_gather, int most_staging) {
   constexpr int columns = 32 / A::vecs_per_piece;  // a warp's, in a gather
   std::mt19937 rng(11);
   int worst_gather = 0;
-  for (int draw = 0; draw < 4096; ++draw) {  // every pair of shifts where a warp holds two columns
+  constexpr int shifts = A::max_shift + 1, draws = columns == 2 ? shifts * shifts : 2048;
+  for (int draw = 0; draw < draws; ++draw) {  // every pair of shifts where a warp holds two columns
     int shift[columns];
     for (int k = 0; k < columns; ++k)
-      shift[k] = columns == 2 ? (k ? draw / 32 % 32 : draw % 32) % (A::max_shift + 1)
-                              : int(rng() % uint32_t(A::max_shift + 1));
+      shift[k] = columns == 2 ? (k ? draw / shifts : draw % shifts) : int(rng() % uint32_t(shifts));
     for (int c = 0; c + columns <= T::cols; c += columns)
       for (int i = 0; i < 5; ++i) {
         std::vector<int64_t> lanes;

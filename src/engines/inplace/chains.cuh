@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "engines/async_copy.cuh"
 #include "engines/common.cuh"
 #include "layout/fast_divmod.hpp"
 #include "layout/inplace.hpp"
@@ -65,11 +66,7 @@ struct UnitPieces {
 template <int V>
 __device__ __forceinline__ void load_word(Elem<V>* to, const Elem<V>* from) {
   if constexpr (V >= 4) {  // asynchronous: every word of the round in flight at once
-    const uint32_t at = uint32_t(__cvta_generic_to_shared(to));
-    if constexpr (V == 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(at), "l"(from) : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(at), "l"(from), "n"(V) : "memory");
+    copy_async<V>(to, from);
   } else {
     *to = __ldcg(from);
   }
@@ -174,7 +171,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
           load_word<V>(ring + (slot < slots ? slot : slot - slots) * vecs + w, data + off[j] + w);
         }
       }
-      if constexpr (V >= 4) asm volatile("cp.async.wait_all;" ::: "memory");
+      if constexpr (V >= 4) wait_async_all();
       chain.sync();  // every thread's loads landed, before the claims and the other threads' stores
       uint32_t won = 0;
       for (int j = lane; j < n; j += T) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "engines/async_copy.cuh"
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -15,28 +16,18 @@ namespace {
 using layout::NdForm;
 using layout::NdPacked;
 
-// Chunk staging's asynchronous copies: 16 bytes global -> shared, L2 only, in groups.
-__device__ __forceinline__ void copy_chunk(unsigned char* to, const unsigned char* from) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(uint32_t(__cvta_generic_to_shared(to))), "l"(from)
-               : "memory");
-}
-__device__ __forceinline__ void commit_chunks() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wait_chunks() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
 // Waits until at most `pending` of the thread's groups are in flight (the same for the whole
 // block: a uniform branch).
-__device__ __forceinline__ void wait_chunks(uint32_t pending) {
+__device__ __forceinline__ void wait_async_up_to(uint32_t pending) {
   static_assert(layout::nd_packed_max_stages == 8, "a case for every stage count");
   switch (pending) {
-    case 0: wait_chunks<0>(); break;
-    case 1: wait_chunks<1>(); break;
-    case 2: wait_chunks<2>(); break;
-    case 3: wait_chunks<3>(); break;
-    case 4: wait_chunks<4>(); break;
-    case 5: wait_chunks<5>(); break;
-    default: wait_chunks<6>(); break;
+    case 0: wait_async<0>(); break;
+    case 1: wait_async<1>(); break;
+    case 2: wait_async<2>(); break;
+    case 3: wait_async<3>(); break;
+    case 4: wait_async<4>(); break;
+    case 5: wait_async<5>(); break;
+    default: wait_async<6>(); break;
   }
 }
 
@@ -145,7 +136,7 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
         const unsigned char* const chunk = at - shift + 16 * c;
         unsigned char* const to_place = stage + (chunk_at[r] & 0xffff);
         if (chunk >= low && chunk + 16 <= high) {
-          copy_chunk(to_place, chunk);
+          copy_async<16>(to_place, chunk);
         } else {
           for (int b = 0; b < 16; ++b)
             if (chunk + b >= low && chunk + b < high) to_place[b] = chunk[b];
@@ -156,16 +147,16 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
     unsigned char* stage = smem;  // tile j's
     for (uint32_t p = 0; p + 1 < stages; ++p) {
       if (p < tiles) issue(p, smem + p * t.stage_bytes);
-      commit_chunks();
+      commit_async();
     }
     for (uint32_t j = 0;; ++j) {
-      wait_chunks(stages - 2);  // tile j's chunks, of this thread
+      wait_async_up_to(stages - 2);  // tile j's chunks, of this thread
       __syncthreads();          // of every thread; and every store of tile j - 1 has read its stage
       // The batch after the next into the half the last batch's tiles have left (see below).
       if (j % ring_size == 0) fill(j / ring_size + 1);
       // Tile j + stages - 1 into tile j - 1's stage, the one before tile j's.
       if (j + stages - 1 < tiles) issue(j + stages - 1, stage == smem ? last_stage : stage - t.stage_bytes);
-      commit_chunks();
+      commit_async();
       const longlong2 o = origin(j);
       const uint32_t shift = (t.src_low + uint32_t(o.x) * E) & 15;  // the tile origin's
       unsigned char* const d = reinterpret_cast<unsigned char*>(dst + o.y);

@@ -5,11 +5,13 @@
   python3 bench/plot.py sweep FILE... --out DIR    % of copy against size, per kernel, one panel per dtype
   python3 bench/plot.py cases FILE... --out DIR    % of copy over the case list: xpose auto and each peer
   python3 bench/plot.py distributed FILE... --out DIR    xpose-dist-bench: % of the same-run all-to-all by size
+  python3 bench/plot.py random FILE... --out DIR   --random reports: each device's and seed's draws, sorted
 
 Every bar and point is a percentage of the copy ceiling measured in the same run.
 """
 import os
 import re
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +108,54 @@ def cases(records, out, _):
     save(fig, out, "cases.png")
 
 
+def random_curves(records):
+    """The automatic choice's % of copy over each --random report's draws, by (N-D or 2-D,
+    device, seed): xpose-permute-bench names a draw "... random K of seed S", xpose-bench
+    "random K of seed S: ..."."""
+    curves = {}
+    for r in records:
+        m = re.search(r"random \d+ of seed (\d+)", r["case"])
+        if m and r["role"] == "xpose" and r["kernel"] == "auto":
+            kind = "2-D" if r["case"].startswith("random") else "N-D"
+            curves.setdefault((kind, r["device"], m.group(1)), []).append(r)
+    if not curves:
+        fail("no --random draws of xpose-bench or xpose-permute-bench in the records")
+    return curves
+
+
+def random_draws(curves, out, _):
+    """A quantile curve per report: its draws sorted by % of copy, against their percentile,
+    with issue 33's asks (median 95, 10th percentile 90, worst 85) as marks."""
+    devices = sorted({device for _, device, _ in curves})
+    palette = plt.get_cmap("tab10").colors
+    kinds = [k for k in ("N-D", "2-D") if any(key[0] == k for key in curves)]
+    fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 4.8), sharey=True, squeeze=False)
+    for ax, kind in zip(axes[0], kinds):
+        styles = {}
+        for (k, device, seed), rows in sorted(curves.items()):
+            if k != kind:
+                continue
+            values = sorted(r["pct_copy"] for r in rows)
+            style = ["-", "--", ":", "-."][styles.get(device, 0) % 4]  # a device's seeds one after another
+            styles[device] = styles.get(device, 0) + 1
+            ax.plot([100 * (i + 0.5) / len(values) for i in range(len(values))], values, style,
+                    color=palette[devices.index(device) % len(palette)],
+                    label=f"{device}, seed {seed}: {len(values)} draws, median {statistics.median(values):.1f}%")
+        for x, y, text in [(50, 95, "median asked"), (10, 90, "10th percentile asked"), (0, 85, "worst asked")]:
+            ax.plot([x], [y], "k^", markersize=6)
+            ax.annotate(text, (x, y), xytext=(4, 5), textcoords="offset points", fontsize=7)
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, 110)
+        ax.set_xlabel("percentile of the draws (sorted by % of copy)")
+        ax.set_title("N-D permutations" if kind == "N-D" else "2-D problems", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("% of copy bandwidth (the automatic choice)")
+    rows = [r for rows in curves.values() for r in rows]
+    fig.suptitle(f"Random problems\n{subtitle(rows)}", fontsize=10)
+    save(fig, out, "random.png")
+
+
 def load_distributed(files):
     """xpose-dist-bench's records with the library's default steps on cudaMalloc'd buffers (its
     own kind of record; --nccl-memory runs are another ceiling)."""
@@ -159,7 +209,7 @@ def distributed(records, out, _):
 def main():
     global plt
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "sweep", "cases", "distributed"])
+    ap.add_argument("kind", choices=["ladder", "sweep", "cases", "distributed", "random"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the PNGs")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
@@ -167,11 +217,13 @@ def main():
     records = load_distributed(args.files) if args.kind == "distributed" else load(args.files)
     if not records:
         fail("no records in " + ", ".join(args.files))
+    if args.kind == "random":
+        records = random_curves(records)
     need("matplotlib", "pip install matplotlib").use("Agg")
     plt = need("matplotlib.pyplot", "pip install matplotlib")
     try:
         os.makedirs(args.out, exist_ok=True)
-        {"ladder": ladder, "sweep": sweep, "cases": cases, "distributed": distributed}[args.kind](
+        {"ladder": ladder, "sweep": sweep, "cases": cases, "distributed": distributed, "random": random_draws}[args.kind](
             records, args.out, args.case)
     except OSError as e:
         fail(f"cannot write the plots to {args.out}: {e.strerror or e}")

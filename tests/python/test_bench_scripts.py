@@ -193,6 +193,7 @@ class ScriptErrors(unittest.TestCase):
         # xpose-dist-bench's records are their own kind.
         self.assertIn("No such file", self.assert_fails(1, "plot.py", "distributed", "missing.jsonl"))
         self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
+        self.assertIn("no --random draws", self.assert_fails(1, "plot.py", "random", "good.jsonl"))
         # --nccl-memory runs are against another ceiling: not on the plot.
         self.assertIn("no xpose-dist-bench records",
                       self.assert_fails(1, "plot.py", "distributed", "dist_registered.jsonl"))

@@ -428,7 +428,7 @@ void check_column_tile(int most_gather, int most_staging) {
   constexpr int columns = 32 / A::vecs_per_piece;  // a warp's, in a gather
   std::mt19937 rng(11);
   int worst_gather = 0;
-  constexpr int shifts = A::max_shift + 1, draws = columns == 2 ? shifts * shifts : 2048;
+  constexpr int shifts = A::max_shift + 1, draws = columns == 2 ? shifts * shifts : 4096;
   for (int draw = 0; draw < draws; ++draw) {  // every pair of shifts where a warp holds two columns
     int shift[columns];
     for (int k = 0; k < columns; ++k)

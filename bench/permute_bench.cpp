@@ -131,8 +131,8 @@ int run(int argc, char** argv) {
                "still judges the automatic choice)")
       ->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
+  const std::vector<KernelInfo> nd_kernels = permute_kernel_list();
   if (!kernel_names.empty()) {
-    const std::vector<KernelInfo> nd_kernels = permute_kernel_list();
     std::string known = "auto";
     for (const KernelInfo& k : nd_kernels) known += ", " + k.name;
     for (const std::string& name : kernel_names)
@@ -248,7 +248,7 @@ int run(int argc, char** argv) {
     if (kernels.empty()) {
       kernels = {"auto"};
       if (!random_opt->count() || every_kernel)  // the random report judges the automatic choice
-        for (const KernelInfo& k : permute_kernel_list()) kernels.push_back(k.name);
+        for (const KernelInfo& k : nd_kernels) kernels.push_back(k.name);
     }
     for (const std::string& name : kernels) {
       const char* kernel = name == "auto" ? nullptr : name.c_str();

@@ -13,9 +13,21 @@ namespace {
 
 // permute_aligned_stores' blocks filled enough (rules contiguous_sides and one_vector_src_run):
 // at least nd_stores_min_cols columns, more than nd_stores_min_rows_bytes bytes of rows.
+bool stores_filled(const layout::NdAlignedStores& s, int64_t elem_bytes, const Tuning& t) {
+  return s.cols >= t.nd_stores_min_cols && s.rows * elem_bytes > t.nd_stores_min_rows_bytes;
+}
 bool stores_filled(const Plan& p, const Tuning& t) {
+  return stores_filled(p.params<layout::NdAlignedStores>(), p.task.form.elem_bytes, t);
+}
+
+// Rule contiguous_sides: filled enough, and where a run is short enough for rule short_sides, its
+// blocks at least nd_stores_min_fill_pct percent full.
+bool stores_take(const Plan& p, const Tuning& t) {
   const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
-  return s.cols >= t.nd_stores_min_cols && s.rows * p.task.form.elem_bytes > t.nd_stores_min_rows_bytes;
+  const layout::NdForm& f = p.task.form;
+  if (!stores_filled(s, f.elem_bytes, t)) return false;
+  const bool short_run = std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.nd_packed_max_run;
+  return !short_run || 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.nd_stores_min_fill_pct);
 }
 
 }  // namespace
@@ -48,19 +60,22 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.task.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
          const int64_t most = f.elem_bytes == 16 ? t.nd_regs_max_run_16 : t.nd_regs_max_run;
-         const bool short_runs = (run_a <= most && run_b <= most) || std::min(run_a, run_b) <= t.nd_regs_max_short_run;
+         const bool short_runs = (run_a <= most && run_b <= most) || std::min(run_a, run_b) <= t.nd_regs_max_short_run ||
+                                 (f.elem_bytes == 16 && run_a <= t.nd_regs_max_src_run_16);
          return short_runs && (f.elem_bytes != 1 || run_a >= t.nd_regs_min_byte_run);
        },
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, both runs at most `nd_regs_max_run` "
-       "bytes (16-byte elements: `nd_regs_max_run_16`) or one at most `nd_regs_max_short_run`; 1-byte elements: "
+       "bytes (16-byte elements: `nd_regs_max_run_16`) or one at most `nd_regs_max_short_run` (16-byte elements: or "
+       "src's at most `nd_regs_max_src_run_16`); 1-byte elements: "
        "src's at least `nd_regs_min_byte_run`",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",
        "long runs of whole vectors: full 16-byte traffic on both sides"},
-      {"contiguous_sides", &engines::permute_aligned_stores, stores_filled,
+      {"contiguous_sides", &engines::permute_aligned_stores, stores_take,
        "src's fastest axis contiguous in src and dst's in dst, elements of at most 8 bytes, at least "
        "`nd_stores_min_cols` columns (src's axis and what joins it) and more than `nd_stores_min_rows_bytes` bytes of "
-       "rows (dst's)",
+       "rows (dst's); where a run is shorter than `nd_packed_max_run`, its blocks at least `nd_stores_min_fill_pct` "
+       "percent full",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
       {"short_sides", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {
@@ -82,10 +97,11 @@ const std::vector<NdRule>& nd_rules() {
       {"narrow_rows", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {
          const int64_t e = p.task.form.elem_bytes;
-         return e <= 2 || (e == 4 && p.task.form.extent_a * e > t.nd_packed_rows_min_run);
+         const int64_t run = p.task.form.extent_a * e;
+         return e <= 2 || (e == 4 && (run > t.nd_packed_rows_min_run || run < t.nd_packed_rows_short_run));
        },
        "one axis fastest on both sides, elements of 1 or 2 bytes, or of 4 in rows longer than "
-       "`nd_packed_rows_min_run`",
+       "`nd_packed_rows_min_run` or shorter than `nd_packed_rows_short_run`",
        "narrow elements: permute_rows' element-wise index math per element falls behind"},
       {"rows", &engines::permute_rows, [](const Plan&, const Tuning&) { return true; },
        "one axis is fastest on both sides", "nothing to turn"},

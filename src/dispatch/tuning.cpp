@@ -59,6 +59,18 @@ constexpr Tuning h100 = [] {
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_max_elem = 4;
+  // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
+  // 1234567, 4242 and 9001, 1400 draws each; docs/performance.md "Random problems"):
+  // permute_aligned_stores' blocks less than 40% full (a short dst run in a tall block, or
+  // fewer columns than its 64) ran behind permute_packed in 9 of 11 such draws on the H100
+  // (+14 points on average), and 50% full on the H200 (+8); fp32 rows of 16 to 63 bytes ran
+  // 6 to 30 points faster through permute_packed than permute_rows on both GPUs (15 draws).
+  // c128 whose src run is 4 elements (64 bytes) ran at 33-55% of a copy through
+  // permute_vec_tiled and 80-94% through permute_vec_regs, both GPUs (5 draws; a dst run of 4
+  // elements runs well through either).
+  t.nd_regs_max_src_run_16 = 64;
+  t.nd_stores_min_fill_pct = 40;
+  t.nd_packed_rows_short_run = 64;
   return t;
 }();
 
@@ -78,6 +90,7 @@ constexpr Tuning h200 = [] {
   t.pipeline_side_bytes = int64_t(1) << 40;
   t.unaligned_side = 24 * MiB;
   t.row_tiles_max_elem = 2;
+  t.nd_stores_min_fill_pct = 50;
   return t;
 }();
 

@@ -38,12 +38,15 @@ namespace xpose::detail {
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \
+  X(nd_regs_max_src_run_16, true, "rule short_runs: ... or, for 16-byte elements, src's run at most this") \
   X(nd_regs_min_byte_run, true, "rule short_runs: for 1-byte elements, the shortest src run it takes") \
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \
+  X(nd_stores_min_fill_pct, false, "rule contiguous_sides: where a run is short enough for rule short_sides, the least share of permute_aligned_stores' blocks' elements (percent) it fills") \
   X(short_transpose_side, true, "rule short_transposes: a batched transpose whose short side has fewer bytes, which the transpose table gives cute_padded, aligned_stores or smem_swizzled, goes to permute_packed") \
   X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \
   X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed") \
+  X(nd_packed_rows_short_run, true, "rule narrow_rows: ... and those shorter than this") \
   X(nd_row_vectors_min_run, true, "rule contiguous_rows: the shortest row, contiguous on both sides, permute_row_vectors takes") \
   X(nd_row_vectors_max_elem, false, "rule contiguous_rows: the largest element it takes, bytes")
 

@@ -213,10 +213,12 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
       {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "short_sides"},           // 36 bytes of rows, none to join them
+      {{33, 625, 18, 2, 37}, {1, 2, 4, 3, 0}, 2, "short_sides"},  // aligned_stores' blocks 30% full (66 of 128 rows, 37 of 64 columns)
       {{5, 7, 21, 21}, {1, 0, 3, 2}, 8, "tiles"},                // runs of 168 bytes, no whole vectors, 21 columns
       {{4, 5, 3, 77}, {1, 0, 2, 3}, 2, "contiguous_rows"},       // fp16 rows of 462 bytes (3 x 77 fused)
       {{4, 5, 3, 7}, {1, 0, 2, 3}, 2, "narrow_rows"},            // fp16 rows of 42 bytes (3 x 7 fused)
-      {{4, 5, 3, 3}, {1, 0, 2, 3}, 4, "rows"},                   // fp32 rows of 36 bytes
+      {{4, 5, 3, 3}, {1, 0, 2, 3}, 4, "narrow_rows"},            // fp32 rows of 36 bytes
+      {{4, 5, 3, 3}, {1, 0, 2, 3}, 8, "rows"},                   // fp64 rows of 72 bytes
   };
   std::set<std::string> seen;
   // The automatic choice's plan of r at 16-byte aligned bases on the H100; false where r has no

@@ -60,14 +60,13 @@ constexpr Tuning h100 = [] {
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
-  // 1234567, 4242 and 9001, 1400 draws each; docs/performance.md "Random problems"):
-  // permute_aligned_stores' blocks less than 40% full (a short dst run in a tall block, or
-  // fewer columns than its 64) ran behind permute_packed in 9 of 11 such draws on the H100
-  // (+14 points on average), and 50% full on the H200 (+8); fp32 rows of 16 to 63 bytes ran
-  // 6 to 30 points faster through permute_packed than permute_rows on both GPUs (15 draws).
-  // c128 whose src run is 4 elements (64 bytes) ran at 33-55% of a copy through
-  // permute_vec_tiled and 80-94% through permute_vec_regs, both GPUs (5 draws; a dst run of 4
-  // elements runs well through either).
+  // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in
+  // results/2026-11-28-rules-07d0aa8): 16-byte elements whose src run is 4 of them ran at 33-55%
+  // of a copy through permute_vec_tiled, 27-62 points behind permute_vec_regs (4 draws, both
+  // GPUs; a dst run of 4 runs well through either); permute_aligned_stores' blocks less than 40%
+  // full where a run is short went faster through permute_packed on 8 of 10 draws (H100, +22
+  // points on average), 50% full on the H200 on 24 of 28 (+15); rows of 4-byte elements shorter
+  // than 64 bytes on 12 of 15 (H100, +12) and 15 of 15 (H200, +18).
   t.nd_regs_max_src_run_16 = 64;
   t.nd_stores_min_fill_pct = 40;
   t.nd_packed_rows_short_run = 64;

@@ -88,11 +88,12 @@ const std::vector<NdRule>& nd_rules() {
        "src's fastest axis and dst's differ", "any strides, any alignment"},
       {"contiguous_rows", &engines::permute_row_vectors,
        [](const Plan& p, const Tuning& t) {
-         return p.task.form.elem_bytes <= t.nd_row_vectors_max_elem &&
-                p.params<layout::NdRowVectors>().row_bytes >= t.nd_row_vectors_min_run;
+         const int64_t e = p.task.form.elem_bytes;
+         return e <= t.nd_row_vectors_max_elem &&
+                p.params<layout::NdRowVectors>().row_bytes >= (e == 8 ? t.nd_row_vectors_min_run_8 : t.nd_row_vectors_min_run);
        },
        "one axis fastest on both sides and contiguous on both, elements of at most `nd_row_vectors_max_elem` bytes, "
-       "rows of at least `nd_row_vectors_min_run` bytes",
+       "rows of at least `nd_row_vectors_min_run` bytes (8-byte elements: `nd_row_vectors_min_run_8`)",
        "whole rows at any alignment: 16-byte stores, 16-byte loads shifted where src and dst differ in alignment"},
       {"narrow_rows", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {

@@ -51,13 +51,18 @@ constexpr Tuning h100 = [] {
   // bytes, which the transpose table gave cute_padded or aligned_stores (10-62% of a copy),
   // ran 7.5-52 points faster through permute_packed, all ten of them. Without the CuTe family
   // the fallback smem_swizzled takes them: handed over too (unmeasured, the weaker tile).
-  t.short_transpose_side = 48;
+  // Refitted with the rules below (records in results/2026-11-28-rules-07d0aa8): sides of 48 to
+  // 63 bytes that the table gives cute_padded or aligned_stores ran faster through
+  // permute_packed on 8 of 10 draws (H100, +11 points on average); on the H200 sides up to 95
+  // bytes on 22 of 26 (+11).
+  t.short_transpose_side = 64;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
   // draws (docs/performance.md, "Random problems", rule contiguous_rows): ahead for 1- to
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
+  t.nd_row_vectors_min_run_8 = 1024;  // only where nd_row_vectors_max_elem reaches 8 (the H200's record)
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in
@@ -77,7 +82,7 @@ constexpr Tuning h100 = [] {
 // bounds for rules pitch_16_mod_32 (2-byte elements) and 7; rule large_tma leaves 2-byte matrices of fewer than 1024
 // rows and all 4- and 8-byte ones to the later rules; rule narrow_pipeline keeps large 1-byte problems on
 // the pipeline; vec_swizzled and aligned_stores take tiles of 4-, 8- and 16-byte elements
-// column by column.
+// column by column (in matrices with no more rows than columns: rules.cpp, options_for).
 constexpr Tuning h200 = [] {
   Tuning t = h100;
   t.name = "H200";
@@ -90,6 +95,10 @@ constexpr Tuning h200 = [] {
   t.unaligned_side = 24 * MiB;
   t.row_tiles_max_elem = 2;
   t.nd_stores_min_fill_pct = 50;
+  t.short_transpose_side = 96;
+  // 8-byte elements in rows of 1024 bytes or more: permute_row_vectors ahead of permute_rows on
+  // all 28 such draws (+7 points on average; behind in shorter rows, level on the H100).
+  t.nd_row_vectors_max_elem = 8;
   return t;
 }();
 

@@ -34,7 +34,7 @@ namespace xpose::detail {
   X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
   X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large, unaligned_large_bytes: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
-  X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
+  X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones where the columns are at least as many as the rows") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \
@@ -48,6 +48,7 @@ namespace xpose::detail {
   X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed") \
   X(nd_packed_rows_short_run, true, "rule narrow_rows: ... and those shorter than this") \
   X(nd_row_vectors_min_run, true, "rule contiguous_rows: the shortest row, contiguous on both sides, permute_row_vectors takes") \
+  X(nd_row_vectors_min_run_8, true, "rule contiguous_rows: the same for 8-byte elements") \
   X(nd_row_vectors_max_elem, false, "rule contiguous_rows: the largest element it takes, bytes")
 
 struct Tuning {

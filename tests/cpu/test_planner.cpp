@@ -241,7 +241,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
   }
   // The transpose table keeps batched transposes whose sides reach short_transpose_side bytes.
-  for (const int64_t side : {int64_t(24), int64_t(11)}) {
+  for (const int64_t side : {int64_t(40), int64_t(11)}) {
     testing::RandomPermutation r;
     r.extents = {217, 1045, 16, side}, r.perm = {0, 3, 1, 2}, r.elem_bytes = 2;
     CallPlan plan;

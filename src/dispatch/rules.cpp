@@ -71,13 +71,13 @@ bool tiny_matrices(const Problem& p) {
 }
 
 // What the tuning record decides for an engine's plan: the order its blocks take tiles in.
-// Column by column only for matrices with at least as many columns as rows: on the H200's
-// random draws (every kernel timed, results/2026-11-28-rules-07d0aa8) permute_aligned_stores,
-// which takes its tiles row by row, ran ahead of column order on 32 of 51 matrices with more rows
-// than columns (median +1.2 points, the best tenth +10 or more) and behind on 42 of 47 of the
-// others (median -7.6); on the H100, whose record keeps row order, the two are level.
+// Not column by column where the rows outnumber the columns and src rows are short
+// (col_tiles_min_row_bytes): H200, 2-D random draws of 4-, 8- and 16-byte elements with more rows
+// than columns, row order against column order in one call (results/2026-11-28-rules-41e66e9):
+// ahead on 107 of 134 with src rows under 8 KiB (+2.5 points on average), behind past 16 KiB.
 PlanOptions options_for(const Engine& e, const Problem& p, const Tuning& t) {
-  return {e.takes_tile_order && p.elem_bytes > t.row_tiles_max_elem && p.cols >= p.rows};
+  const bool tall_short_rows = p.rows > p.cols && p.cols * p.elem_bytes < t.col_tiles_min_row_bytes;
+  return {e.takes_tile_order && p.elem_bytes > t.row_tiles_max_elem && !tall_short_rows};
 }
 
 }  // namespace
@@ -163,8 +163,9 @@ const std::vector<Rule>& rules() {
        "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles",
        "fp32 with few 64x64 tiles per SM: 32x32 tiles, 4x the blocks"},
       {"aligned", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
-       "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column where "
-       "there are at least as many columns as rows, here and in rules pitch_16_mod_32 and unaligned_large)",
+       "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column but in "
+       "tall matrices of src rows shorter than `col_tiles_min_row_bytes`, here and in rules pitch_16_mod_32 and "
+       "unaligned_large)",
        "16-byte aligned rows and bases: 16-byte vectors on both sides"},
       {"unaligned_large", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },

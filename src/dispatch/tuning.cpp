@@ -32,6 +32,7 @@ constexpr Tuning h100 = [] {
   t.unaligned_bytes_side = 16 * MiB;
   t.stores_min_rows_bytes = 128;
   t.row_tiles_max_elem = 16;
+  t.col_tiles_min_row_bytes = 8192;  // where row_tiles_max_elem leaves column order (the H200)
   // N-D (docs/performance.md, "N-D permutations"; tools/experiments/nd_tiles.cu): register
   // blocks win for runs up to 128 bytes (16-byte elements: 256), bytes only from src runs of
   // 128; aligned_stores' blocks win past 64 bytes of rows (fp16 b = 66 bytes on; behind at 32,
@@ -56,6 +57,7 @@ constexpr Tuning h100 = [] {
   // permute_packed on 8 of 10 draws (H100, +11 points on average); on the H200 sides up to 95
   // bytes on 22 of 26 (+11).
   t.short_transpose_side = 64;
+  t.short_transpose_side_bytes = 48;  // bytes of 52-66: permute_packed -28 to +25 (H100), -21 to +8 (H200)
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
@@ -82,7 +84,7 @@ constexpr Tuning h100 = [] {
 // bounds for rules pitch_16_mod_32 (2-byte elements) and 7; rule large_tma leaves 2-byte matrices of fewer than 1024
 // rows and all 4- and 8-byte ones to the later rules; rule narrow_pipeline keeps large 1-byte problems on
 // the pipeline; vec_swizzled and aligned_stores take tiles of 4-, 8- and 16-byte elements
-// column by column (in matrices with no more rows than columns: rules.cpp, options_for).
+// column by column (but tall matrices of short src rows: rules.cpp, options_for).
 constexpr Tuning h200 = [] {
   Tuning t = h100;
   t.name = "H200";

@@ -34,7 +34,8 @@ namespace xpose::detail {
   X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
   X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large, unaligned_large_bytes: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
-  X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones where the columns are at least as many as the rows") \
+  X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
+  X(col_tiles_min_row_bytes, true, "... but row by row where the rows outnumber the columns and a src row has fewer bytes than this") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \
@@ -44,6 +45,7 @@ namespace xpose::detail {
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \
   X(nd_stores_min_fill_pct, false, "rule contiguous_sides: where a run is short enough for rule short_sides, the least share of permute_aligned_stores' blocks' elements (percent) it fills") \
   X(short_transpose_side, true, "rule short_transposes: a batched transpose whose short side has fewer bytes, which the transpose table gives cute_padded, aligned_stores or smem_swizzled, goes to permute_packed") \
+  X(short_transpose_side_bytes, true, "rule short_transposes: the same bound for 1-byte elements") \
   X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \
   X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed") \
   X(nd_packed_rows_short_run, true, "rule narrow_rows: ... and those shorter than this") \
@@ -62,6 +64,11 @@ struct Tuning {
   XPOSE_TUNING_FIELDS(XPOSE_TUNING_MEMBER)
 #undef XPOSE_TUNING_MEMBER
 };
+
+// Rule short_transposes' bound for elements of `elem_bytes` bytes.
+inline int64_t short_transpose_bound(const Tuning& t, int64_t elem_bytes) {
+  return elem_bytes == 1 ? t.short_transpose_side_bytes : t.short_transpose_side;
+}
 
 // Every record, the families first and the defaults last.
 const std::vector<Tuning>& tunings();

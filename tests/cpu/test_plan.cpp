@@ -523,7 +523,7 @@ TEST(Tuning, TheH200LeavesShortMatricesToTheLaterRules) {
   EXPECT_EQ(rule_3b_or("tma_pipeline"), chosen(with_ld(256, 4096, 1, 0, 0, 4096), h200));  // bytes: any rows
 }
 
-TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumnWhereColumnsAreAsMany) {
+TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
   const auto by_column = [](const Problem& p, const Device& d, const char* kernel = nullptr) {
     Choice c;
     const Engine* named = kernel ? find_engine(kernel, Input::transpose) : nullptr;
@@ -543,10 +543,13 @@ TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumnWhereColumnsAreAsMany
   }
   for (int64_t e : {1, 2}) EXPECT_FALSE(by_column(problem(8192, 8192, e), h200, "vec_swizzled")) << e;
   EXPECT_TRUE(by_column(problem(8191, 12289, 4), h200));  // rule unaligned_large: aligned_stores
-  // More rows than columns: row by row (rules.cpp, options_for), chosen or named.
-  EXPECT_FALSE(by_column(problem(12289, 8191, 4), h200));
-  EXPECT_FALSE(by_column(problem(16384, 8192, 8), h200));
-  EXPECT_FALSE(by_column(problem(16384, 8192, 8), h200, "vec_swizzled"));
+  // More rows than columns: row by row where src rows are shorter than col_tiles_min_row_bytes
+  // (rules.cpp, options_for), chosen or named.
+  EXPECT_TRUE(by_column(problem(12289, 8191, 4), h200));
+  EXPECT_FALSE(by_column(problem(65536, 1024, 4), h200));
+  EXPECT_FALSE(by_column(problem(65536, 1023, 8), h200));  // rule unaligned_large
+  EXPECT_FALSE(by_column(problem(65536, 256, 16), h200, "vec_swizzled"));
+  EXPECT_TRUE(by_column(problem(65536, 512, 16), h200, "vec_swizzled"));  // rows of 8 KiB
 #ifdef XPOSE_HAVE_CUTE
   EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "cute_tma"));  // cute_tma keeps the grid's order
 #endif

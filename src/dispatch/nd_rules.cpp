@@ -40,8 +40,8 @@ const std::vector<NdRule>& nd_rules() {
          return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < short_transpose_bound(t, f.elem_bytes);
        },
        "(handed over by the transpose table) a batched transpose with a side of fewer than `short_transpose_side` "
-       "(1-byte elements: `short_transpose_side_bytes`) "
-       "bytes, which that table gives cute_padded, aligned_stores or smem_swizzled",
+       "bytes (1-byte elements: `short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or "
+       "smem_swizzled",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
       {"one_vector_src_run", &engines::permute_aligned_stores,

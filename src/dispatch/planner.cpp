@@ -107,7 +107,7 @@ bool interleaves(const Problem& p) {
 
 // Whether the transpose table gave `c` to a general tile kernel (aligned_stores, cute_padded,
 // or without the CuTe family the fallback smem_swizzled) while a side has fewer than
-// short_transpose_side bytes (the N-D table's rule short_transposes then takes it).
+// short_transpose_bound() bytes (the N-D table's rule short_transposes then takes it).
 bool short_side_tiles(const Problem& p, const Choice& c) {
   const Engine* e = c.plan.engine;
   bool general = e == &engines::aligned_stores || e == &engines::smem_swizzled;

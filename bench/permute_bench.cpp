@@ -302,7 +302,7 @@ int run(int argc, char** argv) {
       r.ms_median = st.median, r.ms_min = st.min, r.ms_max = st.max;
       r.gbps = 2.0 * double(bytes) / (st.median * 1e6);
       r.device = prop.name, r.commit = XPOSE_COMMIT, r.date = date;
-      if (row.kernel == "auto") r.chosen = auto_choice.kernel;
+      if (row.kernel == "auto") r.chosen = auto_choice.kernel, r.rule = auto_choice.rule;
       if (check && row.role != "ceiling") {
         std::vector<unsigned char> h_src(static_cast<size_t>(bytes)), got(h_src.size()), want(h_src.size());
         cuda_ok(cudaMemsetAsync(dst, 0xA5, size_t(bytes), stream), "cudaMemset");

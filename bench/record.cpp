@@ -19,7 +19,8 @@ namespace {
   X(rows, "rows") X(cols, "cols") X(batch, "batch") X(ld_src, "ld_src") X(ld_dst, "ld_dst")                   \
   X(timing, "timing") X(ms_median, "ms_median") X(ms_min, "ms_min") X(ms_max, "ms_max") X(gbps, "gbps")       \
   X(pct_copy, "pct_copy") X(pct_peak, "pct_peak") X(check, "check") X(device, "device") X(commit, "commit")    \
-  X(date, "date") X(chosen, "chosen") X(placement, "placement") X(extra_bytes, "extra_bytes")
+  X(date, "date") X(chosen, "chosen") X(rule, "rule") X(placement, "placement")                            \
+  X(extra_bytes, "extra_bytes")
 // clang-format on
 
 std::string csv_field(const std::string& s) {

@@ -25,6 +25,7 @@ struct Record {
   std::string check;       // "passed", "FAILED", or "" (not checked); a peer's "differs" or "error: ..."
   std::string device, commit, date;
   std::string chosen;      // for "auto": the kernel the automatic choice ran (else "")
+  std::string rule;        // for "auto": the rule that chose it (README, "The automatic choice"; else "")
   std::string placement;   // where src and dst sit: "exact", "inside" or "offset" (Options::placement)
   int64_t extra_bytes = 0;  // device memory the call used beyond its operands (an in-place call's workspace)
 };

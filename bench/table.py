@@ -4,7 +4,8 @@
   python3 bench/table.py ladder FILE... [--case LABEL]...   one table per case: every kernel and peer
   python3 bench/table.py cases FILE...    one row per case: xpose beside every peer, % of copy
   python3 bench/table.py kernels FILE... --kernel NAME...   one row per case, one column per kernel
-  python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel
+  python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel,
+                                          then one per rule that chose (records with `rule`): what it loses
   python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
@@ -82,11 +83,38 @@ def choice(records, tolerance=2.0):
         print(f"| {label} | {auto.get('chosen') or '?'} | {auto['pct_copy']:.1f}% | {named_cell} | "
               f"{best['kernel']} {best['pct_copy']:.1f}% | {ratio:.1f}%{mark} |")
     print(f"\n{short} case(s) where the automatic choice is more than {tolerance:g}% below the best named kernel")
+    by_rule(records, tolerance)
     if autos:  # random draws timed with every kernel: how much better choices alone could do
         def spread(v):
             v = sorted(v)
             return f"median {statistics.median(v):.1f}%, 10th percentile {v[len(v) // 10]:.1f}%, worst {v[0]:.1f}%"
         print(f"automatic choice: {spread(autos)}; the best kernel of each case: {spread(bests)} of copy")
+
+
+def by_rule(records, tolerance):
+    """Per rule (records that name it, xpose-bench and xpose-permute-bench since 2026-11-28): the
+    cases it chose for, the automatic choice's median there, the points of copy the best named
+    kernel of each case had over it, and the kernels that were more than `tolerance` points
+    faster (how often): where a rule's bounds are worth measuring again."""
+    rules = {}
+    for rows in by_case(records).values():
+        auto, best = pick(rows, "auto"), best_named(rows)
+        if not auto or not auto.get("rule"):
+            continue
+        gain = max(0.0, best["pct_copy"] - auto["pct_copy"]) if best else 0.0
+        entry = rules.setdefault(auto["rule"], {"pct": [], "lost": 0.0, "faster": {}})
+        entry["pct"].append(auto["pct_copy"])
+        entry["lost"] += gain
+        if gain > tolerance:
+            entry["faster"][best["kernel"]] = entry["faster"].get(best["kernel"], 0) + 1
+    if not rules:
+        return
+    print("\n| rule | cases | choice (median) | points lost to the best | faster by more than "
+          f"{tolerance:g} points |")
+    print("|---|---:|---:|---:|---|")
+    for rule, e in sorted(rules.items(), key=lambda kv: -kv[1]["lost"]):
+        faster = ", ".join(f"{k} {n}" for k, n in sorted(e["faster"].items(), key=lambda kv: (-kv[1], kv[0])))
+        print(f"| {rule} | {len(e['pct'])} | {statistics.median(e['pct']):.1f}% | {e['lost']:.0f} | {faster or '-'} |")
 
 
 def placement(paths, tolerance=2.0, min_mib=64):

@@ -289,7 +289,10 @@ class GpuBench {
       r.gbps = 2.0 * double(p.bytes()) / (s.median * 1e6);
       r.pct_peak = gpu_.peak_gbps > 0 ? 100.0 * r.gbps / gpu_.peak_gbps : 0.0;
       r.device = gpu_.name, r.commit = XPOSE_COMMIT, r.date = today(), r.placement = o_.placement;
-      if (k.name == "auto") r.chosen = explain_choice(p.src, p.dst, p.elem_bytes, p.shape()).kernel;
+      if (k.name == "auto") {
+        const Explanation x = explain_choice(p.src, p.dst, p.elem_bytes, p.shape());
+        r.chosen = x.kernel, r.rule = x.rule;
+      }
       rows.push_back(r);
     }
     double ceiling = 0;
@@ -404,7 +407,10 @@ class GpuBench {
     std::vector<Record> rows_out = time_rows(index, c, p, all, timer, false, &skipped);
     for (Record& r : rows_out) {
       if (r.kernel == "inplace") r.check = check, r.extra_bytes = int64_t(workspace_bytes);
-      if (r.kernel == "out-of-place auto") r.chosen = explain_choice(p.src, p.dst, e, p.shape()).kernel;
+      if (r.kernel == "out-of-place auto") {
+        const Explanation x = explain_choice(p.src, p.dst, e, p.shape());
+        r.chosen = x.kernel, r.rule = x.rule;
+      }
       writer_.write(r);
       if (r.kernel == "inplace") auto_pct_.push_back({c.label, r.pct_copy});
       if (r.kernel == "inplace" && rows == cols) inplace_square_.insert(c.label);

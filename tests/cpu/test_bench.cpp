@@ -252,7 +252,8 @@ TEST(BenchRecord, JsonHasEveryFieldAndRoundTrips) {
   const nlohmann::json j = xb::to_json(r);
   for (const char* field : {"case",     "kernel", "role",   "dtype",     "elem_bytes", "rows",   "cols",     "batch",
                             "ld_src",   "ld_dst", "timing", "ms_median", "ms_min",     "ms_max", "gbps",     "pct_copy",
-                            "pct_peak", "check",  "device", "commit",    "date",       "chosen", "placement", "extra_bytes"})
+                            "pct_peak", "check",  "device", "commit",    "date",       "chosen", "rule", "placement",
+                            "extra_bytes"})
     EXPECT_TRUE(j.contains(field)) << field;
   EXPECT_EQ(j["rows"], 30011);
   EXPECT_EQ(j["ms_max"], 3.125);
@@ -280,10 +281,10 @@ TEST(BenchRecord, CsvRowsMatchTheHeaderAndQuote) {
   xb::Record r = sample_record();
   EXPECT_EQ(xb::csv_header(),
             "case,kernel,role,dtype,elem_bytes,rows,cols,batch,ld_src,ld_dst,timing,ms_median,ms_min,ms_max,gbps,"
-            "pct_copy,pct_peak,check,device,commit,date,chosen,placement,extra_bytes");
+            "pct_copy,pct_peak,check,device,commit,date,chosen,rule,placement,extra_bytes");
   EXPECT_EQ(xb::csv_row(r),
             "fp32 30011x29989 ld 29992/30012,vec_swizzled,xpose,fp32,4,30011,29989,3,29992,30012,events,2.5,2.25,"
-            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,,inside,0");
+            "3.125,2880.5,95.5,85.25,passed,NVIDIA H100 80GB HBM3,abc1234,2026-11-22,,,inside,0");
   r.device = "GPU \"A\", rev 2";
   const std::string row = xb::csv_row(r);
   EXPECT_NE(row.find(",\"GPU \"\"A\"\", rev 2\","), std::string::npos) << row;

@@ -88,6 +88,20 @@ class BenchScripts(unittest.TestCase):
         self.assertEqual(last, "automatic choice: median 80.0%, 10th percentile 50.0%, worst 50.0%; "
                                "the best kernel of each case: median 80.0%, 10th percentile 60.0%, worst 60.0% of copy")
 
+    def test_choice_sums_up_each_rule(self):
+        path = os.path.join(self.dir.name, "rules.jsonl")
+        with open(path, "w") as f:
+            for case, rule, auto, other in [("a", "short_sides", 40, 60), ("b", "short_sides", 50, 51),
+                                            ("c", "rows", 90, 80), ("d", "short_sides", 30, 45)]:
+                f.write(json.dumps(dict(record(case, "auto", "xpose", auto), rule=rule)) + "\n")
+                f.write(json.dumps(record(case, "permute_tiled", "xpose", other)) + "\n")
+        lines = self.run_table("choice", path).splitlines()
+        # short_sides: 40, 50, 30 (median 40), lost 20 + 1 + 15, faster by more than 2 points twice
+        self.assertIn("| short_sides | 3 | 40.0% | 36 | permute_tiled 2 |", lines)
+        self.assertIn("| rows | 1 | 90.0% | 0 | - |", lines)
+        self.assertLess(lines.index("| short_sides | 3 | 40.0% | 36 | permute_tiled 2 |"),
+                        lines.index("| rows | 1 | 90.0% | 0 | - |"))  # the most points lost first
+
     def test_placement_compares_each_run_with_the_exact_one(self):
         def run(name, where, rows):  # rows: (case, % of copy, GB/s); 8192 x 4096 fp32 = 128 MiB
             path = os.path.join(self.dir.name, name)

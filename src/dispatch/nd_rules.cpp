@@ -61,7 +61,8 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.task.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
          const int64_t most = f.elem_bytes == 16 ? t.nd_regs_max_run_16 : t.nd_regs_max_run;
-         const bool short_runs = (run_a <= most && run_b <= most) || std::min(run_a, run_b) <= t.nd_regs_max_short_run ||
+         const bool short_runs = (run_a <= most && run_b <= most) ||
+                                 std::min(run_a, run_b) <= t.nd_regs_max_short_run ||
                                  (f.elem_bytes == 16 && run_a <= t.nd_regs_max_src_run_16);
          return short_runs && (f.elem_bytes != 1 || run_a >= t.nd_regs_min_byte_run);
        },
@@ -90,8 +91,8 @@ const std::vector<NdRule>& nd_rules() {
       {"contiguous_rows", &engines::permute_row_vectors,
        [](const Plan& p, const Tuning& t) {
          const int64_t e = p.task.form.elem_bytes;
-         return e <= t.nd_row_vectors_max_elem &&
-                p.params<layout::NdRowVectors>().row_bytes >= (e == 8 ? t.nd_row_vectors_min_run_8 : t.nd_row_vectors_min_run);
+         const int64_t least = e == 8 ? t.nd_row_vectors_min_run_8 : t.nd_row_vectors_min_run;
+         return e <= t.nd_row_vectors_max_elem && p.params<layout::NdRowVectors>().row_bytes >= least;
        },
        "one axis fastest on both sides and contiguous on both, elements of at most `nd_row_vectors_max_elem` bytes, "
        "rows of at least `nd_row_vectors_min_run` bytes (8-byte elements: `nd_row_vectors_min_run_8`)",

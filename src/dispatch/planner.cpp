@@ -114,7 +114,8 @@ bool short_side_tiles(const Problem& p, const Choice& c) {
 #ifdef XPOSE_HAVE_CUTE
   general = general || e == &engines::cute_padded;
 #endif
-  return general && c.tuning && std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
+  return general && c.tuning &&
+         std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
 }
 
 void classify(CallPlan* plan, const void* src, const void* dst) {

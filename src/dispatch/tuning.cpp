@@ -57,7 +57,8 @@ constexpr Tuning h100 = [] {
   // permute_packed on 8 of 10 draws (H100, +11 points on average); on the H200 sides up to 95
   // bytes on 22 of 26 (+11).
   t.short_transpose_side = 64;
-  t.short_transpose_side_bytes = 48;  // bytes of 52-66: permute_packed -28 to +25 (H100), -21 to +8 (H200)
+  // u8 sides of 52-79 bytes: permute_packed -28 to +25 points (H100), -21 to +14 (H200).
+  t.short_transpose_side_bytes = 48;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random

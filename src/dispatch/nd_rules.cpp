@@ -61,14 +61,11 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdForm& f = p.task.form;
          const int64_t run_a = f.extent_a * f.elem_bytes, run_b = f.extent_b * f.elem_bytes;
          const int64_t most = f.elem_bytes == 16 ? t.nd_regs_max_run_16 : t.nd_regs_max_run;
-         const bool short_runs = (run_a <= most && run_b <= most) ||
-                                 std::min(run_a, run_b) <= t.nd_regs_max_short_run ||
-                                 (f.elem_bytes == 16 && run_a <= t.nd_regs_max_src_run_16);
+         const bool short_runs = (run_a <= most && run_b <= most) || run_a <= t.nd_regs_max_src_run;
          return short_runs && (f.elem_bytes != 1 || run_a >= t.nd_regs_min_byte_run);
        },
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, both runs at most `nd_regs_max_run` "
-       "bytes (16-byte elements: `nd_regs_max_run_16`) or one at most `nd_regs_max_short_run` (16-byte elements: or "
-       "src's at most `nd_regs_max_src_run_16`); 1-byte elements: "
+       "bytes (16-byte elements: `nd_regs_max_run_16`) or src's at most `nd_regs_max_src_run`; 1-byte elements: "
        "src's at least `nd_regs_min_byte_run`",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",

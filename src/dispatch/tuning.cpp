@@ -42,11 +42,17 @@ constexpr Tuning h100 = [] {
   t.nd_regs_min_byte_run = 128;
   t.nd_stores_min_cols = 32;
   t.nd_stores_min_rows_bytes = 64;
-  // From the H100's random draws with every N-D kernel timed (xpose-permute-bench --random
-  // --every-kernel; docs/performance.md, "Random problems"): register blocks also where one run
-  // is at most 48 bytes; permute_packed where a run is short and the fastest axes differ, and
-  // for rows of 1- and 2-byte elements, and of 4-byte ones past 256 bytes.
-  t.nd_regs_max_short_run = 48;
+  // From the random draws with every N-D kernel timed (xpose-permute-bench --random
+  // --every-kernel; docs/performance.md, "Random problems"): permute_packed where a run is short
+  // and the fastest axes differ, and for rows of 1- and 2-byte elements, and of 4-byte ones past
+  // 256 bytes. Register blocks also where src's run is at most 128 bytes, whatever dst's (seeds
+  // 1234567, 4242 and 9001, H100 and H200, records in results/2026-11-28-rules-07d0aa8): of the
+  // 28 draws a GPU this moves from the earlier bound (either run at most 48 bytes, and 16-byte
+  // elements' src runs of 64), 25 (H100) and 24 (H200) ran faster, +12 and +16 points on average
+  // (fp64 688x11x82x2x8 (4,0,1,3,2) 37 -> 92% through permute_vec_regs; fp32 4x37x10x11x316
+  // (3,2,1,4,0), a dst run of 16 bytes, 57 -> 80% through permute_vec_tiled); the held-out seed
+  // 9001 agreed on both GPUs. Not yet checked on fresh seeds in one call beside the earlier bound.
+  t.nd_regs_max_src_run = 128;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, 460
   // draws, docs/performance.md "Random problems"): batched transposes with a side of 11 to 38
   // bytes, which the transpose table gave cute_padded or aligned_stores (10-62% of a copy),
@@ -69,13 +75,10 @@ constexpr Tuning h100 = [] {
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in
-  // results/2026-11-28-rules-07d0aa8): 16-byte elements whose src run is 4 of them ran at 33-55%
-  // of a copy through permute_vec_tiled, 27-62 points behind permute_vec_regs (4 draws, both
-  // GPUs; a dst run of 4 runs well through either); permute_aligned_stores' blocks less than 40%
+  // results/2026-11-28-rules-07d0aa8): permute_aligned_stores' blocks less than 40%
   // full where a run is short went faster through permute_packed on 8 of 10 draws (H100, +22
   // points on average), 50% full on the H200 on 24 of 28 (+15); rows of 4-byte elements shorter
   // than 64 bytes on 12 of 15 (H100, +12) and 15 of 15 (H200, +18).
-  t.nd_regs_max_src_run_16 = 64;
   t.nd_stores_min_fill_pct = 40;
   t.nd_packed_rows_short_run = 64;
   return t;

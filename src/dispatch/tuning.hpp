@@ -38,8 +38,7 @@ namespace xpose::detail {
   X(col_tiles_min_row_bytes, true, "... but row by row where the rows outnumber the columns and a src row has fewer bytes than this") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
-  X(nd_regs_max_short_run, true, "rule short_runs: ... or the shorter run at most this") \
-  X(nd_regs_max_src_run_16, true, "rule short_runs: ... or, for 16-byte elements, src's run at most this") \
+  X(nd_regs_max_src_run, true, "rule short_runs: ... or src's run at most this") \
   X(nd_regs_min_byte_run, true, "rule short_runs: for 1-byte elements, the shortest src run it takes") \
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \

@@ -20,14 +20,20 @@ bool stores_filled(const Plan& p, const Tuning& t) {
   return stores_filled(p.params<layout::NdAlignedStores>(), p.task.form.elem_bytes, t);
 }
 
-// Rule contiguous_sides: filled enough, and where a run is short enough for rule short_sides, its
+// The shorter of src's and dst's fastest runs, bytes.
+int64_t shortest_run(const layout::NdForm& f) { return std::min(f.extent_a, f.extent_b) * f.elem_bytes; }
+
+// Rule short_sides' condition: the fastest axes differ and one's run is short.
+bool short_sides(const layout::NdForm& f, const Tuning& t) { return f.tiled && shortest_run(f) < t.nd_packed_max_run; }
+
+// Rule contiguous_sides: filled enough, and where rule short_sides would take the form too, its
 // blocks at least nd_stores_min_fill_pct percent full.
 bool stores_take(const Plan& p, const Tuning& t) {
   const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
   const layout::NdForm& f = p.task.form;
   if (!stores_filled(s, f.elem_bytes, t)) return false;
-  const bool short_run = std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.nd_packed_max_run;
-  return !short_run || 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.nd_stores_min_fill_pct);
+  return !short_sides(f, t) ||
+         100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.nd_stores_min_fill_pct);
 }
 
 }  // namespace
@@ -37,7 +43,7 @@ const std::vector<NdRule>& nd_rules() {
       {"short_transposes", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
-         return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < short_transpose_bound(t, f.elem_bytes);
+         return f.tiled && shortest_run(f) < short_transpose_bound(t, f.elem_bytes);
        },
        "(handed over by the transpose table) a batched transpose with a side of fewer than `short_transpose_side` "
        "bytes (1-byte elements: `short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or "
@@ -77,10 +83,7 @@ const std::vector<NdRule>& nd_rules() {
        "percent full",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
       {"short_sides", &engines::permute_packed,
-       [](const Plan& p, const Tuning& t) {
-         const layout::NdForm& f = p.task.form;
-         return f.tiled && std::min(f.extent_a, f.extent_b) * f.elem_bytes < t.nd_packed_max_run;
-       },
+       [](const Plan& p, const Tuning& t) { return short_sides(p.task.form, t); },
        "src's fastest axis and dst's differ, one's run shorter than `nd_packed_max_run` bytes",
        "short axes packed several to a tile side: longer runs on both sides"},
       {"tiles", &engines::permute_tiled, [](const Plan&, const Tuning&) { return true; },

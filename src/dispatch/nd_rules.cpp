@@ -49,6 +49,18 @@ const std::vector<NdRule>& nd_rules() {
        "bytes (1-byte elements: `short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or "
        "smem_swizzled",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true},
+      {"filled_transposes", &engines::permute_aligned_stores,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
+         const layout::NdForm& f = p.task.form;
+         const int64_t bytes = f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
+         return f.tiled && bytes >= t.filled_transpose_side && stores_filled(s, f.elem_bytes, t) &&
+                100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
+       },
+       "(handed over by the transpose table) ... any other batched transpose that table gives cute_padded or "
+       "smem_swizzled, at least `filled_transpose_side` a side, filling at least `filled_transpose_min_pct` percent "
+       "of permute_aligned_stores' blocks (and as rule contiguous_sides' columns and rows)",
+       "unaligned rows that fill the big blocks: shifted 16-byte loads, 16-byte stores on 32-byte sectors", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
       {"one_vector_src_run", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {
@@ -91,11 +103,13 @@ const std::vector<NdRule>& nd_rules() {
       {"contiguous_rows", &engines::permute_row_vectors,
        [](const Plan& p, const Tuning& t) {
          const int64_t e = p.task.form.elem_bytes;
-         const int64_t least = e == 8 ? t.nd_row_vectors_min_run_8 : t.nd_row_vectors_min_run;
+         const int64_t least =
+             e == 8 ? t.nd_row_vectors_min_run_8 : e == 1 ? t.nd_row_vectors_min_run_1 : t.nd_row_vectors_min_run;
          return e <= t.nd_row_vectors_max_elem && p.params<layout::NdRowVectors>().row_bytes >= least;
        },
        "one axis fastest on both sides and contiguous on both, elements of at most `nd_row_vectors_max_elem` bytes, "
-       "rows of at least `nd_row_vectors_min_run` bytes (8-byte elements: `nd_row_vectors_min_run_8`)",
+       "rows of at least `nd_row_vectors_min_run` bytes (8-byte elements: `nd_row_vectors_min_run_8`; 1-byte: "
+       "`nd_row_vectors_min_run_1`)",
        "whole rows at any alignment: 16-byte stores, 16-byte loads shifted where src and dst differ in alignment"},
       {"narrow_rows", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {

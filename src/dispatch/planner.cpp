@@ -105,17 +105,19 @@ bool interleaves(const Problem& p) {
   return p.batch > 1 && (p.stride_src < (p.rows - 1) * p.ld_src + p.cols || p.stride_dst < (p.cols - 1) * p.ld_dst + p.rows);
 }
 
-// Whether the transpose table gave `c` to a general tile kernel (aligned_stores, cute_padded,
-// or without the CuTe family the fallback smem_swizzled) while a side has fewer than
-// short_transpose_bound() bytes (the N-D table's rule short_transposes then takes it).
-bool short_side_tiles(const Problem& p, const Choice& c) {
+// Whether the N-D rules for what the transpose table hands over may take `c`: a general tile
+// kernel (aligned_stores, cute_padded, or without the CuTe family the fallback smem_swizzled)
+// where a side has fewer than short_transpose_bound() bytes (rule short_transposes), or an
+// element-wise tile kernel (cute_padded, smem_swizzled) whatever its sides (rule
+// filled_transposes).
+bool hands_over(const Problem& p, const Choice& c) {
   const Engine* e = c.plan.engine;
-  bool general = e == &engines::aligned_stores || e == &engines::smem_swizzled;
+  bool element_wise = e == &engines::smem_swizzled;
 #ifdef XPOSE_HAVE_CUTE
-  general = general || e == &engines::cute_padded;
+  element_wise = element_wise || e == &engines::cute_padded;
 #endif
-  return general && c.tuning &&
-         std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
+  if (!c.tuning || !(element_wise || e == &engines::aligned_stores)) return false;
+  return element_wise || std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
 }
 
 void classify(CallPlan* plan, const void* src, const void* dst) {
@@ -165,10 +167,10 @@ Result plan_permute(const char* kernel, const Permutation& p, const Device& d, C
     if (Result e = named ? choose_named(*named, problem, d, &plan.choice) : choose(problem, d, &plan.choice);
         e.failed())
       return e;
-    // A side of a few bytes that the table gives a general tile kernel: the N-D rules for what
-    // it hands over (short_transposes).
+    // A side of a few bytes that the table gives a general tile kernel, or rows the element-wise
+    // tiles take: the N-D rules for what it hands over (short_transposes, filled_transposes).
     Choice nd;
-    if (!named && short_side_tiles(problem, plan.choice) &&
+    if (!named && hands_over(problem, plan.choice) &&
         choose_nd(plan.shape, p.src, p.dst, nullptr, d, &nd, &why, /*handed_over=*/true))
       plan.choice = nd;
     *out = plan;

@@ -66,6 +66,17 @@ constexpr Tuning h100 = [] {
   t.short_transpose_side = 64;
   // u8 sides of 52-79 bytes: permute_packed -28 to +25 points (H100), -21 to +14 (H200).
   t.short_transpose_side_bytes = 48;
+  // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
+  // 1234567, 4242 and 9001, 1400 draws on each; results/2026-11-28-rules-07d0aa8): of the
+  // batched transposes with rows not 16-byte aligned that the transpose table gave cute_padded
+  // (rule unaligned_small), those filling at least 75% of permute_aligned_stores' blocks ran
+  // faster through it on 10 of 11 (H100, +9.7 points on average) and 15 of 19 (H200, +9.9;
+  // u8 296x1505x592 (0,2,1) 44 -> 82%, fp32 571x36x296 (1,2,0) 65 -> 90%); below 75% they lost
+  // on 24 of 27 and 26 of 29 (cute_padded's many small blocks lead where the big ones stand
+  // part empty). Every draw was 16 MiB or more; smaller problems keep the table's choice
+  // (fp32 1001^2: cute_padded's blocks fill the GPU, docs/performance.md, rule unaligned_large).
+  t.filled_transpose_side = 16 * MiB;
+  t.filled_transpose_min_pct = 75;
   t.nd_packed_max_run = 128;
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
@@ -73,6 +84,11 @@ constexpr Tuning h100 = [] {
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_min_run_8 = 1024;  // only where nd_row_vectors_max_elem reaches 8 (the H200's record)
+  // Rows of 1-byte elements (none folded into wider ones) shorter than 1 KiB ran faster through
+  // permute_packed (rule narrow_rows) on 7 of 9 draws on the H100 (+6.6 points on average) and 8
+  // of 9 on the H200 (+10.9; u8 557x3487x81 (1,0,2) 31 -> 51%), every N-D kernel timed
+  // (results/2026-11-28-rules-07d0aa8); from 1269 bytes on permute_row_vectors led (-1 to -47).
+  t.nd_row_vectors_min_run_1 = 1024;
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in

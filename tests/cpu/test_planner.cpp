@@ -198,6 +198,13 @@ TEST(Planner, TheTwoDFormIsWhatResolveMakes) {
 namespace xpose::detail {
 namespace {
 
+// A batch of 1-64 matrices of 1-4096 x 1-4096 elements of 1-8 bytes, rows padded by 0-2 elements.
+testing::RandomPermutation random_batched_transpose(std::mt19937_64& rng) {
+  const int64_t batch = 1 + int64_t(rng() % 64), rows = 1 + int64_t(rng() % 4096), cols = 1 + int64_t(rng() % 4096);
+  return testing::transpose_as_permutation(batch, rows, cols, cols + int64_t(rng() % 3), rows + int64_t(rng() % 3),
+                                           int64_t(1) << (rng() % 4));
+}
+
 // Every N-D rule decides an example on the H100's record, and random draws reach every rule.
 TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   struct Example {
@@ -208,6 +215,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   };
   const Example examples[] = {
       {{217, 1045, 16, 11}, {0, 3, 1, 2}, 2, "short_transposes"},  // batched transpose, 22-byte src rows
+      {{296, 1505, 592}, {0, 2, 1}, 1, "filled_transposes"},     // 891 KB matrices: 91% of the blocks filled
       {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "one_vector_src_run"},  // NHWC -> CHWN, 4 fp32 channels
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
@@ -254,7 +262,10 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   std::mt19937_64 rng(seed);
   int trial = 0;  // contiguous_rows is rare: seed 17877830111484969709 first reaches it past 20000 draws
   for (; trial < 200000 && seen.size() < nd_rules().size(); ++trial) {
-    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 16, rng() % 2);
+    // Every fourth draw a batched transpose of up to 64 MiB with padded rows (rule
+    // filled_transposes wants 16 MiB or more).
+    const testing::RandomPermutation r =
+        trial % 4 == 3 ? random_batched_transpose(rng) : testing::draw_permutation(rng, 1 << 16, rng() % 2);
     CallPlan plan;
     if (planned(r, &plan) && plan.choice.nd_rule) seen.insert(plan.choice.nd_rule->id);
   }

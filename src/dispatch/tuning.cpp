@@ -75,6 +75,9 @@ constexpr Tuning h100 = [] {
   // on 24 of 27 and 26 of 29 (cute_padded's many small blocks lead where the big ones stand
   // part empty). Every draw was 16 MiB or more; smaller problems keep the table's choice
   // (fp32 1001^2: cute_padded's blocks fill the GPU, docs/performance.md, rule unaligned_large).
+  // Fresh seeds beside the rules before, in one call a GPU (results/2026-11-28-rules-aa875c1):
+  // 22 of 37 moved draws faster on the H100 (+6.1 points on average), 21 of 33 on the H200
+  // (+2.1; behind by up to 24: fp64 77x7x4x1223 (0,3,1,2)).
   t.filled_transpose_side = 16 * MiB;
   t.filled_transpose_min_pct = 75;
   t.nd_packed_max_run = 128;
@@ -84,11 +87,7 @@ constexpr Tuning h100 = [] {
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_min_run_8 = 1024;  // only where nd_row_vectors_max_elem reaches 8 (the H200's record)
-  // Rows of 1-byte elements (none folded into wider ones) shorter than 1 KiB ran faster through
-  // permute_packed (rule narrow_rows) on 7 of 9 draws on the H100 (+6.6 points on average) and 8
-  // of 9 on the H200 (+10.9; u8 557x3487x81 (1,0,2) 31 -> 51%), every N-D kernel timed
-  // (results/2026-11-28-rules-07d0aa8); from 1269 bytes on permute_row_vectors led (-1 to -47).
-  t.nd_row_vectors_min_run_1 = 1024;
+  t.nd_row_vectors_min_run_1 = 64;  // the H200 differs
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in
@@ -122,6 +121,13 @@ constexpr Tuning h200 = [] {
   // 8-byte elements in rows of 1024 bytes or more: permute_row_vectors ahead of permute_rows on
   // all 28 such draws (+7 points on average; behind in shorter rows, level on the H100).
   t.nd_row_vectors_max_elem = 8;
+  // Rows of 1-byte elements (none folded into wider ones) shorter than 1 KiB go to
+  // permute_packed (rule narrow_rows): every N-D kernel timed (results/2026-11-28-rules-07d0aa8),
+  // 8 of 9 draws faster (+10.9 points on average; u8 557x3487x81 (1,0,2) 31 -> 51%), from 1269
+  // bytes on permute_row_vectors led (-1 to -47); fresh seeds beside the bound of 64 bytes
+  // (results/2026-11-28-rules-aa875c1) 8 of 11 faster (+4.7). On the H100 the same bound moved
+  // fresh draws by +1.4 on average, half of them behind: not taken there.
+  t.nd_row_vectors_min_run_1 = 1024;
   return t;
 }();
 

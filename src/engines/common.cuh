@@ -53,6 +53,7 @@ struct TileRef {
   const T* src;
   T* dst;
   int rows, cols;
+  int64_t r0 = 0, c0 = 0;  // its first row and column in the matrix
 };
 
 // Each block turns exactly one tile: block (x, y, z) is column tile x, row tile y and
@@ -80,6 +81,8 @@ __device__ __forceinline__ TileRef<T> block_tile(const Problem& p, const TileOri
   t.dst = static_cast<T*>(p.dst) + b * p.stride_dst + c0 * p.ld_dst + r0;
   t.rows = int(min(int64_t(tile_rows), p.rows - r0));
   t.cols = int(min(int64_t(tile_cols), p.cols - c0));
+  t.r0 = r0;
+  t.c0 = c0;
   return t;
 }
 

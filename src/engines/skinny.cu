@@ -4,12 +4,16 @@
 // 16/E): every thread one 16-byte vector of each of the S lines, turned in registers into
 // S 16-byte vectors of the dense run (layout::SkinnySpan), which crosses shared memory so
 // that the dense side, too, is read or written in coalesced 16-byte vectors. A span cut by
-// the end of the matrix moves its whole vectors so and its last elements one by one; lines
-// or dense runs not 16-byte aligned move element by element.
+// the end of the matrix moves its whole vectors so and its last elements one by one. Where
+// lines or the dense run are not 16-byte aligned (odd pitches, batches of odd matrices,
+// offset bases), the same vectors are read as the aligned vectors around them, shifted
+// (layout::shifted_chunk), and written as the aligned 16-byte vectors of the destination,
+// shifted out of shared memory, with the partial first and last ones element by element.
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
 #include "engines/vector.cuh"
+#include "layout/aligned_dst.hpp"
 #include "layout/skinny.hpp"
 
 namespace xpose::engines {
@@ -68,6 +72,115 @@ __device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<
   for (int i = 0; i < S; ++i) __stwb(reinterpret_cast<uint4*>(lines + i * ld + threadIdx.x * (16 / E)), whole(line[i]));
 }
 
+// Elements from..from + count - 1 (count <= 16 / E) as a vector, the rest zero: the one or two
+// aligned 16-byte vectors around them shifted where they lie within [begin, end) (the row or
+// dense run they belong to in the matrix; no byte outside it is read), else one by one.
+template <int E>
+__device__ __forceinline__ Vector<E> load_shifted(const Elem<E>* from, int count, const Elem<E>* begin,
+                                                  const Elem<E>* end) {
+  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+  Vector<E> v;
+  v.bits = make_uint4(0, 0, 0, 0);
+  const layout::ShiftedChunk c = layout::shifted_chunk(address(from), address(begin), address(end));
+  if (count == 16 / E && c.whole) {
+    const uint4* at = reinterpret_cast<const uint4*>(c.first);
+    const uint4 lo = at[0], hi = c.offset ? at[1] : make_uint4(0, 0, 0, 0);
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    layout::shift_out_chunk(w, c.offset, v.words);
+  } else {
+#pragma unroll
+    for (int e = 0; e < 16 / E; ++e)  // a constant index: v stays in registers
+      if (e < count) v.e[e] = from[e];
+  }
+  return v;
+}
+
+// The first `bytes` bytes of `stream` (16-byte aligned shared memory, readable one vector past
+// them) stored from `to` on, at any alignment: each 16-byte aligned dst vector that lies
+// inside as one store, its bytes shifted out of the two staged vectors around them; the
+// partial first and last element by element. The block's threads take the vectors in turn.
+template <int E>
+__device__ __forceinline__ void store_shifted(Elem<E>* to, int bytes, const uint4* stream) {
+  const int skew = int(reinterpret_cast<uintptr_t>(to) % 16);  // a multiple of E
+  const int vectors = (skew + bytes + 15) / 16;
+  unsigned char* const first = reinterpret_cast<unsigned char*>(to) - skew;
+  for (int j = int(threadIdx.x); j < vectors; j += threads) {
+    const int at = 16 * j - skew;  // the dst vector's first byte in the stream
+    if (at >= 0 && at + 16 <= bytes) {
+      const uint4 lo = stream[at / 16], hi = stream[at / 16 + 1];
+      const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+      uint32_t out[4];
+      layout::shift_out_chunk(w, at % 16, out);
+      __stwb(reinterpret_cast<uint4*>(first + 16 * j), make_uint4(out[0], out[1], out[2], out[3]));
+    } else {
+      const Elem<E>* const from = reinterpret_cast<const Elem<E>*>(stream);
+      for (int b = max(at, 0); b < min(at + 16, bytes); b += E) to[b / E] = from[b / E];
+    }
+  }
+}
+
+// Interleave from lines or into a dense run not 16-byte aligned: each thread's vector of
+// every line shifted in (load_shifted; line i's row spans [row + i * ld, + p.cols)), turned
+// into S dense vectors, staged; the dense run stored shifted (store_shifted).
+template <int E, int S>
+__device__ __forceinline__ void interleave_shifted(const Elem<E>* lines, int64_t ld, const Elem<E>* row,
+                                                   int64_t row_length, Elem<E>* dense, uint4* staged, int n) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+  constexpr int V = 16 / E;
+  if (int(threadIdx.x) * V < n) {
+    const int k0 = int(threadIdx.x) * V, count = min(V, n - k0);
+    Vector<E> line[S], run[S];
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+      line[i] = load_shifted<E>(lines + i * ld + k0, count, row + i * ld, row + i * ld + row_length);
+#pragma unroll
+    for (int q = 0; q < S; ++q)
+#pragma unroll
+      for (int u = 0; u < V; ++u) {
+        const auto from = Span::line_of(q, u);
+        run[q].e[u] = line[from.line].e[from.k];
+      }
+#pragma unroll
+    for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+  }
+  __syncthreads();
+  store_shifted<E>(dense, n * S * E, staged);
+}
+
+// The inverse: the dense run shifted in (it lies within [begin, end), the matrix's dense
+// rows), turned into each line's vector, staged line by line (line i from staged[i *
+// threads]), each line stored shifted.
+template <int E, int S>
+__device__ __forceinline__ void deinterleave_shifted(const Elem<E>* dense, const Elem<E>* begin, const Elem<E>* end,
+                                                     Elem<E>* lines, int64_t ld, uint4* staged, int n) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+  constexpr int V = 16 / E;
+  const int elements = n * S;
+  for (int q = int(threadIdx.x); q * V < elements; q += threads)
+    staged[q] = load_shifted<E>(dense + q * V, min(V, elements - q * V), begin, end).bits;
+  __syncthreads();
+  const bool mine = int(threadIdx.x) * V < n;
+  Vector<E> run[S], line[S];
+  if (mine) {
+#pragma unroll
+    for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const auto to = Span::dense_slot(i, k);
+        line[i].e[k] = run[to.vector].e[to.element];
+      }
+  }
+  __syncthreads();
+  if (mine)
+#pragma unroll
+    for (int i = 0; i < S; ++i) staged[i * threads + threadIdx.x] = whole(line[i]);
+  __syncthreads();
+#pragma unroll 1
+  for (int i = 0; i < S; ++i) store_shifted<E>(lines + i * ld, n * E, staged + i * threads);
+}
+
 template <int E, int S, bool Interleave>
 __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigin o) {
   __shared__ uint4 staged[S * threads];
@@ -77,8 +190,8 @@ __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigi
   const int64_t ld = Interleave ? p.ld_src : p.ld_dst;
   // interleave: src rows are the lines, dst the dense run; de-interleave: the other way round.
   // The span's whole 16-byte vectors in registers, then whatever is left (the end of a
-  // span the matrix cuts, or every element where lines or runs are not 16-byte aligned)
-  // element by element.
+  // span the matrix cuts, or every element where lines or runs are not 16-byte aligned,
+  // which the plan leaves to transpose_skinny_shifted) element by element.
   const bool vectors = (ld * E) % 16 == 0 && aligned_16(t.src) && aligned_16(t.dst);
   const int m = vectors ? n / (16 / E) : 0;
   if (m > 0) {
@@ -95,6 +208,20 @@ __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigi
     else
       t.dst[i * ld + k] = t.src[f];
   }
+}
+
+// Lines or the dense run not 16-byte aligned (in some matrix of the batch, or all): every
+// vector shifted (interleave_shifted, deinterleave_shifted). Its own kernel: the shifts take
+// more registers than the aligned kernel's budget allows it.
+template <int E, int S, bool Interleave>
+__global__ void __launch_bounds__(threads) transpose_skinny_shifted(Problem p, TileOrigin o) {
+  __shared__ uint4 staged[S * threads + 1];  // + 1: store_shifted reads a vector past its bytes
+  constexpr int J = span<E>;
+  const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, J) : block_tile<Elem<E>>(p, o, J, S);
+  if constexpr (Interleave)  // line i's row: [t.src - t.c0 + i * ld_src, + cols)
+    interleave_shifted<E, S>(t.src, p.ld_src, t.src - t.c0, p.cols, t.dst, staged, t.cols);
+  else  // the matrix's dense rows: [t.src - t.r0 * S, + rows * S)
+    deinterleave_shifted<E, S>(t.src, t.src - t.r0 * S, t.src + (p.rows - t.r0) * S, t.dst, p.ld_dst, staged, t.rows);
 }
 
 enum class Direction { none, interleave, deinterleave };
@@ -119,34 +246,53 @@ Support supports(const Task& t, const Device& d) {
 }
 static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
 
-// The variant is the short side, negative for de-interleaving.
+// Whether every block's lines and dense run are 16-byte aligned: the bases, the lines' pitch
+// and, in a batch, both batch strides (a span starts 4096 bytes, or S times that, from its
+// matrix's first element).
+bool all_aligned(const Problem& p, bool interleave) {
+  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
+  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
+  return base(p.src) && base(p.dst) && whole(interleave ? p.ld_src : p.ld_dst) &&
+         (p.batch == 1 || (whole(p.stride_src) && whole(p.stride_dst)));
+}
+
+// The variant: the short side S, plus `shifted` where some block's lines or dense run are not
+// 16-byte aligned (transpose_skinny_shifted); negative for de-interleaving.
+constexpr int shifted = 16;
+static_assert(layout::skinny_max < shifted, "the variant keeps the short side and the kernel apart");
+
 Support plan(Plan* plan, const Device&, const PlanOptions&) {
   const Problem& p = plan->task.problem;
   return with_elem_bytes(p.elem_bytes, [&](auto e) {
     constexpr int J = span<decltype(e)::value>;
-    const bool interleave = direction(p) == Direction::interleave;
+    const bool interleave = direction(p) == Direction::interleave, aligned = all_aligned(p, interleave);
     if (interleave)
       tile_plan(plan, int(p.rows), J, {threads, 1, 1});
     else
       tile_plan(plan, J, int(p.cols), {threads, 1, 1});
-    plan->variant = interleave ? int(p.rows) : -int(p.cols);
-    plan->variant_name = interleave ? "interleave" : "de-interleave";
+    const int v = (interleave ? int(p.rows) : int(p.cols)) + (aligned ? 0 : shifted);
+    plan->variant = interleave ? v : -v;
+    plan->variant_name = interleave ? (aligned ? "interleave" : "interleave, shifted")
+                                    : (aligned ? "de-interleave" : "de-interleave, shifted");
     return detail::served();
   });
 }
 
 template <int E, bool Interleave, int S = 1>
-cudaError_t launch_short(const Plan& plan, cudaStream_t s, int short_side) {
+cudaError_t launch_short(const Plan& plan, cudaStream_t s, int short_side, bool shift) {
   if constexpr (S < layout::skinny_max)
-    if (short_side != S) return launch_short<E, Interleave, S + 1>(plan, s, short_side);
+    if (short_side != S) return launch_short<E, Interleave, S + 1>(plan, s, short_side, shift);
+  if (shift) return launch_tiles(transpose_skinny_shifted<E, S, Interleave>, plan, s, plan.task.problem);
   return launch_tiles(transpose_skinny<E, S, Interleave>, plan, s, plan.task.problem);
 }
 
 cudaError_t launch(const Plan& plan, cudaStream_t s) {
   return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    if (plan.variant > 0) return launch_short<E, true>(plan, s, plan.variant);
-    return launch_short<E, false>(plan, s, -plan.variant);
+    const int v = plan.variant > 0 ? plan.variant : -plan.variant;
+    const bool shift = v > shifted;
+    if (plan.variant > 0) return launch_short<E, true>(plan, s, shift ? v - shifted : v, shift);
+    return launch_short<E, false>(plan, s, shift ? v - shifted : v, shift);
   });
 }
 

@@ -78,7 +78,7 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_EQ("skinny", chosen(problem(3, 100000000, 4)));
   EXPECT_EQ("skinny", chosen(problem(8, 1000, 1)));
   EXPECT_EQ("skinny", chosen(problem(1001, 8, 16)));
-  EXPECT_EQ("skinny", chosen(problem(2, 777, 2)));         // unaligned rows: the element path of the same kernel
+  EXPECT_EQ("skinny", chosen(problem(2, 777, 2)));         // unaligned rows: its shifted kernel
   EXPECT_EQ("skinny", chosen(problem(2, 3, 4)));            // both short: the shorter side's lines
   EXPECT_EQ("skinny", chosen(with_ld(2, 4096, 4, 0, 2, 7)));  // batches of them
   // Where the boundary lies: 9 rows is a tile's job, and so is a short side that is not dense.
@@ -95,6 +95,28 @@ TEST(PlanAuto, PicksSkinnyForAShortDenseSide) {
   EXPECT_EQ(4096, c.plan.params<Tiles>().walk.tile_rows);
   EXPECT_EQ(2, c.plan.params<Tiles>().walk.tile_cols);
   EXPECT_EQ(-2, c.plan.variant);  // de-interleave into 2 lines
+  EXPECT_STREQ("de-interleave", c.plan.variant_name);
+}
+
+// Lines or dense runs not 16-byte aligned in any matrix of the problem (bases, the lines' pitch,
+// batch strides) take skinny's shifted kernel; aligned ones its vector kernel.
+TEST(PlanAuto, SkinnyShiftsWhereSomeLineOrDenseRunIsNotAligned) {
+  const auto variant = [](const Problem& p) {
+    Choice c;
+    EXPECT_FALSE(choose(p, h100, &c).failed());
+    EXPECT_STREQ("skinny", c.plan.engine ? c.plan.engine->name : "");
+    return std::pair<int, std::string>(c.plan.variant, c.plan.variant_name);
+  };
+  using V = std::pair<int, std::string>;
+  EXPECT_EQ(V(3, "interleave"), variant(problem(3, 4096, 4)));
+  EXPECT_EQ(V(3 + 16, "interleave, shifted"), variant(problem(3, 4097, 4)));             // rows of 16388 bytes
+  EXPECT_EQ(V(-(2 + 16), "de-interleave, shifted"), variant(problem(4097, 2, 2)));      // dense run fine, lines not
+  EXPECT_EQ(V(-2, "de-interleave"), variant(problem(4096, 2, 2)));
+  EXPECT_EQ(V(2 + 16, "interleave, shifted"), variant(problem(2, 4096, 4, (1 << 20) + 4)));  // src base
+  EXPECT_EQ(V(2 + 16, "interleave, shifted"), variant(problem(2, 4096, 4, 1 << 20, (uintptr_t(1) << 44) + 8)));
+  EXPECT_EQ(V(2, "interleave"), variant(with_ld(2, 4096, 4, 0, 0, 7)));                 // 32 KiB matrices
+  EXPECT_EQ(V(2, "interleave"), variant(with_ld(2, 4097, 4, 4100, 0)));                // aligned lines, one matrix
+  EXPECT_EQ(V(2 + 16, "interleave, shifted"), variant(with_ld(2, 4097, 4, 4100, 0, 7)));  // dst matrices 32776 bytes apart
 }
 
 TEST(PlanAuto, PicksWholeMatricesPerBlockForBatchesOfTinyOnes) {

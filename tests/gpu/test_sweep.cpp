@@ -64,7 +64,12 @@ const std::vector<Case> cases = {
     {"5x9 both short", 5, 9, 1},
     {"2xN batched, skinny", 2, 4096, 3},
     {"Nx7 batched, skinny, src pitch gaps", 4096, 7, 2, 0, 0, 5, 0},
-    {"2xN offset pointers, skinny element path", 2, 4112, 1, 0, 0, 0, 0, 1, 3},
+    {"2xN offset pointers, skinny shifted", 2, 4112, 1, 0, 0, 0, 0, 1, 3},
+    {"3xN odd pitch, batched, offset pointers, skinny shifted", 3, 4113, 3, 2, 0, 0, 0, 1, 2},
+    {"Nx5 odd pitch, batched, offset pointers, skinny shifted", 4113, 5, 3, 0, 3, 0, 0, 2, 1},
+    {"8xN odd, two spans and a tail, skinny shifted", 8, 8243, 2, 1, 0},
+    {"Nx8 odd, two spans and a tail, skinny shifted", 8243, 8, 2, 0, 1},
+    {"7xN batch strides off 16 bytes, skinny shifted", 7, 4099, 3, 0, 0, 3, 0},
     {"9xN just past skinny", 9, 4112, 1},
     {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
     {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule tile_batch)

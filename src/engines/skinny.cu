@@ -95,26 +95,24 @@ __device__ __forceinline__ Vector<E> load_shifted(const Elem<E>* from, int count
   return v;
 }
 
-// The first `bytes` bytes of `stream` (16-byte aligned shared memory, readable one vector past
-// them) stored from `to` on, at any alignment: each 16-byte aligned dst vector that lies
-// inside as one store, its bytes shifted out of the two staged vectors around them; the
-// partial first and last element by element. The block's threads take the vectors in turn.
+// The first `bytes` bytes of `stream` (16-byte aligned shared memory, readable one 16-byte
+// piece past them) stored from `to` on, at any alignment (layout::ShiftedRun): the whole dst
+// vectors as one store each, the partial first and last element by element; the block's
+// threads take the vectors in turn.
 template <int E>
 __device__ __forceinline__ void store_shifted(Elem<E>* to, int bytes, const uint4* stream) {
-  const int skew = int(reinterpret_cast<uintptr_t>(to) % 16);  // a multiple of E
-  const int vectors = (skew + bytes + 15) / 16;
-  unsigned char* const first = reinterpret_cast<unsigned char*>(to) - skew;
-  for (int j = int(threadIdx.x); j < vectors; j += threads) {
-    const int at = 16 * j - skew;  // the dst vector's first byte in the stream
-    if (at >= 0 && at + 16 <= bytes) {
-      const uint4 lo = stream[at / 16], hi = stream[at / 16 + 1];
+  const layout::ShiftedRun run{int(reinterpret_cast<uintptr_t>(to) % 16), bytes};  // skew: a multiple of E
+  unsigned char* const aligned = reinterpret_cast<unsigned char*>(to) - run.skew;
+  for (int j = int(threadIdx.x); j < run.vectors(); j += threads) {
+    if (run.whole(j)) {
+      const uint4 lo = stream[run.at(j) / 16], hi = stream[run.at(j) / 16 + 1];
       const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
       uint32_t out[4];
-      layout::shift_out_chunk(w, at % 16, out);
-      __stwb(reinterpret_cast<uint4*>(first + 16 * j), make_uint4(out[0], out[1], out[2], out[3]));
+      layout::shift_out_chunk(w, run.at(j) % 16, out);
+      __stwb(reinterpret_cast<uint4*>(aligned + 16 * j), make_uint4(out[0], out[1], out[2], out[3]));
     } else {
       const Elem<E>* const from = reinterpret_cast<const Elem<E>*>(stream);
-      for (int b = max(at, 0); b < min(at + 16, bytes); b += E) to[b / E] = from[b / E];
+      for (int b = run.first(j); b < run.last(j); b += E) to[b / E] = from[b / E];
     }
   }
 }

@@ -113,4 +113,20 @@ XPOSE_HD inline void shift_out_chunk(const uint32_t (&w)[8], int offset, uint32_
   shift_out_words(a, offset & 3, out);
 }
 
+// A run of `bytes` bytes (a multiple of the element size) stored from an address `skew` bytes
+// past a 16-byte boundary, as the aligned 16-byte dst vectors it touches: vector j holds the
+// run's bytes at(j) .. at(j) + 15, whole where they all lie inside the run (one 16-byte store
+// of the bytes shifted out of the two aligned 16-byte pieces of the staged run around them:
+// shift_out_chunk(piece at(j) / 16 and the next, at(j) % 16)), else only its bytes first(j) ..
+// last(j) - 1 are the run's (stored element by element). The vectors together cover the run
+// once; no byte outside it is written. (skinny's shifted kernel stores lines and dense runs so.)
+struct ShiftedRun {
+  int skew, bytes;
+  XPOSE_HD constexpr int vectors() const { return (skew + bytes + 15) / 16; }
+  XPOSE_HD constexpr int at(int j) const { return 16 * j - skew; }
+  XPOSE_HD constexpr bool whole(int j) const { return at(j) >= 0 && at(j) + 16 <= bytes; }
+  XPOSE_HD constexpr int first(int j) const { return at(j) > 0 ? at(j) : 0; }
+  XPOSE_HD constexpr int last(int j) const { return at(j) + 16 < bytes ? at(j) + 16 : bytes; }
+};
+
 }  // namespace xpose::layout

@@ -545,5 +545,51 @@ TEST(AlignedDst, ShiftedChunksReadOnlyTheRowAndGiveItsBytes) {
   EXPECT_GT(cut, 100);
 }
 
+// A run stored from any element-aligned address as ShiftedRun's vectors, simulated byte for
+// byte: whole vectors start on 16-byte boundaries and take their bytes from the two staged
+// pieces around them, partial ones only the run's bytes; every byte of the run is written once
+// and none around it.
+TEST(AlignedDst, ShiftedRunsStoreEveryByteOnceAndNoneAround) {
+  std::mt19937 rng(11);
+  int whole = 0, partial = 0;
+  for (int e : {1, 2, 4, 8}) {
+    for (int skew = 0; skew < 16; skew += e) {
+      for (int bytes = e; bytes <= 200; bytes += e * (1 + int(rng() % 3))) {
+        std::vector<uint8_t> run(size_t(bytes) + 32);  // the staged run, readable a piece past it
+        for (auto& b : run) b = uint8_t(rng());
+        std::vector<int> writes(size_t(skew + bytes + 32), 0);  // dst bytes from the aligned base
+        std::vector<uint8_t> dst(writes.size(), 0);
+        const ShiftedRun r{skew, bytes};
+        for (int j = 0; j < r.vectors(); ++j) {
+          if (r.whole(j)) {
+            ++whole;
+            ASSERT_EQ(0, r.at(j) % e);
+            uint32_t w[8], out[4];
+            std::memcpy(w, &run[size_t(r.at(j) / 16 * 16)], 32);
+            shift_out_chunk(w, r.at(j) % 16, out);
+            std::memcpy(&dst[size_t(16 * j)], out, 16);
+            for (int b = 0; b < 16; ++b) ++writes[size_t(16 * j + b)];
+          } else {
+            ++partial;
+            ASSERT_EQ(0, r.first(j) % e);
+            ASSERT_EQ(0, r.last(j) % e);
+            for (int b = r.first(j); b < r.last(j); ++b) {
+              dst[size_t(skew + b)] = run[size_t(b)];
+              ++writes[size_t(skew + b)];
+            }
+          }
+        }
+        for (size_t b = 0; b < writes.size(); ++b) {
+          const bool inside = int(b) >= skew && int(b) < skew + bytes;
+          ASSERT_EQ(inside ? 1 : 0, writes[b]) << "e " << e << " skew " << skew << " bytes " << bytes << " at " << b;
+          if (inside) ASSERT_EQ(run[b - size_t(skew)], dst[b]);
+        }
+      }
+    }
+  }
+  EXPECT_GT(whole, 1000);
+  EXPECT_GT(partial, 100);
+}
+
 }  // namespace
 }  // namespace xpose::layout

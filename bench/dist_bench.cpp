@@ -23,10 +23,7 @@
 
 #include "fork_ranks.hpp"
 #include "xpose/nccl.hpp"
-
-#ifndef XPOSE_COMMIT
-#define XPOSE_COMMIT "unknown"
-#endif
+#include "xpose_commit.hpp"  // XPOSE_COMMIT, written at build time
 
 namespace {
 

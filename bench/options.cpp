@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "xpose/xpose.h"
+#include "xpose_commit.hpp"  // XPOSE_COMMIT, written at build time
 
 #include <algorithm>
 #include <charconv>

@@ -38,13 +38,10 @@
 #include "record.hpp"
 #include "timer.hpp"
 #include "xpose/xpose.hpp"
+#include "xpose_commit.hpp"  // XPOSE_COMMIT, written at build time
 
 #if XPOSE_HAVE_CUTENSOR
 #include "cutensor_peer.hpp"
-#endif
-
-#ifndef XPOSE_COMMIT
-#define XPOSE_COMMIT "unknown"
 #endif
 
 namespace xpose::bench {

@@ -24,10 +24,7 @@
 #include "record.hpp"
 #include "timer.hpp"
 #include "xpose/xpose.hpp"
-
-#ifndef XPOSE_COMMIT
-#define XPOSE_COMMIT "unknown"
-#endif
+#include "xpose_commit.hpp"  // XPOSE_COMMIT, written at build time
 
 namespace xpose::bench {
 namespace {

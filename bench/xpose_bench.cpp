@@ -25,6 +25,7 @@
 #include "timer.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
+#include "xpose_commit.hpp"  // XPOSE_COMMIT, written at build time
 
 namespace xpose::bench {
 namespace {

@@ -148,7 +148,7 @@ class Cli(unittest.TestCase):
         r = run(["--version"])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr, "")
-        self.assertRegex(r.stdout, rf"^xpose-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
+        self.assertRegex(r.stdout, rf"^xpose-bench {re.escape(header_version())} \(commit [0-9a-z-]+\)\n$")
 
     def test_permute_bench_version_is_the_headers(self):
         # peers.py stamps its records with the commit the bench it draws from was built at.
@@ -158,7 +158,7 @@ class Cli(unittest.TestCase):
         r = subprocess.run([permute_bench, "--version"], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr, "")
-        self.assertRegex(r.stdout, rf"^xpose-permute-bench {re.escape(header_version())} \(commit [0-9a-z]+\)\n$")
+        self.assertRegex(r.stdout, rf"^xpose-permute-bench {re.escape(header_version())} \(commit [0-9a-z-]+\)\n$")
 
     def test_permute_bench_kernel_names_are_checked_up_front(self):
         # --kernel: an unknown name, --every-kernel beside it, or --random without auto (its report

@@ -22,22 +22,40 @@ namespace {
 constexpr int threads = 256;
 template <int E> constexpr int span = threads * (16 / E);  // long-side indices per block
 
+// A thread's 16-byte vector of each of the S lines turned into the S vectors of the dense run
+// they make (layout::SkinnySpan), in registers; and back.
+template <int E, int S>
+__device__ __forceinline__ void lines_to_dense(const Vector<E> (&line)[S], Vector<E> (&run)[S]) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+#pragma unroll
+  for (int q = 0; q < S; ++q)
+#pragma unroll
+    for (int u = 0; u < 16 / E; ++u) {
+      const auto from = Span::line_of(q, u);
+      run[q].e[u] = line[from.line].e[from.k];
+    }
+}
+template <int E, int S>
+__device__ __forceinline__ void dense_to_lines(const Vector<E> (&run)[S], Vector<E> (&line)[S]) {
+  using Span = layout::SkinnySpan<S, 16 / E>;
+#pragma unroll
+  for (int i = 0; i < S; ++i)
+#pragma unroll
+    for (int k = 0; k < 16 / E; ++k) {
+      const auto to = Span::dense_slot(i, k);
+      line[i].e[k] = run[to.vector].e[to.element];
+    }
+}
+
 // The first m (<= threads) 16-byte vectors of each line: thread t < m moves vector t of
 // every line; the dense run's first S * m vectors are written by all threads.
 template <int E, int S>
 __device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t ld, Elem<E>* dense, uint4* staged, int m) {
-  using Span = layout::SkinnySpan<S, 16 / E>;
   if (int(threadIdx.x) < m) {
     Vector<E> line[S], run[S];
 #pragma unroll
     for (int i = 0; i < S; ++i) line[i].bits = *reinterpret_cast<const uint4*>(lines + i * ld + threadIdx.x * (16 / E));
-#pragma unroll
-    for (int q = 0; q < S; ++q)
-#pragma unroll
-      for (int u = 0; u < 16 / E; ++u) {
-        const auto from = Span::line_of(q, u);
-        run[q].e[u] = line[from.line].e[from.k];
-      }
+    lines_to_dense<E, S>(line, run);
 #pragma unroll
     for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
   }
@@ -51,7 +69,6 @@ __device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t
 // The inverse: the dense run's first S * m vectors in, the first m vectors of each line out.
 template <int E, int S>
 __device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<E>* lines, int64_t ld, uint4* staged, int m) {
-  using Span = layout::SkinnySpan<S, 16 / E>;
 #pragma unroll
   for (int q = 0; q < S; ++q)
     if (q * threads + int(threadIdx.x) < S * m)
@@ -61,13 +78,7 @@ __device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<
   Vector<E> run[S], line[S];
 #pragma unroll
   for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
-#pragma unroll
-  for (int i = 0; i < S; ++i)
-#pragma unroll
-    for (int k = 0; k < 16 / E; ++k) {
-      const auto to = Span::dense_slot(i, k);
-      line[i].e[k] = run[to.vector].e[to.element];
-    }
+  dense_to_lines<E, S>(run, line);
 #pragma unroll
   for (int i = 0; i < S; ++i) __stwb(reinterpret_cast<uint4*>(lines + i * ld + threadIdx.x * (16 / E)), whole(line[i]));
 }
@@ -123,7 +134,6 @@ __device__ __forceinline__ void store_shifted(Elem<E>* to, int bytes, const uint
 template <int E, int S>
 __device__ __forceinline__ void interleave_shifted(const Elem<E>* lines, int64_t ld, const Elem<E>* row,
                                                    int64_t row_length, Elem<E>* dense, uint4* staged, int n) {
-  using Span = layout::SkinnySpan<S, 16 / E>;
   constexpr int V = 16 / E;
   if (int(threadIdx.x) * V < n) {
     const int k0 = int(threadIdx.x) * V, count = min(V, n - k0);
@@ -131,13 +141,7 @@ __device__ __forceinline__ void interleave_shifted(const Elem<E>* lines, int64_t
 #pragma unroll
     for (int i = 0; i < S; ++i)
       line[i] = load_shifted<E>(lines + i * ld + k0, count, row + i * ld, row + i * ld + row_length);
-#pragma unroll
-    for (int q = 0; q < S; ++q)
-#pragma unroll
-      for (int u = 0; u < V; ++u) {
-        const auto from = Span::line_of(q, u);
-        run[q].e[u] = line[from.line].e[from.k];
-      }
+    lines_to_dense<E, S>(line, run);
 #pragma unroll
     for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
   }
@@ -151,7 +155,6 @@ __device__ __forceinline__ void interleave_shifted(const Elem<E>* lines, int64_t
 template <int E, int S>
 __device__ __forceinline__ void deinterleave_shifted(const Elem<E>* dense, const Elem<E>* begin, const Elem<E>* end,
                                                      Elem<E>* lines, int64_t ld, uint4* staged, int n) {
-  using Span = layout::SkinnySpan<S, 16 / E>;
   constexpr int V = 16 / E;
   const int elements = n * S;
   for (int q = int(threadIdx.x); q * V < elements; q += threads)
@@ -162,13 +165,7 @@ __device__ __forceinline__ void deinterleave_shifted(const Elem<E>* dense, const
   if (mine) {
 #pragma unroll
     for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
-#pragma unroll
-    for (int i = 0; i < S; ++i)
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const auto to = Span::dense_slot(i, k);
-        line[i].e[k] = run[to.vector].e[to.element];
-      }
+    dense_to_lines<E, S>(run, line);
   }
   __syncthreads();
   if (mine)

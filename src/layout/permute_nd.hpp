@@ -343,6 +343,7 @@ struct NdAlignedStores {
   uint32_t row_blocks = 1, col_tiles = 1;  // shifted pieces along the rows; 64-element column tiles
   uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= the outer count
   bool src_rows_aligned = false;           // every src row starts on 16 bytes
+  bool dst_cols_one_shift = false;         // an outer index's dst rows all start at one address mod 32 bytes
 
   XPOSE_HD uint32_t blocks() const { return row_blocks * col_tiles; }
   XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
@@ -397,6 +398,9 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
   for (int i = 0; i < f->outer_rank; ++i)  // a column-fused axis moves along a row, not between rows
     if (i != drop_col) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
   t.src_rows_aligned = bytes % 16 == 0;
+  uint64_t dst_bytes = uint64_t(f->dst_a * f->elem_bytes);  // between dst rows: a column apart, or a fused axis
+  if (drop_col >= 0) dst_bytes |= uint64_t(f->outer_dst[drop_col] * f->elem_bytes);
+  t.dst_cols_one_shift = dst_bytes % 32 == 0;
   const uint32_t outer_count = f->outer_count / t.row_fused / t.col_fused;
   const bool fits = with_aligned_dst_tile(f->elem_bytes, t.src_rows_aligned, [&](auto a) {
     using A = decltype(a);

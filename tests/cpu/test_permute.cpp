@@ -280,7 +280,10 @@ void run_nd_form(const layout::NdForm& f, const uint8_t* src, uint8_t* dst) {
 // permute_aligned_stores' walk on the host: every block, outer index and dst row (column) of
 // it, each row piece shifted onto 32-byte sectors by its dst address as the kernel shifts it,
 // through the plan's row and column maps. Every element a piece stores must have been staged
-// by its block (rows r0 .. r0 + the tile's rows).
+// by its block (rows r0 .. r0 + the tile's rows). Where the plan says an outer index's dst rows
+// share one shift (dst_cols_one_shift, on which the kernel returns early from a block whose
+// pieces all start past the last row), each of its rows must start where its first does,
+// modulo 32 bytes.
 template <class Rows, class Cols>
 ::testing::AssertionResult run_aligned_stores(const layout::NdForm& f, const layout::NdAlignedStores& t,
                                               const Rows& rows, const Cols& cols, const uint8_t* src, uint8_t* dst) {
@@ -295,6 +298,9 @@ template <class Rows, class Cols>
         for (int64_t c = c0; c < std::min(c0 + A::cols, t.cols); ++c) {
           uint8_t* row = dst + (d + cols(c)) * E;
           const int shift = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
+          const uintptr_t first_row = reinterpret_cast<uintptr_t>(dst + (d + cols(c0)) * E);
+          if (t.dst_cols_one_shift && (reinterpret_cast<uintptr_t>(row) - first_row) % 32 != 0)
+            return ::testing::AssertionFailure() << "dst row " << c << " starts elsewhere mod 32 bytes than row " << c0;
           for (int k = 0; k < A::piece; ++k) {
             const int64_t r = r0 + A::max_shift - shift + k;
             if (r < 0 || r >= t.rows) continue;
@@ -618,7 +624,7 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  int served = 0, row_fused = 0, col_fused = 0, both = 0, unaligned = 0;
+  int served = 0, row_fused = 0, col_fused = 0, both = 0, unaligned = 0, one_shift = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, false);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
@@ -639,8 +645,10 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     col_fused += t.col_fused > 1;
     both += t.row_fused > 1 && t.col_fused > 1;
     unaligned += !t.src_rows_aligned;
+    one_shift += t.dst_cols_one_shift;
   }
   EXPECT_GT(served, 180);  // 250-340 in 2000 draws
+  EXPECT_GT(one_shift, 20);  // 45-60
   EXPECT_GT(row_fused, 30);
   EXPECT_GT(col_fused, 60);
   EXPECT_GT(both, 6);

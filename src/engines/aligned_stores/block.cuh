@@ -233,13 +233,21 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
 
 // One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
 // of the matrix at src staged into the tile, then the dst row pieces stored. The caller
-// synchronizes before the tile is staged again.
+// synchronizes before the tile is staged again. one_shift: every dst row starts at the same
+// address modulo 32 bytes (dst pitches multiples of 32 bytes), so the block's pieces share one
+// shift; a block whose pieces then all start past the last row (the extra block row that
+// covers other layouts' shifts: half of the blocks where the rows are one piece) returns
+// before it stages anything.
 template <int E, Staging How, class Rows, class Cols>
 __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
                                                      const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
-                                                     int64_t c0) {
+                                                     int64_t c0, bool one_shift) {
   using A = TileOf<E, How>;
   using Tile = StagedTile<A>;
+  if (one_shift) {
+    const int s = A::shift(reinterpret_cast<uintptr_t>(dst + cols(c0)) + uintptr_t(r0 + A::max_shift) * E);
+    if (r0 + A::max_shift - s >= p.rows) return;
+  }
   if constexpr (How == vectors)
     stage_vectors<A>(tile, src, p, rows, r0, c0);
   else
@@ -254,7 +262,7 @@ __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Proble
     const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
     if (first >= 0 && first + A::vec <= p.rows) {
       __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
-    } else {
+    } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row
       for (int k = 0; k < A::vec; ++k)
         if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
     }

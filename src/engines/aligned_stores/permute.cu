@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(TileOf<E, How>::threads)
   const auto col_map = tabled(cols, col_start, c0, A::cols);
   if constexpr (!std::is_same_v<Rows, Pitched> || !std::is_same_v<Cols, Pitched>) __syncthreads();
   aligned_stores_block<E, How>(tile, p, row_map, col_map, static_cast<const Elem<E>*>(p.src) + s,
-                               static_cast<Elem<E>*>(p.dst) + d, r0, c0);
+                               static_cast<Elem<E>*>(p.dst) + d, r0, c0, t.dst_cols_one_shift);
 }
 
 Support plan(Plan* p, const Device&, const PlanOptions&) {

@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(TileOf<E, How>::threads) transpose_aligned_sto
   const int64_t c0 = (o.col_tile + pos.x) * A::cols;
   aligned_stores_block<E, How>(tile, p, Pitched{p.ld_src}, Pitched{p.ld_dst},
                                static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
-                               static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0);
+                               static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0, p.ld_dst * E % 32 == 0);
 }
 
 Support supports(const Task& t, const Device& d) {

@@ -98,7 +98,7 @@ __device__ __forceinline__ auto tabled(const Map& map, int64_t* table, int64_t f
 // element. Rows outside the matrix, and the tile's padding rows past A::rows, stage zeros: no
 // store reads them. (Shifted src rows stage element by element: K chunks a thread there, with
 // their loads in flight together, ran 5-10% slower on the H200 for bytes.)
-template <class A, class Rows, int E = A::elem_bytes>
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                             int64_t r0, int64_t c0) {
   using Tile = layout::AlignedDstColumnTile<A>;
@@ -107,7 +107,7 @@ __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, c
   static_assert(Tile::pitch % K == 0 && groups * K <= Tile::pitch, "a group of K rows is one word");
   const int v = threadIdx.x % chunks, lane = threadIdx.x / chunks;
   const int64_t c = c0 + int64_t(v) * A::vec;
-  const bool full = c + A::vec <= p.cols;
+  const bool full = !Edge || c + A::vec <= p.cols;
   const Elem<E>* col = src + c;
   Vector<E> in[steps][K];
 #pragma unroll
@@ -117,7 +117,7 @@ __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, c
       const int j = K * (k * lanes + lane) + i;
       const int64_t r = r0 + j;
       in[k][i].bits = make_uint4(0, 0, 0, 0);
-      const bool inside = (j < A::rows) & (r >= 0) & (r < p.rows);
+      const bool inside = (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows)));
       if (inside & full)
         in[k][i].bits = *reinterpret_cast<const uint4*>(col + rows(r));
       else if (inside)
@@ -144,17 +144,17 @@ __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, c
 // per load (measured well ahead of element by element on fp16 with a padded src). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
 // ground (docs/performance.md, "What the experiments concluded", 6).
-template <class A, class Rows, int E = A::elem_bytes>
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
   if constexpr (E <= 2) {
-    stage_words<A>(tile, src, p, rows, r0, c0);
+    stage_words<A, Edge>(tile, src, p, rows, r0, c0);
     return;
   }
   constexpr int vecs = A::cols / A::vec, lanes = A::threads / vecs, steps = (A::rows + lanes - 1) / lanes;
   const int v = threadIdx.x % vecs, lane = threadIdx.x / vecs;
   const int64_t c = c0 + v * A::vec;
-  const bool full = c + A::vec <= p.cols;  // else the matrix's last columns: element by element
+  const bool full = !Edge || c + A::vec <= p.cols;  // else the matrix's last columns: element by element
   const Elem<E>* col = src + c;
   Vector<E> in[steps];
   bool inside[steps];
@@ -162,7 +162,7 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
   for (int k = 0; k < steps; ++k) {
     const int j = k * lanes + lane;
     const int64_t r = r0 + j;
-    inside[k] = (j < A::rows) & (r >= 0) & (r < p.rows);
+    inside[k] = (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows)));
     if (inside[k] & full) in[k].bits = *reinterpret_cast<const uint4*>(col + rows(r));
   }
   if (!full)
@@ -180,7 +180,7 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
 // of a staged row takes the one or two aligned vectors around it and shifts its bytes out
 // (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
 // its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
-template <class A, class Rows, int E = A::elem_bytes>
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
   constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
@@ -200,14 +200,14 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
     for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
       const int j = (first + k) * per_step + lane;
       const int64_t r = r0 + j;
-      inside[k] = (first + k < steps) & (j < A::rows) & (r >= 0) & (r < p.rows) & column_inside;
+      inside[k] = (first + k < steps) & (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows) & column_inside));
       const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
       if constexpr (std::is_same_v<Rows, Pitched>)
         row += rows(r);
       else if (inside[k])
         row += rows(r);
       const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
-      whole[k] = inside[k] & s.whole;
+      whole[k] = inside[k] & (!Edge || s.whole);
       offset[k] = s.offset;
       const uint4* from = reinterpret_cast<const uint4*>(s.first);
       lo[k] = hi[k] = make_uint4(0, 0, 0, 0);
@@ -231,42 +231,66 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
   }
 }
 
-// One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
-// of the matrix at src staged into the tile, then the dst row pieces stored. The caller
-// synchronizes before the tile is staged again. one_shift: every dst row starts at the same
-// address modulo 32 bytes (dst pitches multiples of 32 bytes), so the block's pieces share one
-// shift; a block whose pieces then all start past the last row (the extra block row that
-// covers other layouts' shifts: half of the blocks where the rows are one piece) returns
-// before it stages anything.
-template <int E, Staging How, class Rows, class Cols>
-__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
-                                                     const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
-                                                     int64_t c0, bool one_shift) {
+// Whether a block's tile lies inside the matrix with room to spare: every staged row a row of
+// the matrix, every column inside it, every shifted chunk's aligned vectors inside its row, and
+// so every dst vector whole. Such blocks (most) run the block without its edge tests.
+template <class A, int E = A::elem_bytes>
+__device__ __forceinline__ bool interior(const Problem& p, int64_t r0, int64_t c0, bool shifted) {
+  const bool rows_in = (r0 >= 0) & (r0 + A::rows <= p.rows);
+  const bool cols_in = shifted ? (c0 * E >= 16) & ((c0 + A::cols) * E + 16 <= p.cols * E) : c0 + A::cols <= p.cols;
+  return rows_in & cols_in;
+}
+
+// The block's tile staged and its dst row pieces stored; Edge: with the tests of the matrix's
+// edges (else the block lies inside: interior).
+template <int E, Staging How, bool Edge, class Rows, class Cols>
+__device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, const Rows& rows, const Cols& cols,
+                                           const Elem<E>* src, Elem<E>* dst, int64_t r0, int64_t c0) {
   using A = TileOf<E, How>;
   using Tile = StagedTile<A>;
-  if (one_shift) {
-    const int s = A::shift(reinterpret_cast<uintptr_t>(dst + cols(c0)) + uintptr_t(r0 + A::max_shift) * E);
-    if (r0 + A::max_shift - s >= p.rows) return;
-  }
   if constexpr (How == vectors)
-    stage_vectors<A>(tile, src, p, rows, r0, c0);
+    stage_vectors<A, Edge>(tile, src, p, rows, r0, c0);
   else
-    stage_shifted<A>(tile, src, p, rows, r0, c0);
+    stage_shifted<A, Edge>(tile, src, p, rows, r0, c0);
   __syncthreads();
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
     const int c = i / A::vecs_per_piece, v = i % A::vecs_per_piece;  // vector v of dst row c0 + c
-    if (c0 + c >= p.cols) continue;
+    if (Edge && c0 + c >= p.cols) continue;
     Elem<E>* row = dst + cols(c0 + c);
     const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
     const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
-    if (first >= 0 && first + A::vec <= p.rows) {
+    if (!Edge || (first >= 0 && first + A::vec <= p.rows)) {
       __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
     } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row
       for (int k = 0; k < A::vec; ++k)
         if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
     }
   }
+}
+
+// One block's work: src rows r0.. (r0 = the piece's first row less max_shift) of columns c0..
+// of the matrix at src staged into the tile, then the dst row pieces stored. The caller
+// synchronizes before the tile is staged again. one_shift: every dst row starts at the same
+// address modulo 32 bytes (dst pitches multiples of 32 bytes), so the block's pieces share one
+// shift; a block whose pieces then all start past the last row (the extra block row that
+// covers other layouts' shifts: half of the blocks where the rows are one piece) returns
+// before it stages anything. Blocks of 1- and 2-byte elements inside the matrix skip the
+// edge tests (wider elements kept them: the second body cost fp32 four registers, a block
+// an SM, and up to 26 points).
+template <int E, Staging How, class Rows, class Cols>
+__device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
+                                                     const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
+                                                     int64_t c0, bool one_shift) {
+  using A = TileOf<E, How>;
+  if (one_shift) {
+    const int s = A::shift(reinterpret_cast<uintptr_t>(dst + cols(c0)) + uintptr_t(r0 + A::max_shift) * E);
+    if (r0 + A::max_shift - s >= p.rows) return;
+  }
+  if (E <= 2 && interior<A>(p, r0, c0, How == shifted))
+    block_body<E, How, false>(tile, p, rows, cols, src, dst, r0, c0);
+  else
+    block_body<E, How, true>(tile, p, rows, cols, src, dst, r0, c0);
 }
 
 }  // namespace xpose::engines::aligned

@@ -82,6 +82,18 @@ XPOSE_HD inline void chunk_columns(const uint32_t (&rows)[4 / E][4], uint32_t (&
   }
 }
 
+// Two rows of a 16-byte chunk of bytes as its 16 columns: column t holds byte t of row 0 (low)
+// and of row 1. aligned_stores' column tile stages a column's two shifted rows with one store.
+XPOSE_HD inline void chunk_byte_pairs(const uint32_t (&rows)[2][4], uint16_t (&columns)[16]) {
+  for (int q = 0; q < 4; ++q) {
+    const uint32_t low = byte_perm(rows[0][q], rows[1][q], 0x5140), high = byte_perm(rows[0][q], rows[1][q], 0x7362);
+    columns[4 * q] = uint16_t(low);
+    columns[4 * q + 1] = uint16_t(low >> 16);
+    columns[4 * q + 2] = uint16_t(high);
+    columns[4 * q + 3] = uint16_t(high >> 16);
+  }
+}
+
 template <int W> struct WordOf;
 template <> struct WordOf<4> { using type = uint32_t; };
 template <> struct WordOf<8> { using type = uint2; };

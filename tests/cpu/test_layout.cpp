@@ -502,6 +502,22 @@ TEST(AlignedDst, ChunkColumnsHoldEachColumnsRows) {
   }
 }
 
+// chunk_byte_pairs: column t holds byte t of row 0, then byte t of row 1.
+TEST(AlignedDst, ChunkBytePairsHoldEachColumnsTwoRows) {
+  std::mt19937 rng(std::random_device{}());
+  for (int round = 0; round < 16; ++round) {
+    uint8_t in[2][16];
+    for (auto& row : in)
+      for (auto& b : row) b = uint8_t(rng());
+    uint32_t rows[2][4];
+    uint16_t columns[16];
+    std::memcpy(rows, in, sizeof rows);
+    std::memset(columns, 0xA5, sizeof columns);
+    chunk_byte_pairs(rows, columns);
+    for (int t = 0; t < 16; ++t) ASSERT_EQ(columns[t], in[0][t] | in[1][t] << 8) << t;
+  }
+}
+
 // shift_out_words: the 16 bytes at any offset 0..3 into five words.
 TEST(AlignedDst, ShiftOutWordsGivesTheBytesAtTheOffset) {
   uint8_t bytes[20];

@@ -180,9 +180,79 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
 // of a staged row takes the one or two aligned vectors around it and shifts its bytes out
 // (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
 // its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
+// Bytes from shifted src rows: a thread takes two consecutive staged rows of one 16-byte column
+// chunk (their loads in flight together) and stages each column's two bytes with one shared
+// store (layout::chunk_byte_pairs): 16 stores for the two chunks where a byte a store took 32
+// (H200, same call: u8 aligned_stores draws +1.6 to +3.4 points at the median, 2-D and N-D; the
+// same with halves, chunk_columns<2>, cost permute_aligned_stores 52 registers and 1.2 points).
+// Rows outside the matrix stage zeros.
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
+__device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>* src, const Problem& p,
+                                                    const Rows& rows, int64_t r0, int64_t c0) {
+  using Tile = layout::AlignedDstColumnTile<A>;
+  constexpr int chunks = A::cols / A::vec, lanes = A::threads / chunks;
+  constexpr int pairs = (A::rows + 1) / 2, steps = (pairs + lanes - 1) / lanes;
+  static_assert(E == 1 && Tile::pitch % 2 == 0 && 2 * pairs <= Tile::pitch, "a pair of rows is one aligned store");
+  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+  const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
+  const int64_t c = c0 + int64_t(u) * A::vec;
+  const bool column_inside = c < p.cols;
+#pragma unroll
+  for (int k = 0; k < steps; ++k) {
+    const int g = k * lanes + lane;
+    if (g >= pairs) break;
+    uint4 lo[2], hi[2];
+    int offset[2];
+    bool inside[2], whole[2];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {  // both loads in flight first
+      const int j = 2 * g + i;
+      const int64_t r = r0 + j;
+      inside[i] = (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows) & column_inside));
+      const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
+      if constexpr (std::is_same_v<Rows, Pitched>)
+        row += rows(r);
+      else if (inside[i])
+        row += rows(r);
+      const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
+      whole[i] = inside[i] & (!Edge || s.whole);
+      offset[i] = s.offset;
+      const uint4* from = reinterpret_cast<const uint4*>(s.first);
+      lo[i] = hi[i] = make_uint4(0, 0, 0, 0);
+      if (whole[i]) lo[i] = from[0];
+      if (whole[i] & (s.offset != 0)) hi[i] = from[1];
+    }
+    uint32_t words[2][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      if (whole[i]) {
+        const uint32_t w[8] = {lo[i].x, lo[i].y, lo[i].z, lo[i].w, hi[i].x, hi[i].y, hi[i].z, hi[i].w};
+        layout::shift_out_chunk(w, offset[i], words[i]);
+      } else {
+        Vector<E> v;
+        v.bits = make_uint4(0, 0, 0, 0);
+        if (inside[i]) {
+          const Elem<E>* row = src + rows(r0 + 2 * g + i);
+          for (int e = 0; e < A::vec; ++e)
+            if (c + e < p.cols) v.e[e] = row[c + e];
+        }
+        words[i][0] = v.bits.x, words[i][1] = v.bits.y, words[i][2] = v.bits.z, words[i][3] = v.bits.w;
+      }
+    }
+    uint16_t column[16];
+    layout::chunk_byte_pairs(words, column);
+#pragma unroll
+    for (int t = 0; t < 16; ++t) *reinterpret_cast<uint16_t*>(tile + Tile::at(2 * g, u * A::vec + t)) = column[t];
+  }
+}
+
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
+  if constexpr (E == 1) {
+    stage_shifted_pairs<A, Edge>(tile, src, p, rows, r0, c0);
+    return;
+  }
   constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
   constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
   static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");

@@ -43,12 +43,13 @@ const std::vector<NdRule>& nd_rules() {
       {"short_transposes", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
-         return f.tiled && shortest_run(f) < short_transpose_bound(t, f.elem_bytes);
+         const int64_t bytes = f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
+         return f.tiled && shortest_run(f) < short_transpose_bound(t, f.elem_bytes) && bytes >= t.short_transpose_min;
        },
-       "(handed over by the transpose table) a batched transpose with a side of fewer than `short_transpose_side` "
-       "bytes (1-byte elements: `short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or "
-       "smem_swizzled",
-       "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true},
+       "(handed over by the transpose table, from transposes too) a batched transpose of at least "
+       "`short_transpose_min` bytes with a side of fewer than `short_transpose_side` bytes (1-byte elements: "
+       "`short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or smem_swizzled",
+       "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true, true},
       {"filled_transposes", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {
          const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
@@ -57,8 +58,8 @@ const std::vector<NdRule>& nd_rules() {
          return f.tiled && bytes >= t.filled_transpose_side && stores_filled(s, f.elem_bytes, t) &&
                 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
        },
-       "(handed over by the transpose table) ... any other batched transpose that table gives cute_padded or "
-       "smem_swizzled, at least `filled_transpose_side` a side, filling at least `filled_transpose_min_pct` percent "
+       "(handed over by the transpose table, from permutations only) ... any other batched transpose that table "
+       "gives cute_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least `filled_transpose_min_pct` percent "
        "of permute_aligned_stores' blocks (and as rule contiguous_sides' columns and rows)",
        "unaligned rows that fill the big blocks: shifted 16-byte loads, 16-byte stores on 32-byte sectors", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.

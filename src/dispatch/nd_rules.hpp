@@ -22,6 +22,7 @@ struct NdRule {
   const char* condition;  // in words; `name` stands for the tuning record's field of that name
   const char* reason;     // one line: why this kernel there
   bool handed_over = false;  // only for what the transpose table hands over (choose_nd's handed_over)
+  bool from_transposes = false;  // handed over from xpose_transpose's calls too, not only from permutations
 };
 
 // In the order they are tried.

@@ -66,6 +66,13 @@ constexpr Tuning h100 = [] {
   t.short_transpose_side = 64;
   // u8 sides of 52-79 bytes: permute_packed -28 to +25 points (H100), -21 to +14 (H200).
   t.short_transpose_side_bytes = 48;
+  // The N-D draws these were fitted on hold 16 MiB or more. 2-D random draws handed over by
+  // plan_transpose the same way (H200, 2026-11-28, seeds 1886653972 and 2644288787, same call
+  // against the table's choice; results/2026-11-28-aligned-3594273): under 7 MiB 6 of 20 ran
+  // faster, behind by up to 42 points (fp16 12992x41 64 -> 22%: permute_packed's few tiles);
+  // from 7 MiB 10 of 15 (+16 to +20 on u8, fp16 and fp32 batches of short rows, the rest
+  // within 7). Unmeasured on the H100: the same bound.
+  t.short_transpose_min = 8 * MiB;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; results/2026-11-28-rules-07d0aa8): of the
   // batched transposes with rows not 16-byte aligned that the transpose table gave cute_padded

@@ -45,6 +45,7 @@ namespace xpose::detail {
   X(nd_stores_min_fill_pct, false, "rule contiguous_sides: where a run is short enough for rule short_sides, the least share of permute_aligned_stores' blocks' elements (percent) it fills") \
   X(short_transpose_side, true, "rule short_transposes: a batched transpose whose short side has fewer bytes, which the transpose table gives cute_padded, aligned_stores or smem_swizzled, goes to permute_packed") \
   X(short_transpose_side_bytes, true, "rule short_transposes: the same bound for 1-byte elements") \
+  X(short_transpose_min, true, "rule short_transposes: the fewest bytes a problem it takes holds (smaller ones keep the transpose table's choice)") \
   X(filled_transpose_side, true, "rule filled_transposes: one side's bytes from which a batched transpose the transpose table gives an element-wise tile goes to permute_aligned_stores ...") \
   X(filled_transpose_min_pct, false, "rule filled_transposes: ... where it fills at least this share of that kernel's blocks' elements (percent)") \
   X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \

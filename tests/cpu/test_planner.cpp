@@ -205,6 +205,71 @@ testing::RandomPermutation random_batched_transpose(std::mt19937_64& rng) {
                                            int64_t(1) << (rng() % 4));
 }
 
+// A batched transpose that the transpose table hands an N-D rule taking transposes too
+// (short_transposes) gets the same kernel whether it comes as a transpose or as a permutation;
+// the rest keep the transpose table's choice as transposes (filled_transposes: permutations
+// only).
+TEST(NdRules, TransposesHandedOverAsPermutationsAre) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int handed = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int64_t e = int64_t(1) << (rng() % 4), batch = 1 + int64_t(rng() % 64);
+    const int64_t rows = 1 + int64_t(rng() % 2 ? rng() % 24 : rng() % 2048), cols = 1 + int64_t(rng() % 65536);
+    const int64_t ld_src = cols + int64_t(rng() % 3), ld_dst = rows + int64_t(rng() % 3);
+    const void* src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    void* dst = reinterpret_cast<void*>(uintptr_t(1) << 44);
+    Problem p;
+    const Result r = resolve_transpose(Args{src, dst, rows, cols, e, ld_src, ld_dst, batch, 0, 0}, &p);
+    ASSERT_FALSE(r.failed()) << r.message;
+    Permutation q;
+    ASSERT_TRUE(layout_of(testing::transpose_as_permutation(batch, rows, cols, ld_src, ld_dst, e), &q));
+    q.src = src, q.dst = dst;
+    CallPlan as_transpose, as_permutation_plan;
+    ASSERT_FALSE(plan_transpose(nullptr, p, testing::h100, &as_transpose).failed());
+    ASSERT_FALSE(plan_permute(nullptr, q, testing::h100, &as_permutation_plan).failed());
+    const NdRule* rule = as_permutation_plan.choice.nd_rule;
+    if (rule && rule->handed_over && rule->from_transposes) {
+      ++handed;
+      EXPECT_EQ(rule, as_transpose.choice.nd_rule) << plan_text(as_transpose).text;
+      EXPECT_EQ(as_permutation_plan.choice.plan.engine, as_transpose.choice.plan.engine);
+    } else if (rule && rule->handed_over) {
+      EXPECT_EQ(nullptr, as_transpose.choice.nd_rule) << plan_text(as_transpose).text;
+    } else if (!as_permutation_plan.choice.nd_rule) {
+      EXPECT_EQ(nullptr, as_transpose.choice.nd_rule) << plan_text(as_transpose).text;
+    }
+    if (rule && rule->handed_over && std::strcmp(rule->id, "short_transposes") == 0)
+      EXPECT_GE(p.bytes(), tuning_for(testing::h100).short_transpose_min) << "short_transposes took a small problem";
+  }
+  EXPECT_GT(handed, 200);  // 430-480
+  // fp32 32 x 9x61111 with padded rows (H100, 2026-11-28 random 2-D draw: 29% of a copy through
+  // cute_padded): 36-byte sides, rule short_transposes.
+  Problem p;
+  ASSERT_FALSE(resolve_transpose(Args{reinterpret_cast<const void*>(uintptr_t(1) << 20),
+                                      reinterpret_cast<void*>(uintptr_t(1) << 44), 9, 61111, 4, 61159, 66, 32, 0, 0},
+                                 &p)
+                   .failed());
+  CallPlan plan;
+  ASSERT_FALSE(plan_transpose(nullptr, p, testing::h100, &plan).failed());
+  ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
+  EXPECT_STREQ("short_transposes", plan.choice.nd_rule->id);
+  // u8 296 x 1505x592, rows not 16-byte aligned: rule filled_transposes as a permutation, the
+  // transpose table's kernel as a transpose.
+  const void* src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+  void* dst = reinterpret_cast<void*>(uintptr_t(1) << 44);
+  ASSERT_FALSE(resolve_transpose(Args{src, dst, 1505, 592, 1, 0, 0, 296, 0, 0}, &p).failed());
+  Permutation q;
+  ASSERT_TRUE(layout_of(testing::transpose_as_permutation(296, 1505, 592, 592, 1505, 1), &q));
+  q.src = src, q.dst = dst;
+  CallPlan as_permutation_plan;
+  ASSERT_FALSE(plan_permute(nullptr, q, testing::h100, &as_permutation_plan).failed());
+  ASSERT_NE(nullptr, as_permutation_plan.choice.nd_rule) << plan_text(as_permutation_plan).text;
+  EXPECT_STREQ("filled_transposes", as_permutation_plan.choice.nd_rule->id);
+  ASSERT_FALSE(plan_transpose(nullptr, p, testing::h100, &plan).failed());
+  EXPECT_EQ(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
+}
+
 // Every N-D rule decides an example on the H100's record, and random draws reach every rule.
 TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   struct Example {

@@ -176,16 +176,49 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
       if (inside[k] & (c + e < p.cols)) tile[StagedTile<A>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
 }
 
-// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
-// of a staged row takes the one or two aligned vectors around it and shifts its bytes out
-// (layout::shifted_chunk, layout::shift_out_chunk); a chunk whose vectors would reach past
-// its row's bytes in the matrix (the first and last of a row) loads its elements one by one.
+// The aligned vectors around the 16-byte chunk of staged row j (src row r0 + j) from column c
+// on, their loads issued (layout::shifted_chunk): whole where both lie inside the row's bytes
+// in the matrix (or the block lies inside: !Edge); `valid`: the caller's own bound on j.
+struct ShiftedLoad {
+  uint4 lo, hi;
+  int offset;
+  bool inside, whole;
+};
+
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
+__device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Problem& p, const Rows& rows, int64_t r0,
+                                                    int j, int64_t c, bool column_inside, bool valid) {
+  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
+  const int64_t r = r0 + j;
+  ShiftedLoad l;
+  l.inside = valid & (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows) & column_inside));
+  const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
+  if constexpr (std::is_same_v<Rows, Pitched>)
+    row += rows(r);
+  else if (l.inside)
+    row += rows(r);
+  const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
+  l.whole = l.inside & (!Edge || s.whole);
+  l.offset = s.offset;
+  const uint4* from = reinterpret_cast<const uint4*>(s.first);
+  l.lo = l.hi = make_uint4(0, 0, 0, 0);
+  if (l.whole) l.lo = from[0];
+  if (l.whole & (s.offset != 0)) l.hi = from[1];
+  return l;
+}
+
+// The chunk's 16 bytes shifted out of its vectors (whole chunks only).
+__device__ __forceinline__ void shifted_words(const ShiftedLoad& l, uint32_t (&words)[4]) {
+  const uint32_t w[8] = {l.lo.x, l.lo.y, l.lo.z, l.lo.w, l.hi.x, l.hi.y, l.hi.z, l.hi.w};
+  layout::shift_out_chunk(w, l.offset, words);
+}
+
 // Bytes from shifted src rows: a thread takes two consecutive staged rows of one 16-byte column
 // chunk (their loads in flight together) and stages each column's two bytes with one shared
 // store (layout::chunk_byte_pairs): 16 stores for the two chunks where a byte a store took 32
 // (H200, same call: u8 aligned_stores draws +1.6 to +3.4 points at the median, 2-D and N-D; the
 // same with halves, chunk_columns<2>, cost permute_aligned_stores 52 registers and 1.2 points).
-// Rows outside the matrix stage zeros.
+// Chunks at the matrix's edges load their bytes one by one; rows outside it stage zeros.
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>* src, const Problem& p,
                                                     const Rows& rows, int64_t r0, int64_t c0) {
@@ -193,7 +226,6 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
   constexpr int chunks = A::cols / A::vec, lanes = A::threads / chunks;
   constexpr int pairs = (A::rows + 1) / 2, steps = (pairs + lanes - 1) / lanes;
   static_assert(E == 1 && Tile::pitch % 2 == 0 && 2 * pairs <= Tile::pitch, "a pair of rows is one aligned store");
-  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
   const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
   const int64_t c = c0 + int64_t(u) * A::vec;
   const bool column_inside = c < p.cols;
@@ -201,37 +233,18 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
   for (int k = 0; k < steps; ++k) {
     const int g = k * lanes + lane;
     if (g >= pairs) break;
-    uint4 lo[2], hi[2];
-    int offset[2];
-    bool inside[2], whole[2];
+    ShiftedLoad l[2];
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {  // both loads in flight first
-      const int j = 2 * g + i;
-      const int64_t r = r0 + j;
-      inside[i] = (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows) & column_inside));
-      const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
-      if constexpr (std::is_same_v<Rows, Pitched>)
-        row += rows(r);
-      else if (inside[i])
-        row += rows(r);
-      const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
-      whole[i] = inside[i] & (!Edge || s.whole);
-      offset[i] = s.offset;
-      const uint4* from = reinterpret_cast<const uint4*>(s.first);
-      lo[i] = hi[i] = make_uint4(0, 0, 0, 0);
-      if (whole[i]) lo[i] = from[0];
-      if (whole[i] & (s.offset != 0)) hi[i] = from[1];
-    }
+    for (int i = 0; i < 2; ++i) l[i] = load_shifted<A, Edge>(src, p, rows, r0, 2 * g + i, c, column_inside, true);
     uint32_t words[2][4];
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
-      if (whole[i]) {
-        const uint32_t w[8] = {lo[i].x, lo[i].y, lo[i].z, lo[i].w, hi[i].x, hi[i].y, hi[i].z, hi[i].w};
-        layout::shift_out_chunk(w, offset[i], words[i]);
+      if (l[i].whole) {
+        shifted_words(l[i], words[i]);
       } else {
         Vector<E> v;
         v.bits = make_uint4(0, 0, 0, 0);
-        if (inside[i]) {
+        if (l[i].inside) {
           const Elem<E>* row = src + rows(r0 + 2 * g + i);
           for (int e = 0; e < A::vec; ++e)
             if (c + e < p.cols) v.e[e] = row[c + e];
@@ -246,6 +259,11 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
   }
 }
 
+// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
+// of a staged row takes the one or two aligned vectors around it and shifts its bytes out
+// (load_shifted, layout::shift_out_chunk); a chunk whose vectors would reach past its row's
+// bytes in the matrix (the first and last of a row) loads its elements one by one. Bytes two
+// rows a store (stage_shifted_pairs); wider elements a chunk's worth of rows a batch.
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {
@@ -257,42 +275,23 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
   constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
   static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");
   constexpr int per_step = A::threads / chunks;  // rows a step
-  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
   const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
   const int64_t c = c0 + int64_t(u) * A::vec;
   const bool column_inside = c < p.cols;
 #pragma unroll
   for (int first = 0; first < steps; first += in_flight) {
-    uint4 lo[in_flight], hi[in_flight];
-    int offset[in_flight];
-    bool inside[in_flight], whole[in_flight];
+    ShiftedLoad l[in_flight];
 #pragma unroll
-    for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
-      const int j = (first + k) * per_step + lane;
-      const int64_t r = r0 + j;
-      inside[k] = (first + k < steps) & (j < A::rows) & (!Edge || ((r >= 0) & (r < p.rows) & column_inside));
-      const Elem<E>* row = src;  // a table (Tabled) has no row past the tile: looked up only inside it
-      if constexpr (std::is_same_v<Rows, Pitched>)
-        row += rows(r);
-      else if (inside[k])
-        row += rows(r);
-      const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
-      whole[k] = inside[k] & (!Edge || s.whole);
-      offset[k] = s.offset;
-      const uint4* from = reinterpret_cast<const uint4*>(s.first);
-      lo[k] = hi[k] = make_uint4(0, 0, 0, 0);
-      if (whole[k]) lo[k] = from[0];
-      if (whole[k] & (s.offset != 0)) hi[k] = from[1];
-    }
+    for (int k = 0; k < in_flight; ++k)  // the batch's loads in flight first
+      l[k] = load_shifted<A, Edge>(src, p, rows, r0, (first + k) * per_step + lane, c, column_inside, first + k < steps);
 #pragma unroll
     for (int k = 0; k < in_flight; ++k) {
       const int j = (first + k) * per_step + lane;
-      if (whole[k]) {
-        const uint32_t w[8] = {lo[k].x, lo[k].y, lo[k].z, lo[k].w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
+      if (l[k].whole) {
         uint32_t words[4];
-        layout::shift_out_chunk(w, offset[k], words);
+        shifted_words(l[k], words);
         stage_chunk<A>(tile, j, u * A::vec, words);
-      } else if (inside[k]) {
+      } else if (l[k].inside) {
         const Elem<E>* row = src + rows(r0 + j);
         for (int e = 0; e < A::vec; ++e)
           if (c + e < p.cols) tile[StagedTile<A>::at(j, u * A::vec + e)] = row[c + e];

@@ -322,18 +322,35 @@ __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, cons
   else
     stage_shifted<A, Edge>(tile, src, p, rows, r0, c0);
   __syncthreads();
+  // The matrix's rows and columns as the tile's, 32-bit: tile rows [lowest, highest) and
+  // columns [0, cols_left) (r0 >= -max_shift; a vector never reaches past A::rows).
+  const int lowest = int(max(-r0, int64_t(0))), highest = int(min(p.rows - r0, int64_t(A::rows)));
+  const int cols_left = int(min(p.cols - c0, int64_t(A::cols)));
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {
     const int c = i / A::vecs_per_piece, v = i % A::vecs_per_piece;  // vector v of dst row c0 + c
-    if (Edge && c0 + c >= p.cols) continue;
+    if constexpr (E == 1) {  // bytes kept the 64-bit bounds: the 32-bit ones cost u8 1 to 3 points (H200)
+      if (Edge && c0 + c >= p.cols) continue;
+      Elem<E>* row = dst + cols(c0 + c);
+      const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
+      const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
+      if (!Edge || (first >= 0 && first + A::vec <= p.rows)) {
+        __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
+      } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row
+        for (int k = 0; k < A::vec; ++k)
+          if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
+      }
+      continue;
+    }
+    if (Edge && c >= cols_left) continue;
     Elem<E>* row = dst + cols(c0 + c);
     const int s = A::shift(reinterpret_cast<uintptr_t>(row) + uintptr_t(r0 + A::max_shift) * E);
-    const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
-    if (!Edge || (first >= 0 && first + A::vec <= p.rows)) {
-      __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
-    } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row
-      for (int k = 0; k < A::vec; ++k)
-        if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
+    const int at = A::tile_row(s, v, 0);  // the vector's first tile row; its src row r0 + at
+    if (!Edge || (at >= lowest && at + A::vec <= highest)) {
+      __stwb(reinterpret_cast<uint4*>(row + r0 + at), gather_vector<A>(tile, at, c));
+    } else if (at < highest && at + A::vec > lowest) {  // across row 0 or the last row
+      for (int k = max(lowest - at, 0); k < min(highest - at, A::vec); ++k)
+        row[r0 + at + k] = tile[Tile::at(at + k, c)];
     }
   }
 }

@@ -59,8 +59,9 @@ const std::vector<NdRule>& nd_rules() {
                 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
        },
        "(handed over by the transpose table, from permutations only) ... any other batched transpose that table "
-       "gives cute_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least `filled_transpose_min_pct` percent "
-       "of permute_aligned_stores' blocks (and as rule contiguous_sides' columns and rows)",
+       "gives cute_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least "
+       "`filled_transpose_min_pct` percent of permute_aligned_stores' blocks (and as rule contiguous_sides' columns "
+       "and rows)",
        "unaligned rows that fill the big blocks: shifted 16-byte loads, 16-byte stores on 32-byte sectors", true},
       // The vector kernels read a src run of one 16-byte vector as half of each 32-byte sector.
       {"one_vector_src_run", &engines::permute_aligned_stores,

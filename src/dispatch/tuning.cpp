@@ -71,7 +71,8 @@ constexpr Tuning h100 = [] {
   // against the table's choice; results/2026-11-28-aligned-3594273): under 7 MiB 6 of 20 ran
   // faster, behind by up to 42 points (fp16 12992x41 64 -> 22%: permute_packed's few tiles);
   // from 7 MiB 10 of 15 (+16 to +20 on u8, fp16 and fp32 batches of short rows, the rest
-  // within 7). Unmeasured on the H100: the same bound.
+  // within 7). With this bound, three fresh seeds (results/2026-11-28-aligned-5833845): 14 of
+  // 1500 2-D draws moved, 10 faster, +7.1 on average. Unmeasured on the H100: the same bound.
   t.short_transpose_min = 8 * MiB;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; results/2026-11-28-rules-07d0aa8): of the

@@ -41,6 +41,16 @@ struct AlignedDstTile {
   XPOSE_HD static constexpr int64_t row_blocks(int64_t rows) {
     return rows / piece + (rows % piece + max_shift + piece - 1) / piece;
   }
+  // Whether a block staging src rows r0.. and columns c0.. lies inside a matrix of m_rows x
+  // m_cols with room to spare: every staged row one of the matrix, every column inside it, and
+  // where src rows are shifted (not 16-byte aligned) every 16-byte chunk's aligned vectors
+  // inside its row (shifted_chunk: whole); so every dst vector of its pieces is whole too. Such
+  // blocks run without edge tests.
+  XPOSE_HD static constexpr bool interior(int64_t m_rows, int64_t m_cols, int64_t r0, int64_t c0, bool shifted) {
+    const bool rows_in = (r0 >= 0) & (r0 + rows <= m_rows);
+    const bool cols_in = shifted ? (c0 * E >= 16) & ((c0 + cols) * E + 16 <= m_cols * E) : c0 + cols <= m_cols;
+    return rows_in & cols_in;
+  }
 };
 
 // The tile aligned_stores takes for elements of E bytes, src rows 16-byte aligned or not.

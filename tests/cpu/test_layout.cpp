@@ -561,6 +561,50 @@ TEST(AlignedDst, ShiftedChunksReadOnlyTheRowAndGiveItsBytes) {
   EXPECT_GT(cut, 100);
 }
 
+// AlignedDstTile::interior's promise, on random matrices at any alignment: a block it calls
+// interior stages only rows of the matrix and columns inside it, and (shifted rows) every
+// chunk's aligned vectors lie inside their row; random matrices have such blocks.
+template <class A>
+void check_interior(std::mt19937_64& rng, bool shifted, int* interior_blocks) {
+  constexpr int E = A::elem_bytes;
+  const int64_t rows = 1 + int64_t(rng() % 700), cols = 1 + int64_t(rng() % 400);
+  const int64_t ld = cols + int64_t(rng() % 5);
+  const uintptr_t base = (uintptr_t(1) << 20) + (shifted ? E * (rng() % 16) : 0);
+  const auto row_start = [&](int64_t r) { return base + uintptr_t(r * ld * E); };
+  for (int64_t k = 0; k < A::row_blocks(rows); ++k)
+    for (int64_t c0 = 0; c0 < cols; c0 += A::cols) {
+      const int64_t r0 = k * A::piece - A::max_shift;
+      if (!A::interior(rows, cols, r0, c0, shifted)) continue;
+      ++*interior_blocks;
+      for (int j = 0; j < A::rows; ++j) {
+        const int64_t r = r0 + j;
+        ASSERT_TRUE(r >= 0 && r < rows) << "staged row " << r << " of " << rows;
+        for (int64_t c = c0; c < c0 + A::cols; c += A::vec) {
+          ASSERT_LE(c + A::vec, cols) << "chunk at column " << c << " of " << cols;
+          if (shifted)
+            ASSERT_TRUE(shifted_chunk(row_start(r) + uintptr_t(c * E), row_start(r), row_start(r) + uintptr_t(cols * E)).whole)
+                << "row " << r << ", column " << c;
+        }
+      }
+    }
+}
+
+TEST(AlignedDst, InteriorBlocksNeedNoEdgeTests) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int interior_blocks = 0;
+  for (int trial = 0; trial < 300 && !::testing::Test::HasFatalFailure(); ++trial) {
+    check_interior<AlignedDstTile<1>>(rng, true, &interior_blocks);
+    check_interior<AlignedDstTile<1, true>>(rng, false, &interior_blocks);
+    check_interior<AlignedDstTile<2>>(rng, true, &interior_blocks);
+    check_interior<AlignedDstTile<2>>(rng, false, &interior_blocks);
+    check_interior<AlignedDstTile<4>>(rng, true, &interior_blocks);
+    check_interior<AlignedDstTile<8>>(rng, false, &interior_blocks);
+  }
+  EXPECT_GT(interior_blocks, 1000);
+}
+
 // A run stored from any element-aligned address as ShiftedRun's vectors, simulated byte for
 // byte: whole vectors start on 16-byte boundaries and take their bytes from the two staged
 // pieces around them, partial ones only the run's bytes; every byte of the run is written once

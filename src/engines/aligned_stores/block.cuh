@@ -300,18 +300,8 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
   }
 }
 
-// Whether a block's tile lies inside the matrix with room to spare: every staged row a row of
-// the matrix, every column inside it, every shifted chunk's aligned vectors inside its row, and
-// so every dst vector whole. Such blocks (most) run the block without its edge tests.
-template <class A, int E = A::elem_bytes>
-__device__ __forceinline__ bool interior(const Problem& p, int64_t r0, int64_t c0, bool shifted) {
-  const bool rows_in = (r0 >= 0) & (r0 + A::rows <= p.rows);
-  const bool cols_in = shifted ? (c0 * E >= 16) & ((c0 + A::cols) * E + 16 <= p.cols * E) : c0 + A::cols <= p.cols;
-  return rows_in & cols_in;
-}
-
 // The block's tile staged and its dst row pieces stored; Edge: with the tests of the matrix's
-// edges (else the block lies inside: interior).
+// edges (else the block lies inside: AlignedDstTile::interior).
 template <int E, Staging How, bool Edge, class Rows, class Cols>
 __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, const Rows& rows, const Cols& cols,
                                            const Elem<E>* src, Elem<E>* dst, int64_t r0, int64_t c0) {
@@ -373,7 +363,7 @@ __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Proble
     const int s = A::shift(reinterpret_cast<uintptr_t>(dst + cols(c0)) + uintptr_t(r0 + A::max_shift) * E);
     if (r0 + A::max_shift - s >= p.rows) return;
   }
-  if (E <= 2 && interior<A>(p, r0, c0, How == shifted))
+  if (E <= 2 && A::interior(p.rows, p.cols, r0, c0, How == shifted))
     block_body<E, How, false>(tile, p, rows, cols, src, dst, r0, c0);
   else
     block_body<E, How, true>(tile, p, rows, cols, src, dst, r0, c0);

@@ -605,6 +605,42 @@ TEST(AlignedDst, InteriorBlocksNeedNoEdgeTests) {
   EXPECT_GT(interior_blocks, 1000);
 }
 
+// AlignedDstTile::held: the 32-bit tile rows a block's dst vectors test against say what the
+// 64-bit src rows say, for every block row of random matrices and every vector of a piece.
+template <class A>
+void check_held(std::mt19937_64& rng) {
+  const int64_t m_rows = 1 + int64_t(rng() % 3000) + (rng() % 4 == 0 ? (int64_t(1) << 32) : 0);
+  const int64_t blocks = A::row_blocks(m_rows);
+  for (int64_t k : {int64_t(0), int64_t(1), blocks / 2, blocks - 2, blocks - 1}) {
+    if (k < 0 || k >= blocks) continue;
+    const int64_t r0 = k * A::piece - A::max_shift;
+    const auto [lowest, highest] = A::held(m_rows, r0);
+    for (int s = 0; s <= A::max_shift; ++s)
+      for (int v = 0; v < A::vecs_per_piece; ++v) {
+        const int at = A::tile_row(s, v, 0);
+        const int64_t first = r0 + at;
+        ASSERT_EQ(first >= 0 && first + A::vec <= m_rows, at >= lowest && at + A::vec <= highest)
+            << m_rows << " rows, block row " << k << ", shift " << s << ", vector " << v;
+        for (int e = 0; e < A::vec; ++e)
+          ASSERT_EQ(first + e >= 0 && first + e < m_rows, e >= lowest - at && e < highest - at)
+              << m_rows << " rows, block row " << k << ", shift " << s << ", vector " << v << ", element " << e;
+      }
+  }
+}
+
+TEST(AlignedDst, HeldRowsAreTheMatrixsRows) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 200 && !::testing::Test::HasFatalFailure(); ++trial) {
+    check_held<AlignedDstTile<1>>(rng);
+    check_held<AlignedDstTile<1, true>>(rng);
+    check_held<AlignedDstTile<2>>(rng);
+    check_held<AlignedDstTile<4>>(rng);
+    check_held<AlignedDstTile<8>>(rng);
+  }
+}
+
 // A run stored from any element-aligned address as ShiftedRun's vectors, simulated byte for
 // byte: whole vectors start on 16-byte boundaries and take their bytes from the two staged
 // pieces around them, partial ones only the run's bytes; every byte of the run is written once

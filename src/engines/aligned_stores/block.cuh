@@ -313,8 +313,9 @@ __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, cons
     stage_shifted<A, Edge>(tile, src, p, rows, r0, c0);
   __syncthreads();
   // The matrix's rows and columns as the tile's, 32-bit: tile rows [lowest, highest) and
-  // columns [0, cols_left) (r0 >= -max_shift; a vector never reaches past A::rows).
-  const int lowest = int(max(-r0, int64_t(0))), highest = int(min(p.rows - r0, int64_t(A::rows)));
+  // columns [0, cols_left).
+  const typename A::Held held = A::held(p.rows, r0);
+  const int lowest = held.lowest, highest = held.highest;
   const int cols_left = int(min(p.cols - c0, int64_t(A::cols)));
 #pragma unroll
   for (int i = threadIdx.x; i < A::cols * A::vecs_per_piece; i += A::threads) {

@@ -20,6 +20,11 @@ bool stores_filled(const Plan& p, const Tuning& t) {
   return stores_filled(p.params<layout::NdAlignedStores>(), p.task.form.elem_bytes, t);
 }
 
+// The bytes the form moves.
+int64_t moved_bytes(const layout::NdForm& f) {
+  return f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
+}
+
 // The shorter of src's and dst's fastest runs, bytes.
 int64_t shortest_run(const layout::NdForm& f) { return std::min(f.extent_a, f.extent_b) * f.elem_bytes; }
 
@@ -43,8 +48,8 @@ const std::vector<NdRule>& nd_rules() {
       {"short_transposes", &engines::permute_packed,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
-         const int64_t bytes = f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
-         return f.tiled && shortest_run(f) < short_transpose_bound(t, f.elem_bytes) && bytes >= t.short_transpose_min;
+         return f.tiled && shortest_run(f) < short_transpose_bound(t, f.elem_bytes) &&
+                moved_bytes(f) >= t.short_transpose_min;
        },
        "(handed over by the transpose table, from transposes too) a batched transpose of at least "
        "`short_transpose_min` bytes with a side of fewer than `short_transpose_side` bytes (1-byte elements: "
@@ -54,8 +59,7 @@ const std::vector<NdRule>& nd_rules() {
        [](const Plan& p, const Tuning& t) {
          const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
          const layout::NdForm& f = p.task.form;
-         const int64_t bytes = f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
-         return f.tiled && bytes >= t.filled_transpose_side && stores_filled(s, f.elem_bytes, t) &&
+         return f.tiled && moved_bytes(f) >= t.filled_transpose_side && stores_filled(s, f.elem_bytes, t) &&
                 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
        },
        "(handed over by the transpose table, from permutations only) ... any other batched transpose that table "

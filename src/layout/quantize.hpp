@@ -128,6 +128,24 @@ XPOSE_HD inline bool scales_padded(const QuantizeRecipe& r) {
   return !tensor_scaled(r) && r.layout != ScaleLayout::row_major;
 }
 
+// The row-block quantizing kernel's stage (engines/quantize, 1 x K blocks): a 128 x 128 tile of
+// E-byte elements (E = 2 or 4), rows of 128 E bytes in 16-byte chunks, read two ways: a thread
+// reads a row segment of 32 elements (chunk by chunk; in a warp, lanes 4j .. 4j + 3 read row
+// r + j's four segments), and a warp reads one row's 128 consecutive bytes (a word a lane).
+// Chunk c of row r sits at chunk staged_chunk(E, r, c) of its row: a row segment is chunks
+// seg_chunks * s .. of the row's 128-byte window s / (8 / seg_chunks), its chunks turned by
+// segment and row so that eight lanes (two rows' four segments) reading their chunk i find
+// eight different 16-byte bank groups; a window's chunks stay in it, so a warp's 128
+// consecutive bytes are one wavefront too. Host-tested (test_quantize).
+XPOSE_HD constexpr int staged_chunk(int E, int r, int c) {
+  if (E == 2) {  // a segment is 4 chunks, two a window
+    const int s = c >> 2, i = c & 3;
+    return 8 * (s >> 1) + 4 * ((s + r) & 1) + ((i + (s >> 1) + 2 * (r & 1)) & 3);
+  }
+  const int s = c >> 3, i = c & 7;  // E = 4: a segment is a window of 8 chunks
+  return 8 * s + ((i + s + 4 * (r & 1)) & 7);
+}
+
 // Why recipe r cannot be served (one line), or null: blocks of 1 to 2^20 a side (the GPU path
 // asks more), the 128 x 4 tiles for MXFP8 only.
 inline const char* recipe_refusal(const QuantizeRecipe& r) {

@@ -327,6 +327,36 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
   EXPECT_NE(nullptr, recipe_refusal(blocks));
 }
 
+// The row-block kernel's stage (staged_chunk) keeps each row's chunks a permutation, each
+// 128-byte window's chunks in that window, and its two reads conflict-free in the bank model:
+// eight lanes (two rows' four segments) reading their segments' chunk i meet eight 16-byte
+// bank groups; a warp's 32 words of one row's window are one 128-byte line.
+TEST(Quantize, RowBlockStageReadsMeetInNoBank) {
+  for (int E : {2, 4}) {
+    SCOPED_TRACE("element bytes " + std::to_string(E));
+    const int chunks = 128 * E / 16, seg_chunks = 32 * E / 16;
+    for (int r = 0; r < 8; ++r) {
+      std::vector<int> seen(size_t(chunks), 0);
+      for (int c = 0; c < chunks; ++c) {
+        const int p = staged_chunk(E, r, c);
+        ASSERT_TRUE(p >= 0 && p < chunks) << "row " << r << " chunk " << c;
+        ++seen[size_t(p)];
+        EXPECT_EQ(c / 8, p / 8) << "row " << r << " chunk " << c << " leaves its 128-byte window";
+      }
+      for (int p = 0; p < chunks; ++p) EXPECT_EQ(1, seen[size_t(p)]) << "row " << r << " place " << p;
+    }
+    for (int r = 0; r < 8; r += 2)  // lanes 0-3: row r's segments 0-3; lanes 4-7: row r + 1's
+      for (int i = 0; i < seg_chunks; ++i) {
+        std::vector<int> group(8, 0);
+        for (int lane = 0; lane < 8; ++lane) {
+          const int row = r + lane / 4, s = lane % 4;
+          ++group[size_t(staged_chunk(E, row, s * seg_chunks + i) % 8)];
+        }
+        for (int g = 0; g < 8; ++g) EXPECT_EQ(1, group[size_t(g)]) << "rows " << r << ", chunk " << i << ", group " << g;
+      }
+  }
+}
+
 // The GPU path refuses what it cannot serve, with a reason (it needs no GPU to say so): block
 // shapes it does not tile.
 TEST(Quantize, GpuRefusalsNameTheProblem) {

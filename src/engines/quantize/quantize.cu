@@ -12,14 +12,11 @@
 // shape the recipe names, 1 x 32 up to 128 x 128. The tile's amax comes from registers. The
 // cast is the hardware's cvt.rn.satfinite (sm_89 and later; this file is built for
 // XPOSE_TMA_ARCHITECTURES alone), NaN given the sign of x as the reference does.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-
 #include <algorithm>
 #include <tuple>
 #include <type_traits>
 
+#include "engines/quantize/fp8.cuh"
 #include "engines/quantize/quantize.hpp"
 #include "layout/micro_block.hpp"
 
@@ -64,18 +61,6 @@ __device__ __forceinline__ int col_slot(int g, int c) {
   return c ^ (c >> 5) ^ ((g & (Map<E>::HR - 1)) << 2);
 }
 
-// Half `i` of a word of 2-byte elements as fp32: bf16 (Brain) or fp16. cvt.f32.f16 gives NaNs
-// one canonical (positive) NaN; where the sign matters (Nans: the NaN's code carries it) it is
-// put back, as the reference keeps it.
-template <bool Brain, bool Nans = false>
-__device__ __forceinline__ float widen(uint32_t word, int i) {
-  const uint16_t h = uint16_t(word >> (16 * i));
-  if constexpr (Brain) return __uint_as_float(uint32_t(h) << 16);
-  const float v = __half2float(__ushort_as_half(h));
-  if constexpr (!Nans) return v;
-  return v == v ? v : __uint_as_float((uint32_t(h & 0x8000u) << 16) | 0x7FC00000u);
-}
-
 // Element e of a vector's words as fp32: E = 4 fp32, E = 2 bf16 (Brain) or fp16.
 template <int E, bool Brain, bool Nans = false>
 __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) {
@@ -83,36 +68,6 @@ __device__ __forceinline__ float element(const uint32_t (&w)[Map<E>::W], int e) 
     return __uint_as_float(w[e]);
   else
     return widen<Brain, Nans>(w[e / 2], e % 2);
-}
-
-// Two values scaled and cast to FP8 codes (a in the low byte), as layout::quantize_value. A NaN
-// product comes out of cvt as one NaN code whatever the sign: Nans (a tile with a NaN in x, or
-// a given scale that makes one of an infinity) gives it x's sign and the format's NaN.
-template <bool Nans, layout::Fp8 kind>
-__device__ __forceinline__ uint32_t quantize_pair(float a, float sa, float b, float sb) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-  const float ya = a * sa, yb = b * sb;
-  uint32_t codes = __nv_cvt_float2_to_fp8x2(make_float2(ya, yb), __NV_SATFINITE,
-                                            kind == layout::Fp8::e4m3 ? __NV_E4M3 : __NV_E5M2);
-  if constexpr (Nans) {
-    const uint32_t nan = layout::fp8_format(kind).nan_code;
-    if (ya != ya) codes = (codes & 0xFF00u) | ((__float_as_uint(a) >> 24) & 0x80u) | nan;
-    if (yb != yb) codes = (codes & 0x00FFu) | (((__float_as_uint(b) >> 24) & 0x80u) | nan) << 8;
-  }
-  return codes;
-#else
-  return layout::quantize_value(a, sa, kind) | uint32_t(layout::quantize_value(b, sb, kind)) << 8;
-#endif
-}
-
-// max |x| with NaN ignored (fmaxf returns the other operand), infinities kept.
-__device__ __forceinline__ float amax_of(float m, float x) { return fmaxf(m, fabsf(x)); }
-
-// max with NaN kept (max.NaN): a running value that turns NaN where any operand was.
-__device__ __forceinline__ float max_keeping_nan(float m, float x) {
-  float out;
-  asm("max.NaN.f32 %0, %1, %2;" : "=f"(out) : "f"(m), "f"(x));
-  return out;
 }
 
 // One output's block scales, from the tile's partial maxima (Shared::row_part, col_part). The
@@ -172,16 +127,7 @@ __device__ void block_scales(const QuantizeRecipe& r, const Shared<E>& sh, bool 
     for (int s = lanes / 2; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s, lanes));
     if (blk < blocks && l == 0) {
       const bool inside = (bi << br_bits) < valid_r && (bj << bc_bits) < valid_c;
-      const int64_t at = index(first_bi + bi, first_bj + bj);
-      if (r.scaling == Scaling::mx) {
-        const uint8_t code = layout::e8m0_from_amax(m, r.out);
-        scale[blk] = layout::e8m0_data_scale(code);
-        if (out && inside) static_cast<uint8_t*>(out)[at] = code;
-      } else {
-        const float s = layout::scale_from_amax(m, r.out, r.pow2_scales, r.value_for_inf);
-        scale[blk] = s;
-        if (out && inside) static_cast<float*>(out)[at] = 1.0f / s;
-      }
+      scale[blk] = block_factor(r, m, out, index(first_bi + bi, first_bj + bj), out && inside);
     }
   }
 }
@@ -219,21 +165,6 @@ Scheme scheme_of(const QuantizeRecipe& r) {
   layout::block_shape(r, &br, &bc);
   if (br == bc) return Scheme::same;
   return br == 1 && bc >= 32 ? Scheme::row_blocks : Scheme::general;
-}
-
-// Packed |x| maxima of 2-byte inputs: two elements a word, NaN ignored (__hmax2), and a running
-// NaN detector (__hmax2_nan).
-template <bool Brain>
-__device__ __forceinline__ uint32_t hmax2(uint32_t a, uint32_t b, bool keep_nan) {
-  if constexpr (Brain) {
-    const __nv_bfloat162 x = *reinterpret_cast<const __nv_bfloat162*>(&a), y = *reinterpret_cast<const __nv_bfloat162*>(&b);
-    const __nv_bfloat162 m = keep_nan ? __hmax2_nan(x, y) : __hmax2(x, y);
-    return *reinterpret_cast<const uint32_t*>(&m);
-  } else {
-    const __half2 x = *reinterpret_cast<const __half2*>(&a), y = *reinterpret_cast<const __half2*>(&b);
-    const __half2 m = keep_nan ? __hmax2_nan(x, y) : __hmax2(x, y);
-    return *reinterpret_cast<const uint32_t*>(&m);
-  }
 }
 
 // A thread's elements: four rows of one chunk, IT times (w), and where they sit.
@@ -616,6 +547,7 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
             e != cudaSuccess)
           return e;
   }
+  if (scheme_of(t.recipe) == Scheme::row_blocks) return quantize_row_blocks(t, stream);
   const int64_t E = input_bytes(t.input);
   const Flags flags{aligned(t.x, 16) && (t.ld * E) % 16 == 0,
                     aligned(t.data, uintptr_t(16 / E)) && t.cols % (16 / E) == 0,

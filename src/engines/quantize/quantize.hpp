@@ -23,4 +23,8 @@ const char* quantize_refusal(const QuantizeTask& t);
 // first); never waits. The task is one quantize_refusal accepts.
 cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream);
 
+// quantize's kernel for recipes of 1 x K blocks, K = 32, 64 or 128 (row_blocks.cu): the
+// quantization alone, after quantize has zeroed *amax and the scales' padding.
+cudaError_t quantize_row_blocks(const QuantizeTask& t, cudaStream_t stream);
+
 }  // namespace xpose::engines

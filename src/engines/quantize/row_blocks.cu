@@ -1,0 +1,353 @@
+// FP8 quantization for recipes of 1 x K blocks (K = 32, 64 or 128: MXFP8, DeepSeek-V3's 1 x 128
+// activations): one block of 256 threads a 128 x 128 tile of x, copied into shared memory (its
+// chunks placed by layout::staged_chunk) and read from there twice, so that no thread holds the
+// tile (quantize.cu's kernel holds it in registers, at two blocks an SM):
+//   data    a thread a 32-element row segment: its max |x| (K / 32 neighbouring lanes make a
+//           block's), the block's factor and scale, and its 32 codes, two 16-byte stores;
+//   data_t  a thread a 32-row segment of one column (of two for 2-byte inputs: a word a row):
+//           its max |x| (the K / 32 segments of a block, in other warps, meet in shared
+//           memory), factor, scale and 32 codes, which go back through the stage so that
+//           data_t's rows are stored as whole 128-byte lines.
+#include <algorithm>
+
+#include "engines/async_copy.cuh"
+#include "engines/quantize/fp8.cuh"
+#include "engines/quantize/quantize.hpp"
+
+namespace xpose::engines {
+namespace {
+
+using layout::Fp8;
+using layout::QuantizeRecipe;
+
+constexpr int kTile = 128, kThreads = 256, kWarps = kThreads / 32;
+constexpr int kSeg = 32, kSegs = kTile / kSeg;  // a segment's elements; segments a tile row or column
+
+template <int E>
+struct Stage {
+  static constexpr int row_bytes = kTile * E, chunks = row_bytes / 16, seg_chunks = kSeg * E / 16;
+  static constexpr int seg_words = kSeg * E / 4;  // 32-bit words a row segment
+  static constexpr int P = 4 / E;                 // columns a word
+  // data_t's codes wait in registers for the stage to be read and go back through it (fp32), or
+  // go to a buffer of their own at once (2-byte inputs: holding them spilled at 64 registers;
+  // fp32 with the buffer would fit 2 blocks an SM, not 3).
+  static constexpr bool hold_codes = E == 4;
+  unsigned char x[kTile][row_bytes];  // chunk c of row r at chunk layout::staged_chunk(E, r, c)
+  unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: row c's chunk j at j ^ (c % 8)
+  float seg_max[kSegs][kTile];        // data_t, K > 32: each column's max |x| over each row segment
+  float warp_max[kWarps];
+};
+
+// Where element (r, c) of the tile sits in its staged row, in bytes.
+template <int E>
+__device__ __forceinline__ int staged_byte(int r, int c) {
+  return layout::staged_chunk(E, r, (c * E) >> 4) * 16 + ((c * E) & 15);
+}
+
+// n codes (four a word of w, n <= 32) to dst: 16-byte or 4-byte stores where dst's alignment
+// allows, else byte by byte.
+__device__ __forceinline__ void store_codes(uint8_t* dst, const uint32_t (&w)[8], int n) {
+  const uint32_t at = uint32_t(reinterpret_cast<uintptr_t>(dst));
+  if (n == kSeg && at % 16 == 0) {
+    reinterpret_cast<uint4*>(dst)[0] = make_uint4(w[0], w[1], w[2], w[3]);
+    reinterpret_cast<uint4*>(dst)[1] = make_uint4(w[4], w[5], w[6], w[7]);
+  } else if (n == kSeg && at % 4 == 0) {
+#pragma unroll
+    for (int q = 0; q < 8; ++q) reinterpret_cast<uint32_t*>(dst)[q] = w[q];
+  } else {
+#pragma unroll
+    for (int b = 0; b < kSeg; ++b)  // unrolled: w stays in registers
+      if (b < n) dst[b] = uint8_t(w[b / 4] >> (8 * (b % 4)));
+  }
+}
+
+// Element p of word w as fp32: fp32 (E = 4), or half p of a bf16 (Brain) or fp16 pair.
+template <int E, bool Brain, bool Nans>
+__device__ __forceinline__ float element(uint32_t w, int p) {
+  if constexpr (E == 4)
+    return __uint_as_float(w);
+  else
+    return widen<Brain, Nans>(w, p);
+}
+
+// max |x| of the elements of words w (column p of each word where Column; every element
+// otherwise), and whether any is NaN. 2-byte inputs compare two elements an instruction.
+template <int E, bool Brain, int N>
+__device__ __forceinline__ void max_of(const uint32_t (&w)[N], float* m, bool* nan, float* m1 = nullptr) {
+  if constexpr (E == 2) {
+    uint32_t top = 0, any = 0;
+#pragma unroll
+    for (int q = 0; q < N; ++q) {
+      const uint32_t a = w[q] & 0x7FFF7FFFu;
+      top = hmax2<Brain>(top, a, false), any = hmax2<Brain>(any, a, true);
+    }
+    const float n0 = widen<Brain>(any, 0), n1 = widen<Brain>(any, 1);
+    *nan = n0 != n0 || n1 != n1;
+    if (m1) {  // the two columns apart
+      *m = widen<Brain>(top, 0), *m1 = widen<Brain>(top, 1);
+    } else {
+      *m = fmaxf(widen<Brain>(top, 0), widen<Brain>(top, 1));
+    }
+  } else {
+    float top = 0.0f, any = 0.0f;
+#pragma unroll
+    for (int q = 0; q < N; ++q) top = amax_of(top, __uint_as_float(w[q])), any = max_keeping_nan(any, __uint_as_float(w[q]));
+    *nan = any != any, *m = top;
+  }
+}
+
+// The 32 codes of a row segment (words w, every element in order) scaled by f.
+template <int E, bool Brain, bool Nans, Fp8 Kind>
+__device__ __forceinline__ void row_codes(const uint32_t (&w)[Stage<E>::seg_words], float f, uint32_t (&codes)[8]) {
+#pragma unroll
+  for (int e = 0; e < kSeg; e += 2) {
+    float a, b;
+    if constexpr (E == 4)
+      a = __uint_as_float(w[e]), b = __uint_as_float(w[e + 1]);
+    else
+      a = element<E, Brain, Nans>(w[e / 2], 0), b = element<E, Brain, Nans>(w[e / 2], 1);
+    const uint32_t pair = quantize_pair<Nans, Kind>(a, f, b, f);
+    codes[e / 4] = e % 4 == 0 ? pair : codes[e / 4] | pair << 16;
+  }
+}
+
+// The 32 codes of column p of a column segment (a word a row) scaled by f.
+template <int E, bool Brain, bool Nans, Fp8 Kind>
+__device__ __forceinline__ void column_codes(const uint32_t (&w)[kSeg], int p, float f, uint32_t (&codes)[8]) {
+#pragma unroll
+  for (int k = 0; k < kSeg; k += 2) {
+    const uint32_t pair =
+        quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[k], p), f, element<E, Brain, Nans>(w[k + 1], p), f);
+    codes[k / 4] = k % 4 == 0 ? pair : codes[k / 4] | pair << 16;
+  }
+}
+
+template <int E, bool Brain, Fp8 Kind>
+__device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
+                                              int64_t ld, uint8_t* data, uint8_t* data_t, void* scales,
+                                              void* scales_t, float* amax, bool x_vectors,
+                                              const layout::ScaleIndex& index, const layout::ScaleIndex& index_t,
+                                              Stage<E>& st, int64_t i0, int64_t j0, int R, int C) {
+  using S = Stage<E>;
+  const unsigned char* const xb = static_cast<const unsigned char*>(x);
+  // The tile into the stage: 16-byte chunks by cp.async where it is whole and aligned, else
+  // element by element with zeros past the matrix.
+  if (R == kTile && C == kTile && x_vectors) {
+#pragma unroll 4
+    for (int q = int(threadIdx.x); q < kTile * S::chunks; q += kThreads) {
+      const int rr = q / S::chunks, c = q % S::chunks;
+      copy_async<16>(&st.x[rr][layout::staged_chunk(E, rr, c) * 16], xb + ((i0 + rr) * ld + j0) * E + c * 16);
+    }
+    commit_async();
+    wait_async_all();
+  } else {
+    for (int q = int(threadIdx.x); q < kTile * kTile; q += kThreads) {
+      const int rr = q / kTile, c = q % kTile;
+      const bool in = rr < R && c < C;
+      const int64_t at = ((i0 + rr) * ld + j0 + c) * E;
+      if constexpr (E == 4)
+        *reinterpret_cast<uint32_t*>(&st.x[rr][staged_byte<E>(rr, c)]) = in ? *reinterpret_cast<const uint32_t*>(xb + at) : 0u;
+      else
+        *reinterpret_cast<uint16_t*>(&st.x[rr][staged_byte<E>(rr, c)]) = in ? *reinterpret_cast<const uint16_t*>(xb + at) : uint16_t(0);
+    }
+  }
+  __syncthreads();
+
+  int64_t k_bits64, unused;
+  layout::block_shape(r, &unused, &k_bits64);
+  const int k_bits = __ffs(int(k_bits64)) - 1, sharing = 1 << (k_bits - 5);  // segments a block: 1, 2, 4
+  float thread_max = 0.0f;
+
+  // data: a thread a row segment, twice; lanes 4j .. 4j + 3 hold row j's four. It also finds
+  // the tile's max |x| where it runs (data_t's pass where only that is asked).
+  const bool rows_pass = data || scales || !(data_t || scales_t);
+  if (rows_pass) {
+#pragma unroll
+    for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
+      const int s = int(threadIdx.x) + u * kThreads, rr = s / kSegs, sg = s % kSegs;
+      uint32_t w[S::seg_words];
+#pragma unroll
+      for (int i = 0; i < S::seg_chunks; ++i) {
+        const uint4 v = *reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
+        w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+      }
+      float m;
+      bool nan;
+      max_of<E, Brain>(w, &m, &nan);
+      thread_max = fmaxf(thread_max, m);
+      for (int o = 1; o < sharing; o *= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+      const bool inside = rr < R && sg * kSeg < C;
+      const float f = block_factor(r, m, scales, index(i0 + rr, (j0 >> k_bits) + (sg >> (k_bits - 5))),
+                                   scales && inside && (sg & (sharing - 1)) == 0);
+      if (data && inside) {
+        uint32_t codes[8];
+        if (nan)
+          row_codes<E, Brain, true, Kind>(w, f, codes);
+        else
+          row_codes<E, Brain, false, Kind>(w, f, codes);
+        store_codes(data + (i0 + rr) * cols + j0 + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
+      }
+    }
+  }
+
+  // data_t: a thread a row segment of P columns (a word a row); a warp's lanes, neighbouring
+  // words of one row, read 128 bytes at a time.
+  if (data_t || scales_t) {
+    constexpr int P = S::P, groups = kTile / P, units = groups * kSegs / kThreads;
+    const auto words = [&](int u, uint32_t (&w)[kSeg], int* cg, int* rs) {
+      const int q = int(threadIdx.x) + u * kThreads;
+      *cg = q % groups, *rs = q / groups;
+#pragma unroll
+      for (int k = 0; k < kSeg; ++k) {
+        const int rr = *rs * kSeg + k;
+        w[k] = *reinterpret_cast<const uint32_t*>(&st.x[rr][staged_byte<E>(rr, *cg * P)]);
+      }
+    };
+    const auto column_max = [&](const uint32_t (&w)[kSeg], float (&m)[P], bool* nan) {
+      if constexpr (P == 2)
+        max_of<E, Brain>(w, &m[0], nan, &m[1]);
+      else
+        max_of<E, Brain>(w, &m[0], nan);
+    };
+    if (sharing > 1) {  // a block's segments meet in shared memory
+#pragma unroll
+      for (int u = 0; u < units; ++u) {
+        uint32_t w[kSeg];
+        int cg, rs;
+        words(u, w, &cg, &rs);
+        float m[P];
+        bool nan;
+        column_max(w, m, &nan);
+#pragma unroll
+        for (int p = 0; p < P; ++p) st.seg_max[rs][cg * P + p] = m[p];
+      }
+      __syncthreads();
+    }
+    unsigned char* const t = S::hold_codes ? &st.x[0][0] : st.codes_t;
+    const auto stage_codes = [&](int c, int rs, const uint32_t (&cc)[8]) {  // row c's codes 32 rs ..
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<uint4*>(t + c * kTile + ((2 * rs + h) ^ (c % 8)) * 16) =
+            make_uint4(cc[4 * h], cc[4 * h + 1], cc[4 * h + 2], cc[4 * h + 3]);
+    };
+    uint32_t held[S::hold_codes ? units : 1][P][8];
+#pragma unroll
+    for (int u = 0; u < units; ++u) {
+      uint32_t w[kSeg];
+      int cg, rs;
+      words(u, w, &cg, &rs);
+      float m[P];
+      bool nan;
+      column_max(w, m, &nan);
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        const int c = cg * P + p;
+        if (!rows_pass) thread_max = fmaxf(thread_max, m[p]);
+        float block_max = m[p];
+        if (sharing > 1) {
+          block_max = 0.0f;
+          for (int j = 0; j < sharing; ++j) block_max = fmaxf(block_max, st.seg_max[(rs & ~(sharing - 1)) + j][c]);
+        }
+        const bool inside = c < C && rs * kSeg < R;
+        const float f = block_factor(r, block_max, scales_t, index_t(j0 + c, (i0 >> k_bits) + (rs >> (k_bits - 5))),
+                                     scales_t && inside && (rs & (sharing - 1)) == 0);
+        if (data_t) {
+          uint32_t (&cc)[8] = held[S::hold_codes ? u : 0][p];
+          if (nan)
+            column_codes<E, Brain, true, Kind>(w, p, f, cc);
+          else
+            column_codes<E, Brain, false, Kind>(w, p, f, cc);
+          if constexpr (!S::hold_codes) stage_codes(c, rs, cc);
+        }
+      }
+    }
+    if (data_t) {
+      // data_t's 128 x 128 codes through shared memory, so that its rows go out as whole
+      // 128-byte lines (a thread's 32 codes of a row alone made 32-byte pieces of 32 rows a warp
+      // store: 60% of a copy for bf16 MXFP8 on the H200).
+      if constexpr (S::hold_codes) {
+        __syncthreads();  // every thread has read the stage's x
+#pragma unroll
+        for (int u = 0; u < units; ++u) {
+          const int q = int(threadIdx.x) + u * kThreads, cg = q % groups, rs = q / groups;
+#pragma unroll
+          for (int p = 0; p < P; ++p) stage_codes(cg * P + p, rs, held[u][p]);
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
+        const int c = q / 8, j = q % 8, n = min(16, R - 16 * j);
+        if (c >= C || n <= 0) continue;
+        const uint4 v = *reinterpret_cast<const uint4*>(t + c * kTile + (j ^ (c % 8)) * 16);
+        uint8_t* const to = data_t + (j0 + c) * rows + i0 + 16 * j;
+        if (n == 16 && reinterpret_cast<uintptr_t>(to) % 16 == 0) {
+          *reinterpret_cast<uint4*>(to) = v;
+        } else {
+          const uint32_t vw[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int b = 0; b < 16; ++b)
+            if (b < n) to[b] = uint8_t(vw[b / 4] >> (8 * (b % 4)));
+        }
+      }
+    }
+  }
+
+  if (amax) {  // the tile's max |x| (NaN ignored), one atomic a tile
+    for (int o = 16; o > 0; o /= 2) thread_max = fmaxf(thread_max, __shfl_xor_sync(0xFFFFFFFFu, thread_max, o));
+    if (threadIdx.x % 32 == 0) st.warp_max[threadIdx.x / 32] = thread_max;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float m = st.warp_max[0];
+#pragma unroll
+      for (int i = 1; i < kWarps; ++i) m = fmaxf(m, st.warp_max[i]);
+      atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));  // non-negative: bits order
+    }
+  }
+}
+
+template <int E, bool Brain>
+__global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
+    quantize_row_blocks(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
+                        uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors,
+                        const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  Stage<E>& st = *reinterpret_cast<Stage<E>*>(smem_bytes);
+  const unsigned tiles_c = unsigned((cols + kTile - 1) >> 7);  // kTile = 2^7; 32-bit: quantize_refusal
+  const int64_t i0 = int64_t(blockIdx.x / tiles_c) * kTile, j0 = int64_t(blockIdx.x % tiles_c) * kTile;
+  const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
+  if (r.out == Fp8::e4m3)
+    quantize_tile<E, Brain, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
+                                       index_t, st, i0, j0, R, C);
+  else
+    quantize_tile<E, Brain, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
+                                       index_t, st, i0, j0, R, C);
+}
+
+template <int E, bool Brain>
+cudaError_t launch(const QuantizeTask& t, cudaStream_t stream) {
+  const auto kernel = quantize_row_blocks<E, Brain>;
+  const int smem = int(sizeof(Stage<E>));
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+    return e;
+  const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
+  const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
+  kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
+                                                      t.scales_t, t.amax, x_vectors,
+                                                      layout::scale_index(t.recipe, t.rows, t.cols),
+                                                      layout::scale_index(t.recipe, t.cols, t.rows));
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t quantize_row_blocks(const QuantizeTask& t, cudaStream_t stream) {
+  switch (t.input) {
+    case QuantizeInputType::fp32: return launch<4, false>(t, stream);
+    case QuantizeInputType::bf16: return launch<2, true>(t, stream);
+    case QuantizeInputType::fp16: return launch<2, false>(t, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace xpose::engines

@@ -71,8 +71,29 @@ __device__ __forceinline__ uint32_t hmax2(uint32_t a, uint32_t b, bool keep_nan)
   }
 }
 
-// The factor a block whose amax is m multiplies its data by; its scale (an E8M0 code, or the
-// fp32 scale_inv) written to out[at] where `write`.
+// The factor a block whose amax is m multiplies its data by, and its scale's bits: an E8M0
+// code, or the fp32 scale_inv's.
+__device__ __forceinline__ float block_factor(const layout::QuantizeRecipe& r, float m, uint32_t* bits) {
+  if (r.scaling == layout::Scaling::mx) {
+    const uint8_t code = layout::e8m0_from_amax(m, r.out);
+    *bits = code;
+    return layout::e8m0_data_scale(code);
+  }
+  const float s = layout::scale_from_amax(m, r.out, r.pow2_scales, r.value_for_inf);
+  *bits = __float_as_uint(1.0f / s);
+  return s;
+}
+
+// Scale bits to out[at]: a byte (E8M0) or a word.
+__device__ __forceinline__ void store_scale(const layout::QuantizeRecipe& r, void* out, int64_t at, uint32_t bits) {
+  if (r.scaling == layout::Scaling::mx)
+    static_cast<uint8_t*>(out)[at] = uint8_t(bits);
+  else
+    static_cast<uint32_t*>(out)[at] = bits;
+}
+
+// block_factor, its scale written to out[at] where `write` (spelled out: through the bits,
+// quantize.cu's fp32 kernel spilled 32 bytes where it spilled 8).
 __device__ __forceinline__ float block_factor(const layout::QuantizeRecipe& r, float m, void* out, int64_t at,
                                               bool write) {
   if (r.scaling == layout::Scaling::mx) {

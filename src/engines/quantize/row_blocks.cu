@@ -35,6 +35,7 @@ struct Stage {
   unsigned char x[kTile][row_bytes];  // chunk c of row r at chunk layout::staged_chunk(E, r, c)
   unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: row c's chunk j at j ^ (c % 8)
   float seg_max[kSegs][kTile];        // data_t, K > 32: each column's max |x| over each row segment
+  uint32_t scale_t[kTile][kSegs];     // data_t's scales (column c's K-row blocks), stored after the tile
   float warp_max[kWarps];
 };
 
@@ -70,29 +71,43 @@ __device__ __forceinline__ float element(uint32_t w, int p) {
     return widen<Brain, Nans>(w, p);
 }
 
-// max |x| of the elements of words w (column p of each word where Column; every element
-// otherwise), and whether any is NaN. 2-byte inputs compare two elements an instruction.
-template <int E, bool Brain, int N>
-__device__ __forceinline__ void max_of(const uint32_t (&w)[N], float* m, bool* nan, float* m1 = nullptr) {
+// max |x| of the elements of words w (two columns apart where m1, for 2-byte inputs), and
+// whether any is NaN. With the sign bits cleared, the bits order as the values do and a NaN's
+// above an infinity's: one unsigned maximum (three operands an instruction) gives both; the
+// NaN-ignoring maximum is taken again, from the stage (word q is read(q): from w, registers
+// spilled), only where there is a NaN.
+template <int E, bool Brain, int N, class Read>
+__device__ __forceinline__ void max_of(const uint32_t (&w)[N], const Read& read, float* m, bool* nan,
+                                       float* m1 = nullptr) {
   if constexpr (E == 2) {
-    uint32_t top = 0, any = 0;
+    uint32_t top = 0;
 #pragma unroll
-    for (int q = 0; q < N; ++q) {
-      const uint32_t a = w[q] & 0x7FFF7FFFu;
-      top = hmax2<Brain>(top, a, false), any = hmax2<Brain>(any, a, true);
+    for (int q = 0; q < N; ++q) top = __vmaxu2(top, w[q] & 0x7FFF7FFFu);
+    constexpr uint32_t inf = Brain ? 0x7F80u : 0x7C00u;
+    *nan = (top & 0xFFFFu) > inf || (top >> 16) > inf;
+    if (*nan) {  // again with the NaNs as 0
+      top = 0;
+      for (int q = 0; q < N; ++q) {
+        const uint32_t a = read(q) & 0x7FFF7FFFu;
+        top = __vmaxu2(top, a & ~__vcmpgtu2(a, inf | inf << 16));
+      }
     }
-    const float n0 = widen<Brain>(any, 0), n1 = widen<Brain>(any, 1);
-    *nan = n0 != n0 || n1 != n1;
-    if (m1) {  // the two columns apart
+    if (m1) {
       *m = widen<Brain>(top, 0), *m1 = widen<Brain>(top, 1);
     } else {
       *m = fmaxf(widen<Brain>(top, 0), widen<Brain>(top, 1));
     }
   } else {
-    float top = 0.0f, any = 0.0f;
+    uint32_t top = 0;
 #pragma unroll
-    for (int q = 0; q < N; ++q) top = amax_of(top, __uint_as_float(w[q])), any = max_keeping_nan(any, __uint_as_float(w[q]));
-    *nan = any != any, *m = top;
+    for (int q = 0; q < N; ++q) top = max(top, w[q] & 0x7FFFFFFFu);
+    *nan = top > 0x7F800000u;
+    if (*nan) {
+      float t = 0.0f;
+      for (int q = 0; q < N; ++q) t = amax_of(t, __uint_as_float(read(q)));
+      top = __float_as_uint(t);
+    }
+    *m = __uint_as_float(top);
   }
 }
 
@@ -133,11 +148,16 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // The tile into the stage: 16-byte chunks by cp.async where it is whole and aligned, else
   // element by element with zeros past the matrix.
   if (R == kTile && C == kTile && x_vectors) {
-#pragma unroll 4
-    for (int q = int(threadIdx.x); q < kTile * S::chunks; q += kThreads) {
-      const int rr = q / S::chunks, c = q % S::chunks;
-      copy_async<16>(&st.x[rr][layout::staged_chunk(E, rr, c) * 16], xb + ((i0 + rr) * ld + j0) * E + c * 16);
-    }
+    // A thread's chunks: column chunk c of rows r0, r0 + step, ..: one place in its row (the
+    // place turns with the row's parity alone, and step is even), one pitch apart in x.
+    constexpr int step = kThreads / S::chunks;
+    static_assert(step % 2 == 0, "a thread's rows keep their parity");
+    const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
+    unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, c) * 16];
+    const unsigned char* from = xb + ((i0 + r0) * ld + j0) * E + c * 16;
+    const int64_t pitch = step * ld * E;
+#pragma unroll
+    for (int k = 0; k < kTile / step; ++k, to += step * S::row_bytes, from += pitch) copy_async<16>(to, from);
     commit_async();
     wait_async_all();
   } else {
@@ -165,27 +185,46 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
 #pragma unroll
     for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
       const int s = int(threadIdx.x) + u * kThreads, rr = s / kSegs, sg = s % kSegs;
+      const auto chunk = [&](int i) {
+        return reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
+      };
       uint32_t w[S::seg_words];
 #pragma unroll
       for (int i = 0; i < S::seg_chunks; ++i) {
-        const uint4 v = *reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
+        const uint4 v = *chunk(i);
         w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
       }
       float m;
       bool nan;
-      max_of<E, Brain>(w, &m, &nan);
+      max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, &m, &nan);
       thread_max = fmaxf(thread_max, m);
       for (int o = 1; o < sharing; o *= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
       const bool inside = rr < R && sg * kSeg < C;
       const float f = block_factor(r, m, scales, index(i0 + rr, (j0 >> k_bits) + (sg >> (k_bits - 5))),
                                    scales && inside && (sg & (sharing - 1)) == 0);
-      if (data && inside) {
+      if (data) {
         uint32_t codes[8];
         if (nan)
           row_codes<E, Brain, true, Kind>(w, f, codes);
         else
           row_codes<E, Brain, false, Kind>(w, f, codes);
-        store_codes(data + (i0 + rr) * cols + j0 + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
+        // Two neighbouring lanes (segments 2j, 2j + 1 of a row) trade halves, so that each
+        // 16-byte store of the pair fills one 32-byte sector (each lane's own halves made two
+        // half-sector writes a sector).
+        uint8_t* const pair = data + (i0 + rr) * cols + j0 + (sg & ~1) * kSeg;
+        const bool odd = sg & 1;
+        uint32_t got[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) got[k] = __shfl_xor_sync(0xFFFFFFFFu, odd ? codes[k] : codes[4 + k], 1);
+        if (rr < R && (sg | 1) * kSeg + kSeg <= C && reinterpret_cast<uintptr_t>(pair) % 16 == 0) {
+          // even: its first half, then the odd lane's first; odd: the even lane's second, then its own
+          const uint4 first = odd ? make_uint4(got[0], got[1], got[2], got[3]) : make_uint4(codes[0], codes[1], codes[2], codes[3]);
+          const uint4 second = odd ? make_uint4(codes[4], codes[5], codes[6], codes[7]) : make_uint4(got[0], got[1], got[2], got[3]);
+          *reinterpret_cast<uint4*>(pair + 16 * odd) = first;
+          *reinterpret_cast<uint4*>(pair + kSeg + 16 * odd) = second;
+        } else if (inside) {
+          store_codes(data + (i0 + rr) * cols + j0 + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
+        }
       }
     }
   }
@@ -194,20 +233,22 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // words of one row, read 128 bytes at a time.
   if (data_t || scales_t) {
     constexpr int P = S::P, groups = kTile / P, units = groups * kSegs / kThreads;
+    const auto word = [&](int cg, int rs, int k) {  // row 32 rs + k's word of column group cg
+      const int rr = rs * kSeg + k;
+      return *reinterpret_cast<const uint32_t*>(&st.x[rr][staged_byte<E>(rr, cg * P)]);
+    };
     const auto words = [&](int u, uint32_t (&w)[kSeg], int* cg, int* rs) {
       const int q = int(threadIdx.x) + u * kThreads;
       *cg = q % groups, *rs = q / groups;
 #pragma unroll
-      for (int k = 0; k < kSeg; ++k) {
-        const int rr = *rs * kSeg + k;
-        w[k] = *reinterpret_cast<const uint32_t*>(&st.x[rr][staged_byte<E>(rr, *cg * P)]);
-      }
+      for (int k = 0; k < kSeg; ++k) w[k] = word(*cg, *rs, k);
     };
-    const auto column_max = [&](const uint32_t (&w)[kSeg], float (&m)[P], bool* nan) {
+    const auto column_max = [&](const uint32_t (&w)[kSeg], int cg, int rs, float (&m)[P], bool* nan) {
+      const auto read = [&](int k) { return word(cg, rs, k); };
       if constexpr (P == 2)
-        max_of<E, Brain>(w, &m[0], nan, &m[1]);
+        max_of<E, Brain>(w, read, &m[0], nan, &m[1]);
       else
-        max_of<E, Brain>(w, &m[0], nan);
+        max_of<E, Brain>(w, read, &m[0], nan);
     };
     if (sharing > 1) {  // a block's segments meet in shared memory
 #pragma unroll
@@ -217,7 +258,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         words(u, w, &cg, &rs);
         float m[P];
         bool nan;
-        column_max(w, m, &nan);
+        column_max(w, cg, rs, m, &nan);
 #pragma unroll
         for (int p = 0; p < P; ++p) st.seg_max[rs][cg * P + p] = m[p];
       }
@@ -238,7 +279,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       words(u, w, &cg, &rs);
       float m[P];
       bool nan;
-      column_max(w, m, &nan);
+      column_max(w, cg, rs, m, &nan);
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         const int c = cg * P + p;
@@ -248,9 +289,9 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           block_max = 0.0f;
           for (int j = 0; j < sharing; ++j) block_max = fmaxf(block_max, st.seg_max[(rs & ~(sharing - 1)) + j][c]);
         }
-        const bool inside = c < C && rs * kSeg < R;
-        const float f = block_factor(r, block_max, scales_t, index_t(j0 + c, (i0 >> k_bits) + (rs >> (k_bits - 5))),
-                                     scales_t && inside && (rs & (sharing - 1)) == 0);
+        uint32_t bits;
+        const float f = block_factor(r, block_max, &bits);
+        if ((rs & (sharing - 1)) == 0) st.scale_t[c][rs >> (k_bits - 5)] = bits;
         if (data_t) {
           uint32_t (&cc)[8] = held[S::hold_codes ? u : 0][p];
           if (nan)
@@ -261,20 +302,27 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         }
       }
     }
-    if (data_t) {
-      // data_t's 128 x 128 codes through shared memory, so that its rows go out as whole
-      // 128-byte lines (a thread's 32 codes of a row alone made 32-byte pieces of 32 rows a warp
-      // store: 60% of a copy for bf16 MXFP8 on the H200).
-      if constexpr (S::hold_codes) {
-        __syncthreads();  // every thread has read the stage's x
+    // data_t's 128 x 128 codes through shared memory, so that its rows go out as whole 128-byte
+    // lines (a thread's 32 codes of a row alone made 32-byte pieces of 32 rows a warp store: 60%
+    // of a copy for bf16 MXFP8 on the H200); its scales too, a column's neighbouring lanes.
+    if (data_t && S::hold_codes) {
+      __syncthreads();  // every thread has read the stage's x
 #pragma unroll
-        for (int u = 0; u < units; ++u) {
-          const int q = int(threadIdx.x) + u * kThreads, cg = q % groups, rs = q / groups;
+      for (int u = 0; u < units; ++u) {
+        const int q = int(threadIdx.x) + u * kThreads, cg = q % groups, rs = q / groups;
 #pragma unroll
-          for (int p = 0; p < P; ++p) stage_codes(cg * P + p, rs, held[u][p]);
-        }
+        for (int p = 0; p < P; ++p) stage_codes(cg * P + p, rs, held[S::hold_codes ? u : 0][p]);
       }
-      __syncthreads();
+    }
+    __syncthreads();
+    if (scales_t) {
+      const int across_bits = 7 - k_bits;  // blocks a column of the tile: 128 / K
+      for (int q = int(threadIdx.x); q < kTile << across_bits; q += kThreads) {
+        const int c = q >> across_bits, rb = q & ((1 << across_bits) - 1);
+        if (c < C && (rb << k_bits) < R) store_scale(r, scales_t, index_t(j0 + c, (i0 >> k_bits) + rb), st.scale_t[c][rb]);
+      }
+    }
+    if (data_t) {
 #pragma unroll
       for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
         const int c = q / 8, j = q % 8, n = min(16, R - 16 * j);

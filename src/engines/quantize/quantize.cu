@@ -1,6 +1,6 @@
-// FP8 quantization: one block a 128 x 128 tile of x, read once as 16-byte vectors into
-// registers (a thread four consecutive rows of one 16-byte column chunk, twice or four times),
-// both outputs written from there:
+// FP8 quantization (recipes of 1 x K blocks: row_blocks.cu): one block a 128 x 128 tile of x,
+// read once as 16-byte vectors into registers (a thread four consecutive rows of one 16-byte
+// column chunk, twice or four times), both outputs written from there:
 //   data    each thread's row pieces quantized in registers and stored (a warp's lanes cover
 //           whole 128-byte output rows);
 //   data_t  each thread turns its 4 rows x 16/E columns into one 4-code word a column, staged
@@ -154,8 +154,7 @@ struct Flags {  // what the host found aligned
 // How the recipe's factors fall on a thread's elements, fixed at compile time:
 //   same        one factor for an x block in both outputs (the tensor recipes, square blocks):
 //               data's codes, turned in registers, are data_t's;
-//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): one factor a row's chunk for data, one a
-//               column's four rows for data_t;
+//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): row_blocks.cu's kernel, not this file's;
 //   general     any other block shape: factors looked up element by element.
 enum class Scheme : uint8_t { same, row_blocks, general };
 
@@ -360,11 +359,8 @@ __device__ __forceinline__ void write_outputs(const QuantizeRecipe& r, int64_t r
 #pragma unroll
       for (int e = 0; e < M::V; ++e) {
         const int c = c0 + e;
-        // row_blocks: data_t's blocks span 32 x rows or more, one factor for the four.
-        const float f0 = col_factor(4 * g, c);
-        const float f1 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 1, c);
-        const float f2 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 2, c);
-        const float f3 = S == Scheme::row_blocks ? f0 : col_factor(4 * g + 3, c);
+        const float f0 = col_factor(4 * g, c), f1 = col_factor(4 * g + 1, c);
+        const float f2 = col_factor(4 * g + 2, c), f3 = col_factor(4 * g + 3, c);
         words[e] = quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[it][0], e), f0, element<E, Brain, Nans>(w[it][1], e), f1) |
                    quantize_pair<Nans, Kind>(element<E, Brain, Nans>(w[it][2], e), f2, element<E, Brain, Nans>(w[it][3], e), f3)
                        << 16;
@@ -577,11 +573,7 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
     constexpr int E = decltype(e)::value;
     constexpr bool B = decltype(brain)::value;
     const int smem = int(sizeof(Shared<E>));
-    switch (scheme_of(t.recipe)) {
-      case Scheme::same: return run(quantize_tiles<E, B, Scheme::same>, quantize_amax_pass<E, B>, smem);
-      case Scheme::row_blocks: return run(quantize_tiles<E, B, Scheme::row_blocks>, quantize_amax_pass<E, B>, smem);
-      case Scheme::general: break;
-    }
+    if (scheme_of(t.recipe) == Scheme::same) return run(quantize_tiles<E, B, Scheme::same>, quantize_amax_pass<E, B>, smem);
     return run(quantize_tiles<E, B, Scheme::general>, quantize_amax_pass<E, B>, smem);
   };
   using yes = std::true_type;

@@ -25,7 +25,7 @@ inline std::vector<layout::QuantizeRecipe> quantize_recipes() {
     r.scaling = Scaling::tensor_amax;
     for (bool pow2 : {false, true}) out.push_back((r.pow2_scales = pow2, r));
     r.scaling = Scaling::blocks;
-    for (auto [br, bc] : {std::pair{1, 128}, std::pair{1, 64}, std::pair{128, 128}, std::pair{8, 32}})
+    for (auto [br, bc] : {std::pair{1, 128}, std::pair{1, 64}, std::pair{128, 128}, std::pair{32, 32}, std::pair{16, 16}, std::pair{8, 32}})
       for (bool pow2 : {false, true}) {
         r.block_rows = br, r.block_cols = bc, r.pow2_scales = pow2;
         r.layout = pow2 ? ScaleLayout::column_major : ScaleLayout::row_major;

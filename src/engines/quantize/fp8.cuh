@@ -1,4 +1,4 @@
-// The FP8 kernels' element steps (quantize.cu, row_blocks.cu): 2-byte inputs widened, |x|
+// The FP8 kernels' element steps (quantize.cu, staged.cu): 2-byte inputs widened, |x|
 // maxima, a block's factor and scale, and the scaled cast, each as layout/quantize.hpp's
 // reference computes it.
 #pragma once

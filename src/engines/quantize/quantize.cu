@@ -1,6 +1,7 @@
-// FP8 quantization (recipes of 1 x K blocks: row_blocks.cu): one block a 128 x 128 tile of x,
-// read once as 16-byte vectors into registers (a thread four consecutive rows of one 16-byte
-// column chunk, twice or four times), both outputs written from there:
+// FP8 quantization for the recipes staged.cu does not serve (blocks of other shapes: 8 x 8,
+// 16 x 16, 8 x 32, ..) and its entry point: one block a 128 x 128 tile of x, read once as
+// 16-byte vectors into registers (a thread four consecutive rows of one 16-byte column chunk,
+// twice or four times), both outputs written from there:
 //   data    each thread's row pieces quantized in registers and stored (a warp's lanes cover
 //           whole 128-byte output rows);
 //   data_t  each thread turns its 4 rows x 16/E columns into one 4-code word a column, staged
@@ -154,7 +155,7 @@ struct Flags {  // what the host found aligned
 // How the recipe's factors fall on a thread's elements, fixed at compile time:
 //   same        one factor for an x block in both outputs (the tensor recipes, square blocks):
 //               data's codes, turned in registers, are data_t's;
-//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): row_blocks.cu's kernel, not this file's;
+//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): staged.cu's kernel, not this file's;
 //   general     any other block shape: factors looked up element by element.
 enum class Scheme : uint8_t { same, row_blocks, general };
 
@@ -543,22 +544,27 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
             e != cudaSuccess)
           return e;
   }
-  if (scheme_of(t.recipe) == Scheme::row_blocks) return quantize_row_blocks(t, stream);
   const int64_t E = input_bytes(t.input);
   const Flags flags{aligned(t.x, 16) && (t.ld * E) % 16 == 0,
                     aligned(t.data, uintptr_t(16 / E)) && t.cols % (16 / E) == 0,
                     aligned(t.data_t, 16) && t.rows % 16 == 0};
-  const auto run = [&](auto kernel, auto pass, int smem) -> cudaError_t {
-    if (t.recipe.scaling == Scaling::tensor_amax) {
+  const auto by_scheme = [&](auto e, auto brain) -> cudaError_t {
+    constexpr int E = decltype(e)::value;
+    constexpr bool B = decltype(brain)::value;
+    if (t.recipe.scaling == Scaling::tensor_amax) {  // x's amax first
       int sms = 0, device = 0;
       if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
       if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
         return e;
       const int64_t per_block = int64_t(kThreads) * (16 / E) * 4;
       const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>(8 * sms, (t.rows * t.cols + per_block - 1) / per_block)));
-      pass<<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
+      quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
+    if (quantize_staged_serves(t.recipe, t.input)) return quantize_staged(t, stream);
+    const auto kernel = scheme_of(t.recipe) == Scheme::same ? quantize_tiles<E, B, Scheme::same>
+                                                            : quantize_tiles<E, B, Scheme::general>;
+    const int smem = int(sizeof(Shared<E>));
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         e != cudaSuccess)
       return e;
@@ -568,13 +574,6 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
                                                         layout::scale_index(t.recipe, t.rows, t.cols),
                                                         layout::scale_index(t.recipe, t.cols, t.rows));
     return cudaGetLastError();
-  };
-  const auto by_scheme = [&](auto e, auto brain) {
-    constexpr int E = decltype(e)::value;
-    constexpr bool B = decltype(brain)::value;
-    const int smem = int(sizeof(Shared<E>));
-    if (scheme_of(t.recipe) == Scheme::same) return run(quantize_tiles<E, B, Scheme::same>, quantize_amax_pass<E, B>, smem);
-    return run(quantize_tiles<E, B, Scheme::general>, quantize_amax_pass<E, B>, smem);
   };
   using yes = std::true_type;
   using no = std::false_type;

@@ -23,8 +23,10 @@ const char* quantize_refusal(const QuantizeTask& t);
 // first); never waits. The task is one quantize_refusal accepts.
 cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream);
 
-// quantize's kernel for recipes of 1 x K blocks, K = 32, 64 or 128 (row_blocks.cu): the
-// quantization alone, after quantize has zeroed *amax and the scales' padding.
-cudaError_t quantize_row_blocks(const QuantizeTask& t, cudaStream_t stream);
+// quantize's kernel for tensor scales and blocks of 1 x K or K x K, K = 32, 64 or 128
+// (staged.cu): whether it serves recipe r on that input, and the quantization alone, after
+// quantize has zeroed *amax and the scales' padding and, for current scaling, reduced x's amax.
+bool quantize_staged_serves(const layout::QuantizeRecipe& r, QuantizeInputType input);
+cudaError_t quantize_staged(const QuantizeTask& t, cudaStream_t stream);
 
 }  // namespace xpose::engines

@@ -1,12 +1,15 @@
-// FP8 quantization for recipes of 1 x K blocks (K = 32, 64 or 128: MXFP8, DeepSeek-V3's 1 x 128
-// activations): one block of 256 threads a 128 x 128 tile of x, copied into shared memory (its
-// chunks placed by layout::staged_chunk) and read from there twice, so that no thread holds the
-// tile (quantize.cu's kernel holds it in registers, at two blocks an SM):
-//   data    a thread a 32-element row segment: its max |x| (K / 32 neighbouring lanes make a
-//           block's), the block's factor and scale, and its 32 codes, two 16-byte stores;
+// FP8 quantization for tensor scales and blocks of K columns (1 x K: MXFP8, DeepSeek-V3's
+// 1 x 128 activations; K x K: its 128 x 128 weights; K = 32, 64 or 128): one block of 256
+// threads a 128 x 128 tile of x, copied into shared memory (its chunks placed by
+// layout::staged_chunk) and read from there twice, so that no thread holds the tile
+// (quantize.cu's kernel, which serves the other block shapes, holds it in registers at two
+// blocks an SM):
+//   data    a thread a 32-element row segment: its max |x| (1 x K: K / 32 neighbouring lanes
+//           make a block's; K x K: a step before, a warp a block), the factor and scale, and
+//           its 32 codes, two 16-byte stores that two lanes make whole sectors of;
 //   data_t  a thread a 32-row segment of one column (of two for 2-byte inputs: a word a row):
-//           its max |x| (the K / 32 segments of a block, in other warps, meet in shared
-//           memory), factor, scale and 32 codes, which go back through the stage so that
+//           its max |x| (1 x K: a block's K / 32 segments, in other warps, meet in shared
+//           memory), factor, scale and 32 codes, which go back through shared memory so that
 //           data_t's rows are stored as whole 128-byte lines.
 #include <algorithm>
 
@@ -36,6 +39,8 @@ struct Stage {
   unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: row c's chunk j at j ^ (c % 8)
   float seg_max[kSegs][kTile];        // data_t, K > 32: each column's max |x| over each row segment
   uint32_t scale_t[kTile][kSegs];     // data_t's scales (column c's K-row blocks), stored after the tile
+  float row_seg_max[kTile][kSegs];    // Same, K x K blocks: each row's max |x| over each segment
+  float block_f[kSegs][kSegs];        // Same, K x K blocks: block (bi, bj)'s factor
   float warp_max[kWarps];
 };
 
@@ -137,7 +142,7 @@ __device__ __forceinline__ void column_codes(const uint32_t (&w)[kSeg], int p, f
   }
 }
 
-template <int E, bool Brain, Fp8 Kind>
+template <int E, bool Brain, bool Same, Fp8 Kind>
 __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
                                               int64_t ld, uint8_t* data, uint8_t* data_t, void* scales,
                                               void* scales_t, float* amax, bool x_vectors,
@@ -173,14 +178,77 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   }
   __syncthreads();
 
-  int64_t k_bits64, unused;
-  layout::block_shape(r, &unused, &k_bits64);
-  const int k_bits = __ffs(int(k_bits64)) - 1, sharing = 1 << (k_bits - 5);  // segments a block: 1, 2, 4
-  float thread_max = 0.0f;
+  // Blocks of K columns (1 x K, or K x K where Same), K = 32, 64 or 128; a tensor recipe (Same)
+  // has one factor for every element.
+  const bool tensor = Same && layout::tensor_scaled(r);
+  int64_t k_bits64 = kSeg, unused;
+  if (!tensor) layout::block_shape(r, &unused, &k_bits64);
+  const int k_bits = __ffs(int(k_bits64)) - 1;
+  const int sharing = Same ? 1 : 1 << (k_bits - 5);  // row blocks: segments a block, 1, 2 or 4
+  // A given scale that is 0, infinite or NaN makes NaN of finite or infinite x too: the NaN path
+  // for every element.
+  const bool odd_scale =
+      tensor && r.scaling == layout::Scaling::tensor_given && !(fabsf(r.scale) > 0.0f && fabsf(r.scale) < INFINITY);
+  float thread_max = 0.0f, tensor_factor = 1.0f;
+  const bool square = Same && !tensor;  // K x K blocks: their maxima before either pass
+  if constexpr (Same) {
+    if (tensor) {
+      tensor_factor = layout::tensor_scale(r, r.scaling == layout::Scaling::tensor_amax ? *amax : 0.0f);
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (scales) *static_cast<float*>(scales) = 1.0f / tensor_factor;
+        if (scales_t) *static_cast<float*>(scales_t) = 1.0f / tensor_factor;
+      }
+    } else {
+      // Each row segment's max |x|, then a warp a block: its K rows' K / 32 segments.
+#pragma unroll
+      for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
+        const int s = int(threadIdx.x) + u * kThreads, rr = s / kSegs, sg = s % kSegs;
+        const auto chunk = [&](int i) {
+          return reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
+        };
+        uint32_t w[S::seg_words];
+#pragma unroll
+        for (int i = 0; i < S::seg_chunks; ++i) {
+          const uint4 v = *chunk(i);
+          w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+        }
+        float m;
+        bool nan;
+        max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, &m, &nan);
+        st.row_seg_max[rr][sg] = m;
+        thread_max = fmaxf(thread_max, m);
+      }
+      __syncthreads();
+      const int side_bits = 7 - k_bits, per_row_bits = k_bits - 5;  // blocks a tile side; segments a block row
+      const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+      for (int b = warp; b < 1 << (2 * side_bits); b += kWarps) {
+        const int bi = b >> side_bits, bj = b & ((1 << side_bits) - 1);
+        float m = 0.0f;
+        for (int e = lane; e < 1 << (k_bits + per_row_bits); e += 32)
+          m = fmaxf(m, st.row_seg_max[(bi << k_bits) + (e >> per_row_bits)][(bj << per_row_bits) + (e & ((1 << per_row_bits) - 1))]);
+        for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+        if (lane == 0) {
+          uint32_t bits;
+          st.block_f[bi][bj] = block_factor(r, m, &bits);
+          if ((bi << k_bits) < R && (bj << k_bits) < C) {
+            if (scales) store_scale(r, scales, index((i0 >> k_bits) + bi, (j0 >> k_bits) + bj), bits);
+            if (scales_t) store_scale(r, scales_t, index_t((j0 >> k_bits) + bj, (i0 >> k_bits) + bi), bits);
+          }
+        }
+      }
+      __syncthreads();
+    }
+  }
+  // Block (bi, bj)'s factor where Same (x's rows bi K .., columns bj K ..).
+  const auto same_factor = [&](int rr, int c) {
+    return tensor ? tensor_factor : st.block_f[rr >> k_bits][c >> k_bits];
+  };
 
   // data: a thread a row segment, twice; lanes 4j .. 4j + 3 hold row j's four. It also finds
-  // the tile's max |x| where it runs (data_t's pass where only that is asked).
-  const bool rows_pass = data || scales || !(data_t || scales_t);
+  // the tile's max |x| where it runs (data_t's pass where only that is asked; the blocks' step
+  // for K x K blocks).
+  const bool columns_pass = data_t || (!Same && scales_t);
+  const bool rows_pass = data || (!Same && scales) || (!square && !columns_pass);
   if (rows_pass) {
 #pragma unroll
     for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
@@ -197,11 +265,17 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       float m;
       bool nan;
       max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, &m, &nan);
-      thread_max = fmaxf(thread_max, m);
-      for (int o = 1; o < sharing; o *= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+      nan = nan || odd_scale;
+      if (!square) thread_max = fmaxf(thread_max, m);
       const bool inside = rr < R && sg * kSeg < C;
-      const float f = block_factor(r, m, scales, index(i0 + rr, (j0 >> k_bits) + (sg >> (k_bits - 5))),
-                                   scales && inside && (sg & (sharing - 1)) == 0);
+      float f;
+      if constexpr (Same) {
+        f = same_factor(rr, sg * kSeg);
+      } else {
+        for (int o = 1; o < sharing; o *= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
+        f = block_factor(r, m, scales, index(i0 + rr, (j0 >> k_bits) + (sg >> (k_bits - 5))),
+                         scales && inside && (sg & (sharing - 1)) == 0);
+      }
       if (data) {
         uint32_t codes[8];
         if (nan)
@@ -231,7 +305,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
 
   // data_t: a thread a row segment of P columns (a word a row); a warp's lanes, neighbouring
   // words of one row, read 128 bytes at a time.
-  if (data_t || scales_t) {
+  if (columns_pass) {
     constexpr int P = S::P, groups = kTile / P, units = groups * kSegs / kThreads;
     const auto word = [&](int cg, int rs, int k) {  // row 32 rs + k's word of column group cg
       const int rr = rs * kSeg + k;
@@ -250,7 +324,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       else
         max_of<E, Brain>(w, read, &m[0], nan);
     };
-    if (sharing > 1) {  // a block's segments meet in shared memory
+    if (!Same && sharing > 1) {  // a block's segments meet in shared memory
 #pragma unroll
       for (int u = 0; u < units; ++u) {
         uint32_t w[kSeg];
@@ -280,18 +354,24 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       float m[P];
       bool nan;
       column_max(w, cg, rs, m, &nan);
+      nan = nan || odd_scale;
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         const int c = cg * P + p;
-        if (!rows_pass) thread_max = fmaxf(thread_max, m[p]);
-        float block_max = m[p];
-        if (sharing > 1) {
-          block_max = 0.0f;
-          for (int j = 0; j < sharing; ++j) block_max = fmaxf(block_max, st.seg_max[(rs & ~(sharing - 1)) + j][c]);
+        if (!rows_pass && !square) thread_max = fmaxf(thread_max, m[p]);
+        float f;
+        if constexpr (Same) {
+          f = same_factor(rs * kSeg, c);
+        } else {
+          float block_max = m[p];
+          if (sharing > 1) {
+            block_max = 0.0f;
+            for (int j = 0; j < sharing; ++j) block_max = fmaxf(block_max, st.seg_max[(rs & ~(sharing - 1)) + j][c]);
+          }
+          uint32_t bits;
+          f = block_factor(r, block_max, &bits);
+          if ((rs & (sharing - 1)) == 0) st.scale_t[c][rs >> (k_bits - 5)] = bits;
         }
-        uint32_t bits;
-        const float f = block_factor(r, block_max, &bits);
-        if ((rs & (sharing - 1)) == 0) st.scale_t[c][rs >> (k_bits - 5)] = bits;
         if (data_t) {
           uint32_t (&cc)[8] = held[S::hold_codes ? u : 0][p];
           if (nan)
@@ -315,7 +395,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       }
     }
     __syncthreads();
-    if (scales_t) {
+    if (!Same && scales_t) {
       const int across_bits = 7 - k_bits;  // blocks a column of the tile: 128 / K
       for (int q = int(threadIdx.x); q < kTile << across_bits; q += kThreads) {
         const int c = q >> across_bits, rb = q & ((1 << across_bits) - 1);
@@ -341,7 +421,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     }
   }
 
-  if (amax) {  // the tile's max |x| (NaN ignored), one atomic a tile
+  if (amax && r.scaling != layout::Scaling::tensor_amax) {  // the tile's max |x| (NaN ignored), one atomic a tile
     for (int o = 16; o > 0; o /= 2) thread_max = fmaxf(thread_max, __shfl_xor_sync(0xFFFFFFFFu, thread_max, o));
     if (threadIdx.x % 32 == 0) st.warp_max[threadIdx.x / 32] = thread_max;
     __syncthreads();
@@ -354,27 +434,34 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   }
 }
 
-template <int E, bool Brain>
+template <int E, bool Brain, bool Same>
 __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
-    quantize_row_blocks(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
+    quantize_staged(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
                         uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors,
                         const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Stage<E>& st = *reinterpret_cast<Stage<E>*>(smem_bytes);
   const unsigned tiles_c = unsigned((cols + kTile - 1) >> 7);  // kTile = 2^7; 32-bit: quantize_refusal
-  const int64_t i0 = int64_t(blockIdx.x / tiles_c) * kTile, j0 = int64_t(blockIdx.x % tiles_c) * kTile;
+  // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
+  // last are the ones still in L2.
+  const unsigned tile = r.scaling == layout::Scaling::tensor_amax ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int64_t i0 = int64_t(tile / tiles_c) * kTile, j0 = int64_t(tile % tiles_c) * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
   if (r.out == Fp8::e4m3)
-    quantize_tile<E, Brain, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
+    quantize_tile<E, Brain, Same, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
                                        index_t, st, i0, j0, R, C);
   else
-    quantize_tile<E, Brain, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
+    quantize_tile<E, Brain, Same, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
                                        index_t, st, i0, j0, R, C);
 }
 
 template <int E, bool Brain>
 cudaError_t launch(const QuantizeTask& t, cudaStream_t stream) {
-  const auto kernel = quantize_row_blocks<E, Brain>;
+  int64_t br, bc;
+  layout::block_shape(t.recipe, &br, &bc);
+  // Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
+  const auto kernel = layout::tensor_scaled(t.recipe) || br != 1 ? quantize_staged<E, Brain, true>
+                                                                 : quantize_staged<E, Brain, false>;
   const int smem = int(sizeof(Stage<E>));
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
     return e;
@@ -389,7 +476,16 @@ cudaError_t launch(const QuantizeTask& t, cudaStream_t stream) {
 
 }  // namespace
 
-cudaError_t quantize_row_blocks(const QuantizeTask& t, cudaStream_t stream) {
+bool quantize_staged_serves(const QuantizeRecipe& r, QuantizeInputType input) {
+  // Tensor scales of fp32 stay with quantize.cu's kernel: 97-99% of a copy there, 1-2 points
+  // behind here (H200, the commit that brought them here).
+  if (layout::tensor_scaled(r)) return input != QuantizeInputType::fp32;
+  int64_t br, bc;
+  layout::block_shape(r, &br, &bc);
+  return (br == 1 || br == bc) && (bc == 32 || bc == 64 || bc == 128);
+}
+
+cudaError_t quantize_staged(const QuantizeTask& t, cudaStream_t stream) {
   switch (t.input) {
     case QuantizeInputType::fp32: return launch<4, false>(t, stream);
     case QuantizeInputType::bf16: return launch<2, true>(t, stream);

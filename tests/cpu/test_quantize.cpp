@@ -372,6 +372,33 @@ TEST(Quantize, GpuRefusalsNameTheProblem) {
   EXPECT_EQ(nullptr, engines::quantize_refusal(t));
 }
 
+// Which kernel serves a recipe (engines/quantize): the staged one for tensor scales of 2-byte
+// inputs and blocks of 1 x K or K x K with K = 32, 64, 128; quantize.cu's for the rest.
+TEST(Quantize, StagedKernelServesTheRecipesMeasuredForIt) {
+  using engines::QuantizeInputType;
+  for (QuantizeInputType in : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16}) {
+    SCOPED_TRACE("input " + std::to_string(int(in)));
+    QuantizeRecipe r;
+    for (Scaling s : {Scaling::tensor_given, Scaling::tensor_amax}) {
+      r.scaling = s;
+      EXPECT_EQ(in != QuantizeInputType::fp32, engines::quantize_staged_serves(r, in));
+    }
+    r.scaling = Scaling::mx;
+    EXPECT_TRUE(engines::quantize_staged_serves(r, in));
+    r.scaling = Scaling::blocks;
+    for (int k : {32, 64, 128}) {
+      r.block_rows = 1, r.block_cols = k;
+      EXPECT_TRUE(engines::quantize_staged_serves(r, in)) << "1 x " << k;
+      r.block_rows = k;
+      EXPECT_TRUE(engines::quantize_staged_serves(r, in)) << k << " x " << k;
+    }
+    for (auto [br, bc] : {std::pair{8, 8}, std::pair{16, 16}, std::pair{8, 32}, std::pair{32, 64}, std::pair{2, 128}}) {
+      r.block_rows = br, r.block_cols = bc;
+      EXPECT_FALSE(engines::quantize_staged_serves(r, in)) << br << " x " << bc;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xpose::layout
 

@@ -324,7 +324,12 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       else
         max_of<E, Brain>(w, read, &m[0], nan);
     };
-    if (!Same && sharing > 1) {  // a block's segments meet in shared memory
+    // A block's segments meet in shared memory (1 x K, K > 32): where a thread has one unit
+    // (2-byte inputs) it keeps its words across the barrier, else it reads them again.
+    constexpr bool keep = units == 1;
+    const bool meet = !Same && sharing > 1;
+    uint32_t kept[keep ? kSeg : 1];
+    if (meet) {
 #pragma unroll
       for (int u = 0; u < units; ++u) {
         uint32_t w[kSeg];
@@ -335,6 +340,9 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         column_max(w, cg, rs, m, &nan);
 #pragma unroll
         for (int p = 0; p < P; ++p) st.seg_max[rs][cg * P + p] = m[p];
+        if constexpr (keep)
+#pragma unroll
+          for (int k = 0; k < kSeg; ++k) kept[k] = w[k];
       }
       __syncthreads();
     }
@@ -350,7 +358,14 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     for (int u = 0; u < units; ++u) {
       uint32_t w[kSeg];
       int cg, rs;
-      words(u, w, &cg, &rs);
+      if (keep && meet) {
+        const int q = int(threadIdx.x) + u * kThreads;
+        cg = q % groups, rs = q / groups;
+#pragma unroll
+        for (int k = 0; k < kSeg; ++k) w[k] = kept[keep ? k : 0];
+      } else {
+        words(u, w, &cg, &rs);
+      }
       float m[P];
       bool nan;
       column_max(w, cg, rs, m, &nan);

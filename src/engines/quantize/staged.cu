@@ -171,9 +171,11 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       const bool in = rr < R && c < C;
       const int64_t at = ((i0 + rr) * ld + j0 + c) * E;
       if constexpr (E == 4)
-        *reinterpret_cast<uint32_t*>(&st.x[rr][staged_byte<E>(rr, c)]) = in ? *reinterpret_cast<const uint32_t*>(xb + at) : 0u;
+        *reinterpret_cast<uint32_t*>(&st.x[rr][staged_byte<E>(rr, c)]) =
+            in ? *reinterpret_cast<const uint32_t*>(xb + at) : 0u;
       else
-        *reinterpret_cast<uint16_t*>(&st.x[rr][staged_byte<E>(rr, c)]) = in ? *reinterpret_cast<const uint16_t*>(xb + at) : uint16_t(0);
+        *reinterpret_cast<uint16_t*>(&st.x[rr][staged_byte<E>(rr, c)]) =
+            in ? *reinterpret_cast<const uint16_t*>(xb + at) : uint16_t(0);
     }
   }
   __syncthreads();
@@ -189,6 +191,21 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // for every element.
   const bool odd_scale =
       tensor && r.scaling == layout::Scaling::tensor_given && !(fabsf(r.scale) > 0.0f && fabsf(r.scale) < INFINITY);
+  // Row segment u of the thread (u = 0, 1: segment threadIdx.x + 256 u, row rr, segment sg of
+  // it): its words, max |x| and whether it holds a NaN.
+  const auto row_segment = [&](int u, int* rr, int* sg, uint32_t (&w)[S::seg_words], float* m, bool* nan) {
+    const int s = int(threadIdx.x) + u * kThreads, r0 = s / kSegs, s0 = s % kSegs;
+    *rr = r0, *sg = s0;
+    const auto chunk = [&](int i) {
+      return reinterpret_cast<const uint4*>(&st.x[r0][layout::staged_chunk(E, r0, s0 * S::seg_chunks + i) * 16]);
+    };
+#pragma unroll
+    for (int i = 0; i < S::seg_chunks; ++i) {
+      const uint4 v = *chunk(i);
+      w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
+    }
+    max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, m, nan);
+  };
   float thread_max = 0.0f, tensor_factor = 1.0f;
   const bool square = Same && !tensor;  // K x K blocks: their maxima before either pass
   if constexpr (Same) {
@@ -202,19 +219,11 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       // Each row segment's max |x|, then a warp a block: its K rows' K / 32 segments.
 #pragma unroll
       for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
-        const int s = int(threadIdx.x) + u * kThreads, rr = s / kSegs, sg = s % kSegs;
-        const auto chunk = [&](int i) {
-          return reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
-        };
+        int rr, sg;
         uint32_t w[S::seg_words];
-#pragma unroll
-        for (int i = 0; i < S::seg_chunks; ++i) {
-          const uint4 v = *chunk(i);
-          w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
-        }
         float m;
         bool nan;
-        max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, &m, &nan);
+        row_segment(u, &rr, &sg, w, &m, &nan);
         st.row_seg_max[rr][sg] = m;
         thread_max = fmaxf(thread_max, m);
       }
@@ -225,7 +234,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         const int bi = b >> side_bits, bj = b & ((1 << side_bits) - 1);
         float m = 0.0f;
         for (int e = lane; e < 1 << (k_bits + per_row_bits); e += 32)
-          m = fmaxf(m, st.row_seg_max[(bi << k_bits) + (e >> per_row_bits)][(bj << per_row_bits) + (e & ((1 << per_row_bits) - 1))]);
+          m = fmaxf(m, st.row_seg_max[(bi << k_bits) + (e >> per_row_bits)]
+                                     [(bj << per_row_bits) + (e & ((1 << per_row_bits) - 1))]);
         for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
         if (lane == 0) {
           uint32_t bits;
@@ -252,19 +262,11 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   if (rows_pass) {
 #pragma unroll
     for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
-      const int s = int(threadIdx.x) + u * kThreads, rr = s / kSegs, sg = s % kSegs;
-      const auto chunk = [&](int i) {
-        return reinterpret_cast<const uint4*>(&st.x[rr][layout::staged_chunk(E, rr, sg * S::seg_chunks + i) * 16]);
-      };
+      int rr, sg;
       uint32_t w[S::seg_words];
-#pragma unroll
-      for (int i = 0; i < S::seg_chunks; ++i) {
-        const uint4 v = *chunk(i);
-        w[4 * i] = v.x, w[4 * i + 1] = v.y, w[4 * i + 2] = v.z, w[4 * i + 3] = v.w;
-      }
       float m;
       bool nan;
-      max_of<E, Brain>(w, [&](int q) { return reinterpret_cast<const uint32_t*>(chunk(q / 4))[q % 4]; }, &m, &nan);
+      row_segment(u, &rr, &sg, w, &m, &nan);
       nan = nan || odd_scale;
       if (!square) thread_max = fmaxf(thread_max, m);
       const bool inside = rr < R && sg * kSeg < C;
@@ -292,8 +294,10 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         for (int k = 0; k < 4; ++k) got[k] = __shfl_xor_sync(0xFFFFFFFFu, odd ? codes[k] : codes[4 + k], 1);
         if (rr < R && (sg | 1) * kSeg + kSeg <= C && reinterpret_cast<uintptr_t>(pair) % 16 == 0) {
           // even: its first half, then the odd lane's first; odd: the even lane's second, then its own
-          const uint4 first = odd ? make_uint4(got[0], got[1], got[2], got[3]) : make_uint4(codes[0], codes[1], codes[2], codes[3]);
-          const uint4 second = odd ? make_uint4(codes[4], codes[5], codes[6], codes[7]) : make_uint4(got[0], got[1], got[2], got[3]);
+          const uint4 first = odd ? make_uint4(got[0], got[1], got[2], got[3])
+                                  : make_uint4(codes[0], codes[1], codes[2], codes[3]);
+          const uint4 second = odd ? make_uint4(codes[4], codes[5], codes[6], codes[7])
+                                   : make_uint4(got[0], got[1], got[2], got[3]);
           *reinterpret_cast<uint4*>(pair + 16 * odd) = first;
           *reinterpret_cast<uint4*>(pair + kSeg + 16 * odd) = second;
         } else if (inside) {
@@ -414,7 +418,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       const int across_bits = 7 - k_bits;  // blocks a column of the tile: 128 / K
       for (int q = int(threadIdx.x); q < kTile << across_bits; q += kThreads) {
         const int c = q >> across_bits, rb = q & ((1 << across_bits) - 1);
-        if (c < C && (rb << k_bits) < R) store_scale(r, scales_t, index_t(j0 + c, (i0 >> k_bits) + rb), st.scale_t[c][rb]);
+        if (c < C && (rb << k_bits) < R)
+          store_scale(r, scales_t, index_t(j0 + c, (i0 >> k_bits) + rb), st.scale_t[c][rb]);
       }
     }
     if (data_t) {
@@ -452,8 +457,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
 template <int E, bool Brain, bool Same>
 __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
     quantize_staged(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                        uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors,
-                        const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
+                    uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors,
+                    const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Stage<E>& st = *reinterpret_cast<Stage<E>*>(smem_bytes);
   const unsigned tiles_c = unsigned((cols + kTile - 1) >> 7);  // kTile = 2^7; 32-bit: quantize_refusal
@@ -463,11 +468,11 @@ __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
   const int64_t i0 = int64_t(tile / tiles_c) * kTile, j0 = int64_t(tile % tiles_c) * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
   if (r.out == Fp8::e4m3)
-    quantize_tile<E, Brain, Same, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
-                                       index_t, st, i0, j0, R, C);
+    quantize_tile<E, Brain, Same, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors,
+                                             index, index_t, st, i0, j0, R, C);
   else
-    quantize_tile<E, Brain, Same, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, index,
-                                       index_t, st, i0, j0, R, C);
+    quantize_tile<E, Brain, Same, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors,
+                                             index, index_t, st, i0, j0, R, C);
 }
 
 template <int E, bool Brain>

@@ -78,9 +78,9 @@ __device__ __forceinline__ float element(uint32_t w, int p) {
 
 // max |x| of the elements of words w (two columns apart where m1, for 2-byte inputs), and
 // whether any is NaN. With the sign bits cleared, the bits order as the values do and a NaN's
-// above an infinity's: one unsigned maximum (three operands an instruction) gives both; the
-// NaN-ignoring maximum is taken again, from the stage (word q is read(q): from w, registers
-// spilled), only where there is a NaN.
+// above an infinity's: one unsigned maximum (three operands an instruction) gives both. Only
+// where there is a NaN is the NaN-ignoring maximum taken again, its words read(q) from the
+// stage (reading w there spilled 152 bytes for fp16, 80 for bf16).
 template <int E, bool Brain, int N, class Read>
 __device__ __forceinline__ void max_of(const uint32_t (&w)[N], const Read& read, float* m, bool* nan,
                                        float* m1 = nullptr) {

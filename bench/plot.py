@@ -6,6 +6,8 @@
   python3 bench/plot.py cases FILE... --out DIR    % of copy over the case list: xpose auto and each peer
   python3 bench/plot.py distributed FILE... --out DIR    xpose-dist-bench: % of the same-run all-to-all by size
   python3 bench/plot.py random FILE... --out DIR   --random reports: each device's and seed's draws, sorted
+  python3 bench/plot.py quantize FILE... --out DIR xpose-quantize-bench: each recipe's median and worst
+                                                   over the shapes, per input and output set, a panel a device
 
 Every bar and point is a percentage of the copy ceiling measured in the same run.
 """
@@ -206,10 +208,51 @@ def distributed(records, out, _):
     save(fig, out, "distributed.png")
 
 
+RECIPES = ["delayed", "current", "1x128", "128x128", "mxfp8"]
+
+
+def quantize_rows(records):
+    """xpose-quantize-bench's own records ("<input> <R>x<C> <recipe> <outputs>"), or the end of
+    the program with one line."""
+    rows = [r for r in records
+            if r["role"] == "xpose" and len(r["case"].split()) == 4 and r["case"].split()[2] in RECIPES]
+    if not rows:
+        fail("no xpose-quantize-bench records")
+    return rows
+
+
+def quantize(rows, out, _):
+    """A bar a recipe, input and output set at the median over the shapes, a tick at the worst;
+    a panel a device."""
+    devices = list(dict.fromkeys(r["device"] for r in rows))
+    fig, axes = plt.subplots(len(devices), 1, figsize=(12, 3.8 * len(devices)), squeeze=False)
+    for ax, device in zip(axes[:, 0], devices):
+        mine = [r for r in rows if r["device"] == device]
+        series = list(dict.fromkeys((r["dtype"], r["case"].split()[3]) for r in mine))
+        recipes = [x for x in RECIPES if any(r["case"].split()[2] == x for r in mine)]
+        width = 0.8 / len(series)
+        for k, (dtype, outputs) in enumerate(series):
+            medians, worst = [], []
+            for recipe in recipes:
+                v = [r["pct_copy"] for r in mine if r["case"].split()[2] == recipe and (r["dtype"], r["case"].split()[3]) == (dtype, outputs)]
+                medians.append(statistics.median(v) if v else 0.0)
+                worst.append(min(v) if v else 0.0)
+            at = [i + (k - (len(series) - 1) / 2) * width for i in range(len(recipes))]
+            ax.bar(at, medians, width, label=f"{dtype} {outputs}")
+            ax.plot(at, worst, "k_", markersize=7)
+        ax.axhline(100, color="black", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(recipes)), recipes)
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("% of the same bytes' copy")
+        ax.legend(fontsize=7, ncol=len(series), loc="lower center")
+        ax.set_title(f"FP8 quantization: median over the shapes (bars), worst (ticks)\n{subtitle(mine)}", fontsize=10)
+    save(fig, out, "quantize.png")
+
+
 def main():
     global plt
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "sweep", "cases", "distributed", "random"])
+    ap.add_argument("kind", choices=["ladder", "sweep", "cases", "distributed", "random", "quantize"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out", default=".", help="folder for the PNGs")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
@@ -219,12 +262,14 @@ def main():
         fail("no records in " + ", ".join(args.files))
     if args.kind == "random":
         records = random_curves(records)
+    if args.kind == "quantize":
+        records = quantize_rows(records)
     need("matplotlib", "pip install matplotlib").use("Agg")
     plt = need("matplotlib.pyplot", "pip install matplotlib")
     try:
         os.makedirs(args.out, exist_ok=True)
-        {"ladder": ladder, "sweep": sweep, "cases": cases, "distributed": distributed, "random": random_draws}[args.kind](
-            records, args.out, args.case)
+        {"ladder": ladder, "sweep": sweep, "cases": cases, "distributed": distributed, "random": random_draws,
+         "quantize": quantize}[args.kind](records, args.out, args.case)
     except OSError as e:
         fail(f"cannot write the plots to {args.out}: {e.strerror or e}")
 

@@ -208,6 +208,7 @@ class ScriptErrors(unittest.TestCase):
         self.assertIn("No such file", self.assert_fails(1, "plot.py", "distributed", "missing.jsonl"))
         self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
         self.assertIn("no --random draws", self.assert_fails(1, "plot.py", "random", "good.jsonl"))
+        self.assertIn("no xpose-quantize-bench records", self.assert_fails(1, "plot.py", "quantize", "good.jsonl"))
         # --nccl-memory runs are against another ceiling: not on the plot.
         self.assertIn("no xpose-dist-bench records",
                       self.assert_fails(1, "plot.py", "distributed", "dist_registered.jsonl"))

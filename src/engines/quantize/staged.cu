@@ -183,9 +183,9 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // Blocks of K columns (1 x K, or K x K where Same), K = 32, 64 or 128; a tensor recipe (Same)
   // has one factor for every element.
   const bool tensor = Same && layout::tensor_scaled(r);
-  int64_t k_bits64 = kSeg, unused;
-  if (!tensor) layout::block_shape(r, &unused, &k_bits64);
-  const int k_bits = __ffs(int(k_bits64)) - 1;
+  int64_t k64 = kSeg, unused;
+  if (!tensor) layout::block_shape(r, &unused, &k64);
+  const int k_bits = __ffs(int(k64)) - 1;
   const int sharing = Same ? 1 : 1 << (k_bits - 5);  // row blocks: segments a block, 1, 2 or 4
   // A given scale that is 0, infinite or NaN makes NaN of finite or infinite x too: the NaN path
   // for every element.

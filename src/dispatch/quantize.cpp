@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/parallel.hpp"
 #include "cpu/quantize.hpp"
 #include "engines/quantize/quantize.hpp"
 
@@ -29,14 +30,15 @@ void run_quantize_on_host(const QuantizeProblem& p) {
   if (p.empty()) return;
   cpu::QuantizeInput in{static_cast<const float*>(p.x), p.rows, p.cols, p.ld};
   std::vector<float> wide;
-  if (p.input != QuantizeInputType::fp32) {
+  if (p.input != QuantizeInputType::fp32) {  // widened on every core, a row an item
     wide.resize(size_t(p.rows * p.cols));
     const uint16_t* x = static_cast<const uint16_t*>(p.x);
-    for (int64_t i = 0; i < p.rows; ++i)
+    cpu::for_each_item(p.rows, p.rows * p.cols, int64_t(1) << 18, [&](int64_t i) {
       for (int64_t j = 0; j < p.cols; ++j) {
         const uint16_t h = x[i * p.ld + j];
         wide[size_t(i * p.cols + j)] = p.input == QuantizeInputType::bf16 ? layout::widen_bf16(h) : layout::widen_fp16(h);
       }
+    });
     in = {wide.data(), p.rows, p.cols, p.cols};
   }
   cpu::quantize(in, p.recipe, {p.data, p.data_t, p.scales, p.scales_t, p.amax});

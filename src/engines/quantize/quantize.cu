@@ -152,19 +152,18 @@ struct Flags {  // what the host found aligned
   bool data_t_vectors;  // data_t and rows on 16 bytes
 };
 
-// How the recipe's factors fall on a thread's elements, fixed at compile time:
+// How the recipe's factors fall on a thread's elements, fixed at compile time (this file's
+// recipes: staged.cu serves the 1 x K blocks):
 //   same        one factor for an x block in both outputs (the tensor recipes, square blocks):
 //               data's codes, turned in registers, are data_t's;
-//   row_blocks  1 x K blocks, K >= 32 (MXFP8, 1 x 128): staged.cu's kernel, not this file's;
 //   general     any other block shape: factors looked up element by element.
-enum class Scheme : uint8_t { same, row_blocks, general };
+enum class Scheme : uint8_t { same, general };
 
 Scheme scheme_of(const QuantizeRecipe& r) {
   if (layout::tensor_scaled(r)) return Scheme::same;
   int64_t br, bc;
   layout::block_shape(r, &br, &bc);
-  if (br == bc) return Scheme::same;
-  return br == 1 && bc >= 32 ? Scheme::row_blocks : Scheme::general;
+  return br == bc ? Scheme::same : Scheme::general;
 }
 
 // A thread's elements: four rows of one chunk, IT times (w), and where they sit.

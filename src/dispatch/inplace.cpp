@@ -4,6 +4,7 @@
 #include "core/device.hpp"
 #include "engines/inplace/c2r.hpp"
 #include "engines/inplace/inplace.hpp"
+#include "engines/inplace/narrow.hpp"
 #include "layout/inplace.hpp"
 
 namespace xpose::detail {
@@ -18,6 +19,8 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
   else if (p.rows == p.cols)
     plan.text = std::string("square tile pairs swapped across the diagonal, moved as ") + engines::inplace_path(p) +
                 ", no workspace";
+  else if (engines::narrow::takes(p))
+    plan.text = engines::narrow::describe(p);
   else if (engines::c2r::takes(p))
     plan.text = engines::c2r::describe(p);
   else {

@@ -255,4 +255,92 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   }
 };
 
+// Narrow matrices (a short side of at most narrow_max_side elements, sides sharing fewer than
+// 16 bytes; engines/inplace/narrow.cu): the view of m rows of k (m >= k; a wide matrix is the
+// inverse of its view's transposition, the passes undone in reverse order) in blocks of b rows,
+// q whole ones and r rows left (m = q b + r). Three passes and the last r rows:
+//   turn:   each block (b x k, contiguous) becomes k x b: the matrix's first q b k elements
+//           hold a q x k array of pieces of b elements, piece (i, c) column c of block i;
+//   pieces: that array transposed to k x q (UnitWalk on a = q, b = k, c = 1: the chains);
+//   spread: row c of the k x q b result (rows 1 .. k - 1) moves from c q b to c m, right by
+//           c r, in chunks of shift_chunk elements, and the last r rows (copied aside before)
+//           go to column q b of each row.
+constexpr int64_t narrow_max_side = 32;
+struct NarrowShape {
+  int64_t m = 0, k = 0;  // the view: m rows of k
+  int64_t b = 1, q = 0, r = 0;
+};
+// Blocks of b rows (b > 0: a test's), else of 512 bytes of a column (whole pieces of 16-byte
+// words for the chains) and at most an eighth of the rows (the last r rows, which wait in the
+// workspace, under 16 KiB and an eighth of the matrix); a matrix of up to narrow_whole_bytes is
+// one block (turned whole: no pieces to move, nothing spread, no workspace).
+constexpr int64_t narrow_block_bytes = 512, narrow_whole_bytes = 32 << 10;
+inline NarrowShape narrow_shape(int64_t rows, int64_t cols, int64_t elem_bytes, int64_t b = 0) {
+  NarrowShape s;
+  s.m = rows > cols ? rows : cols, s.k = rows > cols ? cols : rows;
+  if (b <= 0) {
+    const int64_t eighth = s.m / 8 > 1 ? s.m / 8 : 1;
+    b = s.m * s.k * elem_bytes <= narrow_whole_bytes ? s.m
+                                                      : (narrow_block_bytes / elem_bytes < eighth ? narrow_block_bytes / elem_bytes : eighth);
+  }
+  s.b = b, s.q = s.m / b, s.r = s.m % b;
+  return s;
+}
+inline InplaceShape narrow_pieces(const NarrowShape& s, bool inverse) {  // the pieces pass's q x k (or k x q)
+  InplaceShape p;
+  p.a = inverse ? s.k : s.q, p.b = inverse ? s.q : s.k, p.c = 1;
+  p.m = p.a, p.n = p.b;
+  return p;
+}
+
+// The spread pass as chunks taken in ticket order: rows k - 1 down to 1 (forward, each from its
+// end) or 1 up to k - 1 (inverse, each from its start); ticket t of a batch's matrices is chunk
+// `chunk` of row `row` of matrix `matrix`. A chunk's destination overlaps only chunks of earlier
+// tickets (and itself), so a chunk waits for those to have read theirs before it writes.
+struct NarrowSpread {
+  int64_t src_pitch = 0, dst_pitch = 0;  // where row c starts, before and after: c x pitch
+  int64_t length = 0, chunk = 1, chunks = 0;  // a row's elements (q b), a chunk's, a row's chunks
+  int64_t rows = 0;                            // k
+  bool inverse = false;
+  struct Chunk {
+    int64_t matrix, row, index;  // index: along the row
+    int64_t src, dst, count;     // elements from the matrix's start; the chunk's
+  };
+  XPOSE_HD int64_t per_matrix() const { return (rows - 1) * chunks; }
+  XPOSE_HD Chunk at(int64_t ticket) const {
+    Chunk c;
+    c.matrix = ticket / per_matrix();
+    const int64_t t = ticket - c.matrix * per_matrix(), i = t / chunks, j = t - i * chunks;
+    c.row = inverse ? 1 + i : rows - 1 - i, c.index = inverse ? j : chunks - 1 - j;
+    c.src = c.row * src_pitch + c.index * chunk;
+    const int64_t left = length - c.index * chunk;
+    c.count = left < chunk ? left : chunk;
+    c.dst = c.src + c.row * (dst_pitch - src_pitch);
+    return c;
+  }
+  XPOSE_HD int64_t ticket(int64_t matrix, int64_t row, int64_t index) const {
+    const int64_t i = inverse ? row - 1 : rows - 1 - row, j = inverse ? index : chunks - 1 - index;
+    return matrix * per_matrix() + i * chunks + j;
+  }
+  // The first chunk that reads an element at or past `x` (from the matrix's start): its ticket,
+  // and its first element and the one past its last in *first, *end; -1 past the last row.
+  XPOSE_HD int64_t next_read(int64_t matrix, int64_t x, int64_t* first, int64_t* end) const {
+    int64_t row = x / src_pitch, off = x - row * src_pitch;
+    if (row < 1) row = 1, off = 0;
+    if (off >= length) ++row, off = 0;
+    if (row >= rows) return -1;
+    const int64_t index = off / chunk, left = length - index * chunk;
+    *first = row * src_pitch + index * chunk;
+    *end = *first + (left < chunk ? left : chunk);
+    return ticket(matrix, row, index);
+  }
+};
+inline NarrowSpread narrow_spread(const NarrowShape& s, bool inverse, int64_t chunk) {
+  NarrowSpread d;
+  d.inverse = inverse, d.rows = s.k, d.length = s.q * s.b, d.chunk = chunk;
+  d.chunks = (d.length + chunk - 1) / chunk;
+  d.src_pitch = inverse ? s.m : d.length, d.dst_pitch = inverse ? d.length : s.m;
+  return d;
+}
+
 }  // namespace xpose::layout

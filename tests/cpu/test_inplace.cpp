@@ -271,6 +271,106 @@ TEST(Inplace, StripPassesTranspose) {
   }
 }
 
+// The narrow path's passes (layout::NarrowShape, NarrowSpread; engines/inplace/narrow.cu)
+// applied to original linear indices, blocks of b rows: forward for a tall matrix, undone in
+// reverse order for a wide one. The spread's chunks run in ticket order, each reading its
+// elements and then writing them; every chunk whose elements its destination overlaps must
+// come no later (on the GPU it waits for their reads).
+void check_narrow_passes(int64_t rows, int64_t cols, int64_t b, int64_t chunk) {
+  SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", blocks of " + std::to_string(b) +
+               " rows, chunks of " + std::to_string(chunk));
+  const bool inverse = rows < cols;
+  const layout::NarrowShape s = layout::narrow_shape(rows, cols, 1, b);
+  const int64_t m = s.m, k = s.k, q = s.q, r = s.r, whole = q * b * k;
+  ASSERT_EQ(m, q * b + r);
+  std::vector<int64_t> a(size_t(m * k)), t(a.size()), aside(size_t(r * k));
+  for (int64_t p = 0; p < m * k; ++p) a[size_t(p)] = p;
+  const auto turn = [&](int64_t R, int64_t C) {  // each block R x C -> C x R
+    for (int64_t i = 0; i < q; ++i)
+      for (int64_t x = 0; x < R; ++x)
+        for (int64_t y = 0; y < C; ++y) t[size_t(i * b * k + y * R + x)] = a[size_t(i * b * k + x * C + y)];
+    std::copy(t.begin(), t.begin() + whole, a.begin());
+  };
+  const auto pieces = [&] {
+    if (q == 0) return;
+    const layout::InplaceShape p = layout::narrow_pieces(s, inverse);
+    ASSERT_EQ(q * k, layout::unit_count(p));
+    const layout::UnitWalk walk(p, 1);
+    std::vector<bool> reached(size_t(q * k), false);
+    for (uint32_t u = 0; u < uint32_t(q * k); ++u) {
+      const uint32_t to = walk.next(u);
+      ASSERT_LT(to, q * k);
+      ASSERT_FALSE(reached[to]) << "piece " << to << " reached twice";
+      reached[to] = true;
+      for (int64_t x = 0; x < b; ++x) t[size_t(to * b + x)] = a[size_t(u * b + x)];
+    }
+    std::copy(t.begin(), t.begin() + whole, a.begin());
+  };
+  const auto spread = [&] {
+    if (q == 0 || r == 0) return;
+    const layout::NarrowSpread d = layout::narrow_spread(s, inverse, chunk);
+    std::vector<bool> read(size_t(d.per_matrix()), false);
+    int64_t moved = 0;
+    for (int64_t ticket = 0; ticket < d.per_matrix(); ++ticket) {
+      const layout::NarrowSpread::Chunk c = d.at(ticket);
+      ASSERT_EQ(ticket, d.ticket(c.matrix, c.row, c.index));
+      ASSERT_TRUE(c.row >= 1 && c.row < k && c.count > 0 && c.count <= chunk);
+      ASSERT_EQ(c.dst, c.row * (inverse ? q * b : m) + c.index * chunk);
+      std::vector<int64_t> held(a.begin() + c.src, a.begin() + c.src + c.count);
+      read[size_t(ticket)] = true;
+      for (int64_t x = c.dst, first, end; x < c.dst + c.count; x = end) {  // the chunks it waits for
+        const int64_t u = d.next_read(0, x, &first, &end);
+        if (u < 0 || first >= c.dst + c.count) break;
+        ASSERT_LE(u, ticket) << "chunk " << ticket << " writes over chunk " << u << " before it reads";
+      }
+      std::copy(held.begin(), held.end(), a.begin() + c.dst);
+      moved += c.count;
+    }
+    ASSERT_EQ((k - 1) * q * b, moved);
+  };
+  if (!inverse) {
+    std::copy(a.begin() + whole, a.end(), aside.begin());
+    turn(b, k);
+    pieces();
+    spread();
+    for (int64_t c = 0; c < k; ++c)
+      for (int64_t x = 0; x < r; ++x) a[size_t(c * m + q * b + x)] = aside[size_t(x * k + c)];
+  } else {
+    for (int64_t c = 0; c < k; ++c)
+      for (int64_t x = 0; x < r; ++x) aside[size_t(x * k + c)] = a[size_t(c * m + q * b + x)];
+    spread();
+    pieces();
+    turn(k, b);
+    std::copy(aside.begin(), aside.end(), a.begin() + whole);
+  }
+  for (int64_t p = 0; p < m * k; ++p) ASSERT_EQ((p % rows) * cols + p / rows, a[size_t(p)]) << "position " << p;
+}
+
+TEST(Inplace, NarrowPassesTranspose) {
+  for (auto [m, n] : {std::pair{100, 3}, std::pair{3, 100}, std::pair{1000, 7}, std::pair{7, 1000}, std::pair{96, 32},
+                      std::pair{32, 96}, std::pair{5, 2}, std::pair{2, 5}, std::pair{1001, 31}, std::pair{31, 1001}})
+    for (int64_t b : {1, 4, 7, 16, 64})
+      for (int64_t chunk : {1, 5, 32, 1000}) check_narrow_passes(m, n, b, chunk);
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 400 && !::testing::Test::HasFailure(); ++i) {
+    const int64_t k = 2 + int64_t(rng() % 31), m = k + 1 + int64_t(rng() % 3000);
+    const int64_t b = 1 + int64_t(rng() % 100), chunk = 1 + int64_t(rng() % 300);
+    if (rng() % 2)
+      check_narrow_passes(m, k, b, chunk);
+    else
+      check_narrow_passes(k, m, b, chunk);
+  }
+  // The engine's blocks: 512 bytes of a column; an eighth of the rows at most; a small matrix whole.
+  const layout::NarrowShape big = layout::narrow_shape(22369623, 3, 1), fp32 = layout::narrow_shape(5, 5592407, 4);
+  EXPECT_TRUE(big.b == 512 && big.q * big.b + big.r == 22369623 && big.k == 3);
+  EXPECT_TRUE(fp32.b == 128 && fp32.m == 5592407 && fp32.k == 5);
+  const layout::NarrowShape small = layout::narrow_shape(2000, 3, 8), whole = layout::narrow_shape(7, 1170, 4);
+  EXPECT_TRUE(small.b == 64 && small.r * small.k * 8 <= 2000 * 3 * 8 / 8);
+  EXPECT_TRUE(whole.b == 1170 && whole.q == 1 && whole.r == 0);
+}
+
 // mul_mod against 128-bit products, sides up to 2^32; row_to undoes row_from.
 TEST(Inplace, ModularHelpersAreExact) {
   const uint64_t seed = testing::fresh_seed();

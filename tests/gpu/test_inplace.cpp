@@ -96,6 +96,8 @@ std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t 
   const int64_t W = E == 8 ? 64 : 128, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
   if (std::gcd(m, n) * E >= 16)
     EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
+  else if (std::min(m, n) <= 32)  // narrow: a bit a piece, a word a chunk, an eighth of each matrix at most
+    EXPECT_LE(workspace_bytes, bytes / 8 + bytes / 1024 + 768 + size_t(128 * batch)) << "past the stated bound";
   else
     EXPECT_LE(workspace_bytes, bytes / 1024 + bytes * 127 / 32768 + size_t(rows_bits) + 512) << "past the stated bound";
   std::vector<uint8_t> scratch(workspace_bytes + 2 * kGuard);
@@ -183,6 +185,41 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
       if (HasFailure()) return;
     }
   }
+}
+
+// Narrow rectangles (a side of 32 or fewer, sides sharing under 16 bytes): whole in shared
+// memory (32 KiB or less), blocks of 512 bytes of a column with the last rows through the
+// workspace or none left, blocks of an eighth of the rows, one spread chunk a row and many,
+// tall and wide, batches, bases on and off 16 bytes; then random shapes.
+TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int narrow = 0;
+  for (int64_t E : {1, 2, 4, 8}) {
+    const int64_t b = 512 / E;
+    const std::vector<std::array<int64_t, 3>> shapes = {
+        {1000, 3, 2},      {3, 1000, 1},       {40 * b, 3, 1},     {3, 40 * b + 1, 2},  {9 * b - 1, 31, 1},
+        {31, 9 * b + 7, 1}, {33 * b + 5, 2, 3}, {2, 33 * b + 5, 1}, {300001, 5, 1},      {7, 200003, 1},
+        {12345, 32, 1},    {32, 12347, 2},     {5000, 17, 1},      {17, 5000, 1}};
+    for (auto [m, n, batch] : shapes) {
+      if (std::gcd(m, n) * E >= 16) continue;
+      for (size_t offset : {size_t(0), size_t(E)}) {
+        const std::string path = check_rectangle(rng, E, m, n, batch, offset);
+        narrow += path.find("narrow") != std::string::npos;
+        if (HasFailure()) return;
+      }
+    }
+    for (int t = 0; t < 12; ++t) {
+      const int64_t k = 2 + int64_t(rng() % 31), m = 1 + int64_t(rng() % 100000);
+      if (m == k || std::gcd(m, k) * E >= 16) continue;
+      const bool wide = rng() % 2;
+      check_rectangle(rng, E, wide ? k : m, wide ? m : k, 1 + int64_t(rng() % 3), rng() % 2 ? 0 : size_t(E));
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(narrow, 60) << "the narrow path should have taken these";
 }
 
 TEST(Inplace, RefusedRequestsLeaveTheMatrixAlone) {

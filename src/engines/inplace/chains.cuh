@@ -52,15 +52,14 @@ struct ChainArgs {
   uint32_t zero;             // 0, which the compiler cannot know: see the stores
 };
 
-// Rows of g elements (units) cut into pieces: piece p of a matrix is at word p vecs.
+// Rows of g elements (units) cut into pieces: piece p of a matrix is at word p vecs of it, and
+// the matrices matrix_words apart.
 struct UnitPieces {
   static constexpr bool kMayJump = false;  // Pieces::jump(p, j): next() j times at once, where jumps()
   layout::UnitWalk walk;
-  int64_t vecs;
+  int64_t vecs, matrix_words;
   __device__ uint32_t next(uint32_t p) const { return walk.next(p); }
-  __device__ int64_t word(uint32_t matrix, uint32_t pieces, uint32_t p) const {
-    return (int64_t(matrix) * pieces + p) * vecs;
-  }
+  __device__ int64_t word(uint32_t matrix, uint32_t, uint32_t p) const { return matrix * matrix_words + p * vecs; }
 };
 
 template <int V>

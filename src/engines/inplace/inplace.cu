@@ -19,6 +19,7 @@
 #include "engines/inplace/c2r.hpp"
 #include "engines/inplace/chains.cuh"
 #include "engines/inplace/inplace.hpp"
+#include "engines/inplace/narrow.hpp"
 #include "engines/vec_tile.cuh"
 #include "layout/grid.hpp"
 #include "layout/inplace.hpp"
@@ -327,7 +328,8 @@ cudaError_t move_units(const InplaceProblem& t, uint32_t* claimed, int sm_count,
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   const int64_t pieces = pieces_a_unit(s.c * t.elem_bytes), piece_bytes = s.c * t.elem_bytes / pieces;
   const int word = chains::widest_word({piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
-  const chains::UnitPieces map{layout::UnitWalk(s, uint32_t(pieces)), piece_bytes / word};
+  const int64_t vecs = piece_bytes / word;
+  const chains::UnitPieces map{layout::UnitWalk(s, uint32_t(pieces)), vecs, layout::unit_count(s) * pieces * vecs};
   const auto launch = chains::plan_launch(map, piece_bytes, word, layout::unit_count(s) * pieces, unit_pieces(t));
   return with_elem_bytes(word, [&](auto w) {
     return chains::move<decltype(w)::value>(launch, t.data, claimed, sm_count, stream);
@@ -339,6 +341,7 @@ cudaError_t move_units(const InplaceProblem& t, uint32_t* claimed, int sm_count,
 const char* inplace_refusal(const InplaceProblem& t) {
   if (t.trivial()) return nullptr;
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
+  if (narrow::takes(t)) return narrow::refusal(t);
   if (c2r::takes(t)) return c2r::refusal(t);
   if (!square(t)) {
     if (s.c * t.elem_bytes > kMaxUnitBytes)
@@ -356,6 +359,7 @@ const char* inplace_refusal(const InplaceProblem& t) {
 
 size_t inplace_workspace_bytes(const InplaceProblem& t) {
   if (t.trivial() || square(t)) return 0;
+  if (narrow::takes(t)) return narrow::workspace_bytes(t);
   if (c2r::takes(t)) return c2r::workspace_bytes(t);
   return size_t((unit_pieces(t) + 31) / 32 * 4);  // a bit a piece
 }
@@ -366,6 +370,7 @@ const char* inplace_path(const InplaceProblem& t) {
 
 cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
   if (t.trivial()) return cudaSuccess;
+  if (narrow::takes(t)) return narrow::transpose(t, workspace, sm_count, stream);
   if (c2r::takes(t)) return c2r::transpose(t, workspace, sm_count, stream);
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   const int64_t tiles = (s.c + tile_side(t) - 1) / tile_side(t), blocks = s.a * s.b * t.batch;

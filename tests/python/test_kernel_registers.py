@@ -58,9 +58,13 @@ def read_reports(build_dir):
 
 
 def family_and_size(demangled):
-    """('transpose_vec_swizzled', 4) from 'void xpose::engines::(anonymous namespace)::transpose_vec_swizzled<4>(...)'."""
+    """('transpose_vec_swizzled', 4) from 'void xpose::engines::(anonymous namespace)::transpose_vec_swizzled<4>(...)';
+    a kernel of no template (one for every element size: it moves bytes) is held to its row's 1-byte budget."""
     m = re.search(r"(\w+)<\D*?(\d+)", demangled)
-    return (m.group(1), int(m.group(2))) if m else (None, None)
+    if m:
+        return m.group(1), int(m.group(2))
+    m = re.search(r"(\w+)\(", demangled)
+    return (m.group(1), 1) if m else (None, None)
 
 
 def main():

@@ -26,15 +26,14 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int64_t kChunkBytes = 16 << 10;  // a spread chunk
-constexpr int kSpreadBlocksPerSm = 8;
+constexpr int kSpreadBlocksPerSm = 6;  // 16 KiB of shared memory each
 
 size_t round256(int64_t x) { return size_t((x + 255) / 256 * 256); }
 
 struct Sizes {
   layout::NarrowShape s;
   bool inverse = false;
-  int word = 1;                 // the spread's word: divides r E, q b E, m k E and the base
-  layout::NarrowSpread spread;  // in words
+  layout::NarrowSpread spread;
   int64_t tickets = 0;          // the spread's chunks, all matrices
   size_t bits = 0, flags = 0, aside = 0;  // workspace parts
 };
@@ -44,11 +43,8 @@ Sizes sizes_of(const InplaceProblem& t) {
   z.inverse = t.rows < t.cols;
   z.s = layout::narrow_shape(t.rows, t.cols, t.elem_bytes);
   const int64_t E = t.elem_bytes, q = z.s.q, r = z.s.r, k = z.s.k;
-  z.word = chains::widest_word({r * E, q * z.s.b * E, z.s.m * k * E, int64_t(reinterpret_cast<uintptr_t>(t.data))});
   if (q > 0 && r > 0) {
-    layout::NarrowShape w = z.s;  // the spread in words
-    w.m = z.s.m * E / z.word, w.b = z.s.b * E / z.word, w.r = r * E / z.word;
-    z.spread = layout::narrow_spread(w, z.inverse, kChunkBytes / z.word);
+    z.spread = layout::narrow_spread(z.s, z.inverse, kChunkBytes / E);
     z.tickets = z.spread.per_matrix() * t.batch;
   }
   z.bits = q > 1 ? round256((q * k * t.batch + 31) / 32 * 4) : 0;
@@ -58,8 +54,10 @@ Sizes sizes_of(const InplaceProblem& t) {
 }
 
 // Each block of R x C elements (matrix blockIdx.y + z0, block blockIdx.x) becomes C x R,
-// through shared memory in C rows of `pitch` (ld E / 4 odd: a warp's column reads meet no bank
-// twice, for 4 bytes and less).
+// through shared memory in C rows of `pitch` (pitch E / 4 odd, or pitch odd for 8 bytes: a
+// warp's elements written down a column meet no bank twice). 1- and 2-byte elements of a block
+// on 16 bytes are written as 4-byte words of 4 / E elements each, and read as 16-byte words
+// where the tile has few columns.
 template <int E>
 __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t matrix, layout::FastDivmod by_c,
                                                         layout::FastDivmod by_r, int pitch, int64_t z0) {
@@ -67,28 +65,68 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
   Elem<E>* const tile = reinterpret_cast<Elem<E>*>(turn_words);
   const uint32_t R = by_r.divisor, C = by_c.divisor, count = R * C;
   Elem<E>* const base = data + (z0 + blockIdx.y) * matrix + int64_t(blockIdx.x) * count;
+  const auto put = [&](uint32_t idx, Elem<E> v) {
+    uint32_t y;
+    const uint32_t x = by_c.divmod(idx, &y);
+    tile[y * pitch + x] = v;
+  };
+  const auto get = [&](uint32_t o) {
+    uint32_t x;
+    const uint32_t y = by_r.divmod(o, &x);
+    return tile[y * pitch + x];
+  };
   constexpr int kBatch = 8;
-  for (uint32_t first = threadIdx.x; first < count; first += kBatch * kThreads) {
-    Elem<E> v[kBatch];
+  // A 16-byte word's elements go down a tile column one a thread, its neighbour's 16 / E rows
+  // further: spread over the banks where the tile has few columns (the forward turn's k), 16-way
+  // conflicts where it has b (the inverse's, u8 29 x 4668160: 18.0 -> 13.5% of a copy).
+  const bool words = E <= 2 && reinterpret_cast<uintptr_t>(base) % 16 == 0 && count * E % 16 == 0,
+             words_in = words && C <= layout::narrow_max_side;
+  if constexpr (E <= 2) if (words_in) {
+    constexpr int kPer = 16 / E;  // elements a 16-byte word
+    const uint4* const from = reinterpret_cast<const uint4*>(base);
+    const uint32_t loads = count / kPer;
+    constexpr int kWords = 4;  // 64 bytes a thread in flight
+    for (uint32_t first = threadIdx.x; first < loads; first += kWords * kThreads) {
+      uint4 v[kWords];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (first + u * kThreads < count) v[u] = base[first + u * kThreads];
+      for (int u = 0; u < kWords; ++u)
+        if (first + u * kThreads < loads) v[u] = from[first + u * kThreads];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const uint32_t idx = first + u * kThreads;
-      if (idx < count) {
-        uint32_t y;
-        const uint32_t x = by_c.divmod(idx, &y);
-        tile[y * pitch + x] = v[u];
+      for (int u = 0; u < kWords; ++u) {
+        if (first + u * kThreads >= loads) continue;
+        Elem<E> e[kPer];
+        memcpy(e, &v[u], 16);
+#pragma unroll
+        for (int i = 0; i < kPer; ++i) put((first + u * kThreads) * kPer + i, e[i]);
       }
     }
   }
-  __syncthreads();
-  for (uint32_t o = threadIdx.x; o < count; o += kThreads) {
-    uint32_t x;
-    const uint32_t y = by_r.divmod(o, &x);
-    base[o] = tile[y * pitch + x];
+  if (!words_in) {
+    for (uint32_t first = threadIdx.x; first < count; first += kBatch * kThreads) {
+      Elem<E> v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        if (first + u * kThreads < count) v[u] = base[first + u * kThreads];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u)
+        if (first + u * kThreads < count) put(first + u * kThreads, v[u]);
+    }
   }
+  __syncthreads();
+  if constexpr (E <= 2) if (words) {
+    constexpr int kPer = 4 / E;  // elements a 4-byte word
+    uint32_t* const to = reinterpret_cast<uint32_t*>(base);
+    for (uint32_t w = threadIdx.x; w < count / kPer; w += kThreads) {
+      Elem<E> e[kPer];
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) e[i] = get(w * kPer + i);
+      uint32_t word;
+      memcpy(&word, e, 4);
+      to[w] = word;
+    }
+  }
+  if (!words)
+    for (uint32_t o = threadIdx.x; o < count; o += kThreads) base[o] = get(o);
 }
 
 // The last r rows of each matrix and the workspace (to_aside: into it; else out of it): as they
@@ -119,45 +157,79 @@ __global__ void __launch_bounds__(kThreads) narrow_aside(Elem<E>* data, Elem<E>*
   }
 }
 
-// The spread: blocks take chunks in ticket order (flags[tickets] counts the tickets out).
-template <int V>
-__global__ void __launch_bounds__(kThreads) narrow_spread(Elem<V>* data, uint32_t* flags, layout::NarrowSpread d,
-                                                          int64_t matrix_words, int64_t tickets) {
-  constexpr int kWords = int(kChunkBytes / V);
-  __shared__ Elem<V> held[kWords];
+// The spread: blocks take chunks in ticket order (flags[tickets] counts the tickets out). A
+// chunk's bytes are read as the aligned 16-byte words around them (those past the matrices'
+// span [low, high) byte by byte) and written as aligned 16-byte words shifted out of shared
+// memory, its first and last words byte by byte: no element size or shift narrows the words.
+__global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data, uint32_t* flags, layout::NarrowSpread d,
+                                                          int elem_bytes, int64_t matrix_bytes, int64_t tickets,
+                                                          const unsigned char* low, const unsigned char* high) {
+  constexpr int kWords = int(kChunkBytes / 16) + 2;  // a chunk's aligned words, and 16 bytes read past them
+  constexpr int kBatch = 4;                          // words a thread has in flight
+  __shared__ uint4 held[kWords + 1];
   __shared__ int64_t taken;
+  const unsigned char* const bytes = reinterpret_cast<const unsigned char*>(held);
   for (;;) {
     if (threadIdx.x == 0) taken = atomicAdd(flags + tickets, 1u);
     __syncthreads();
     const int64_t t = taken;
     if (t >= tickets) return;
     const layout::NarrowSpread::Chunk c = d.at(t);
-    Elem<V>* const m = data + c.matrix * matrix_words;
-    const int count = int(c.count);
-    constexpr int kBatch = 64 / V < 8 ? 64 / V : 8;  // 64 bytes a thread in flight
-    for (int first = threadIdx.x; first < count; first += kBatch * kThreads) {
-      Elem<V> v[kBatch];
+    unsigned char* const m = data + c.matrix * matrix_bytes;
+    const uintptr_t from = reinterpret_cast<uintptr_t>(m + c.src * elem_bytes), first_word = from & ~uintptr_t(15);
+    const int n = int(c.count * elem_bytes), words = int((from + n + 15 - first_word) / 16);
+    for (int w0 = threadIdx.x; w0 < words; w0 += kBatch * kThreads) {
+      uint4 v[kBatch];
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u)
-        if (first + u * kThreads < count) v[u] = __ldcg(m + c.src + first + u * kThreads);
+      for (int u = 0; u < kBatch; ++u) {
+        const int w = w0 + u * kThreads;
+        const unsigned char* const p = reinterpret_cast<const unsigned char*>(first_word) + 16 * w;
+        if (w < words && p >= low && p + 16 <= high) v[u] = __ldcg(reinterpret_cast<const uint4*>(p));
+      }
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u)
-        if (first + u * kThreads < count) held[first + u * kThreads] = v[u];
+      for (int u = 0; u < kBatch; ++u) {
+        const int w = w0 + u * kThreads;
+        const unsigned char* const p = reinterpret_cast<const unsigned char*>(first_word) + 16 * w;
+        if (w >= words) continue;
+        if (p >= low && p + 16 <= high) {
+          held[w] = v[u];
+        } else {
+          unsigned char* const to = reinterpret_cast<unsigned char*>(held + w);
+          for (int i = 0; i < 16; ++i)
+            if (p + i >= low && p + i < high) to[i] = p[i];
+        }
+      }
     }
-    __syncthreads();  // every element of the chunk read (in shared memory)
+    __syncthreads();  // every byte of the chunk read (in shared memory)
     if (threadIdx.x == 0) {
       __threadfence();
       atomicExch(flags + t, 1u);
-      for (int64_t x = c.dst, first, end; x < c.dst + c.count; x = end) {
-        const int64_t u = d.next_read(c.matrix, x, &first, &end);
-        if (u < 0 || first >= c.dst + c.count) break;
+      for (int64_t x = c.dst, begin, end; x < c.dst + c.count; x = end) {
+        const int64_t u = d.next_read(c.matrix, x, &begin, &end);
+        if (u < 0 || begin >= c.dst + c.count) break;
         while (*reinterpret_cast<volatile uint32_t*>(flags + u) == 0) {
         }
       }
       __threadfence();
     }
-    __syncthreads();  // every chunk the destination overlaps has read its elements
-    for (int i = threadIdx.x; i < count; i += kThreads) __stcg(m + c.dst + i, held[i]);
+    __syncthreads();  // every chunk the destination overlaps has read its bytes
+    const uintptr_t to = reinterpret_cast<uintptr_t>(m + c.dst * elem_bytes), first_out = to & ~uintptr_t(15);
+    const int outs = int((to + n + 15 - first_out) / 16);
+    for (int w = threadIdx.x; w < outs; w += kThreads) {
+      const uintptr_t at = first_out + 16 * uintptr_t(w);
+      const int64_t o = int64_t(at - to) + int64_t(from - first_word);  // at's source byte in held
+      if (at >= to && at + 16 <= to + uintptr_t(n)) {
+        const int a = int(o & 3);
+        const uint32_t* const x = reinterpret_cast<const uint32_t*>(bytes + (o - a));
+        const uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = a ? x[4] : 0;
+        const uint4 v = make_uint4(__funnelshift_r(x0, x1, 8 * a), __funnelshift_r(x1, x2, 8 * a),
+                                   __funnelshift_r(x2, x3, 8 * a), __funnelshift_r(x3, x4, 8 * a));
+        __stcg(reinterpret_cast<uint4*>(at), v);
+      } else {
+        for (int i = 0; i < 16; ++i)
+          if (at + i >= to && at + i < to + uintptr_t(n)) reinterpret_cast<unsigned char*>(at)[i] = bytes[o + i];
+      }
+    }
     __syncthreads();  // held and taken free for the next chunk
   }
 }
@@ -235,7 +307,8 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     const auto pieces = [&]() -> cudaError_t {
       if (s.q <= 1) return cudaSuccess;  // a 1 x k transposition moves nothing
       const int64_t piece_bytes = s.b * E;
-      const int word = chains::widest_word({piece_bytes, s.m * s.k * E, int64_t(reinterpret_cast<uintptr_t>(t.data))});
+      const int word = chains::widest_word(  // the matrices' bytes apart only where there are several
+          {piece_bytes, t.batch > 1 ? s.m * s.k * E : piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
       const int64_t vecs = piece_bytes / word;
       const chains::UnitPieces map{layout::UnitWalk(layout::narrow_pieces(s, z.inverse), 1), vecs,
                                    s.m * s.k * E / word};
@@ -248,12 +321,11 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       if (z.tickets == 0) return cudaSuccess;
       if (cudaError_t err = cudaMemsetAsync(flags, 0, z.flags, stream); err != cudaSuccess) return err;
       const unsigned grid = unsigned(std::min<int64_t>(z.tickets, int64_t(sm_count) * kSpreadBlocksPerSm));
-      return with_elem_bytes(z.word, [&](auto w) -> cudaError_t {
-        constexpr int V = decltype(w)::value;
-        narrow_spread<V><<<grid, kThreads, 0, stream>>>(static_cast<Elem<V>*>(t.data), flags, z.spread,
-                                                        s.m * s.k * E / V, z.tickets);
-        return cudaGetLastError();
-      });
+      unsigned char* const base = static_cast<unsigned char*>(t.data);
+      const int64_t matrix_bytes = s.m * s.k * E;
+      narrow_spread<<<grid, kThreads, 0, stream>>>(base, flags, z.spread, int(E), matrix_bytes, z.tickets, base,
+                                                   base + matrix_bytes * t.batch);
+      return cudaGetLastError();
     };
     cudaError_t err = cudaSuccess;
     const auto then = [&](auto&& pass) {

@@ -59,6 +59,10 @@ XPOSE_HD inline int64_t row_from(const InplaceShape& s, int64_t r) {
   return ((s.c * k - t) % s.m + s.m) % s.m;
 }
 
+// Rectangles whose sides share g elements with g x elem_bytes of at least this many bytes move
+// rows of g as units (below); the others cannot (too small a row to move as one).
+constexpr int64_t inplace_unit_bytes = 16;
+
 // Sides that share a factor: with g = gcd(m, n) (InplaceShape::c) the matrix is an a x b grid
 // of g x g blocks (block (A, B) at row A g, column B g). The GPU turns each block in place, which
 // leaves element (A g + ig, B g + jg) at (A g + jg, B g + ig); the row pieces of g elements

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu/inplace.hpp"
-#include "engines/inplace/inplace.hpp"
+#include "dispatch/inplace.hpp"
 #include "layout/inplace.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.hpp"
@@ -418,36 +418,44 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   detail::InplaceProblem t;
   t.data = reinterpret_cast<void*>(uintptr_t(4096));
   t.rows = t.cols = 100, t.elem_bytes = 4, t.batch = 3;
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  EXPECT_EQ(0u, engines::inplace_workspace_bytes(t));
-  EXPECT_STREQ("vectors", engines::inplace_path(t));
+  const auto planned = [&] {  // the dispatch's plan: whether served, its workspace, its line
+    detail::InplacePlan plan;
+    const bool served = !detail::plan_inplace(t, &plan).failed();
+    return std::pair{served, plan};
+  };
+  const auto served = [&] { return planned().first; };
+  const auto workspace = [&] { return planned().second.workspace_bytes; };
+  const auto moved_as = [&](const char* how) { return planned().second.text.find(how) != std::string::npos; };
+  EXPECT_TRUE(served());
+  EXPECT_EQ(0u, workspace());
+  EXPECT_TRUE(moved_as("moved as vectors"));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
-  EXPECT_STREQ("elements", engines::inplace_path(t));
+  EXPECT_TRUE(moved_as("moved as elements"));
   // Coprime sides: the view 101 x 100 (rows of the short side), one strip narrower than 128
   // columns, a bit a row piece; one band, so no rows saved past its end.
   t.cols = 101;
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  EXPECT_EQ(size_t(256), engines::inplace_workspace_bytes(t));
+  EXPECT_TRUE(served());
+  EXPECT_EQ(size_t(256), workspace());
   t.cols = 102;  // a shared factor of 2 x 4 bytes
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  EXPECT_TRUE(served());
   t.cols = 104;  // 4 x 4 bytes: 25 x 26 blocks, 2600 units of 4 elements a matrix, 3 matrices
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
-  EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), engines::inplace_workspace_bytes(t));
+  EXPECT_TRUE(served());
+  EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), workspace());
   const auto bitmap = [](int64_t bits) { return size_t((bits + 31) / 32 * 4 + 255) / 256 * 256; };
   t.rows = 2 * 32768 + 5, t.cols = 1003, t.batch = 3;  // coprime; 2 bands, each reading 127 rows past its end
-  EXPECT_EQ(bitmap(3 * 65541 * 7) + bitmap(3 * 65541) + size_t(3 * 2 * 127 * 1003 * 4), engines::inplace_workspace_bytes(t));
-  EXPECT_LE(engines::inplace_workspace_bytes(t), size_t(t.rows * t.cols * t.elem_bytes * t.batch / 100));
+  EXPECT_EQ(bitmap(3 * 65541 * 7) + bitmap(3 * 65541) + size_t(3 * 2 * 127 * 1003 * 4), workspace());
+  EXPECT_LE(workspace(), size_t(t.rows * t.cols * t.elem_bytes * t.batch / 100));
   t.rows = 100, t.cols = 100 * 1024 + 1;  // the view's rows are the short side: 100 elements
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  EXPECT_TRUE(served());
   t.rows = 50000, t.cols = 50001;  // both sides over 160 KiB: too long a row for shared memory
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  EXPECT_FALSE(served());
   t.rows = 100 * 1024, t.cols = 50 * 1024, t.elem_bytes = 4, t.batch = 1;  // a factor of 200 KiB
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));
+  EXPECT_FALSE(served());
   t.rows = 100, t.cols = 101;
   t.rows = 1;  // one row: its own transpose
-  EXPECT_EQ(nullptr, engines::inplace_refusal(t));
+  EXPECT_TRUE(served());
   t.rows = t.cols = int64_t(1) << 24, t.elem_bytes = 1, t.batch = 1;
-  EXPECT_NE(nullptr, engines::inplace_refusal(t));  // more tiles a side than a grid takes
+  EXPECT_FALSE(served());  // more tiles a side than a grid takes
 }
 
 // The C ABI refuses bad requests before anything is touched (no GPU needed), with one line.

@@ -13,7 +13,7 @@
 // writes the rows behind them; the rows it reads past its part's end (fewer than 128) are the
 // next part's first, which each part saves in its shared memory before any is written, or past
 // a band's end, the next band's, saved in the workspace by c2r_halo before the sweep.
-#include "engines/inplace/c2r.hpp"
+#include "engines/inplace/inplace.hpp"
 
 #include <algorithm>
 
@@ -257,10 +257,8 @@ int64_t rows_a_block(int64_t cols, int64_t elem_bytes) {
   return cols >= 1024 ? 1 : std::max<int64_t>(1, kRowTileBytes / (cols * elem_bytes));
 }
 
-}  // namespace
-
 bool takes(const InplaceProblem& t) {
-  return t.rows != t.cols && layout::inplace_shape(t.rows, t.cols).c * t.elem_bytes < 16;
+  return t.rows != t.cols && layout::inplace_shape(t.rows, t.cols).c * t.elem_bytes < layout::inplace_unit_bytes;
 }
 
 const char* refusal(const InplaceProblem& t) {
@@ -395,5 +393,9 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     return err;
   });
 }
+
+}  // namespace
+
+const InplacePath path = {"c2r", takes, refusal, workspace_bytes, describe, transpose};
 
 }  // namespace xpose::engines::c2r

@@ -16,10 +16,8 @@
 #include <algorithm>
 
 #include "engines/common.cuh"
-#include "engines/inplace/c2r.hpp"
 #include "engines/inplace/chains.cuh"
 #include "engines/inplace/inplace.hpp"
-#include "engines/inplace/narrow.hpp"
 #include "engines/vec_tile.cuh"
 #include "layout/grid.hpp"
 #include "layout/inplace.hpp"
@@ -336,13 +334,8 @@ cudaError_t move_units(const InplaceProblem& t, uint32_t* claimed, int sm_count,
   });
 }
 
-}  // namespace
-
-const char* inplace_refusal(const InplaceProblem& t) {
-  if (t.trivial()) return nullptr;
+const char* refusal(const InplaceProblem& t) {
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
-  if (narrow::takes(t)) return narrow::refusal(t);
-  if (c2r::takes(t)) return c2r::refusal(t);
   if (!square(t)) {
     if (s.c * t.elem_bytes > kMaxUnitBytes)
       return "rectangular matrices whose sides share a factor of more than 96 KiB (gcd(rows, cols) x elem_bytes) "
@@ -357,21 +350,30 @@ const char* inplace_refusal(const InplaceProblem& t) {
   return nullptr;
 }
 
-size_t inplace_workspace_bytes(const InplaceProblem& t) {
-  if (t.trivial() || square(t)) return 0;
-  if (narrow::takes(t)) return narrow::workspace_bytes(t);
-  if (c2r::takes(t)) return c2r::workspace_bytes(t);
-  return size_t((unit_pieces(t) + 31) / 32 * 4);  // a bit a piece
+size_t workspace_bytes(const InplaceProblem& t) {
+  return square(t) ? 0 : size_t((unit_pieces(t) + 31) / 32 * 4);  // a bit a piece
 }
 
-const char* inplace_path(const InplaceProblem& t) {
+const char* tiles_moved_as(const InplaceProblem& t) {
   return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : "elements";
 }
 
-cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
-  if (t.trivial()) return cudaSuccess;
-  if (narrow::takes(t)) return narrow::transpose(t, workspace, sm_count, stream);
-  if (c2r::takes(t)) return c2r::transpose(t, workspace, sm_count, stream);
+std::string describe(const InplaceProblem& t) {
+  if (square(t)) return std::string("square tile pairs swapped across the diagonal, moved as ") + tiles_moved_as(t) + ", no workspace";
+  const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
+  const std::string blocks =
+      s.c == 1 ? std::string("sides sharing no factor: no blocks to turn")
+               : std::to_string(s.a) + " x " + std::to_string(s.b) + " blocks of " + std::to_string(s.c) + " x " +
+                     std::to_string(s.c) + " turned in place (" +
+                     (small_blocks(t) ? std::string("each whole through shared memory")
+                                      : std::string("tile pairs moved as ") + tiles_moved_as(t)) +
+                     ")";
+  return blocks + ", then " + std::to_string(layout::unit_count(s) * t.batch) + " rows of " + std::to_string(s.c) +
+         " elements moved along their cycles (in pieces of at most 1 KiB); workspace " +
+         std::to_string(workspace_bytes(t)) + " bytes (a bit a piece)";
+}
+
+cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream) {
   const layout::InplaceShape s = layout::inplace_shape(t.rows, t.cols);
   const int64_t tiles = (s.c + tile_side(t) - 1) / tile_side(t), blocks = s.a * s.b * t.batch;
   const cudaError_t turned = with_elem_bytes(t.elem_bytes, [&](auto e) {
@@ -401,6 +403,17 @@ cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_c
   if (turned != cudaSuccess || square(t)) return turned;
 
   return move_units(t, static_cast<uint32_t*>(workspace), sm_count, stream);
+}
+
+}  // namespace
+
+const InplacePath tiles_path = {"tiles", [](const InplaceProblem&) { return true; }, refusal, workspace_bytes, describe,
+                                transpose};
+
+const InplacePath& inplace_path_of(const InplaceProblem& t) {
+  for (const InplacePath* p : {&narrow::path, &c2r::path})
+    if (p->takes(t)) return *p;
+  return tiles_path;
 }
 
 }  // namespace xpose::engines

@@ -1,36 +1,48 @@
 // In-place transposition on the GPU (issue 35): each of a batch of dense rows x cols matrices
-// becomes its dense cols x rows transpose in the same memory. Square matrices: tile pairs
-// swapped across the diagonal, every element read and written once. Rectangular matrices whose
-// sides share a factor g with g x elem_bytes >= 16: the g x g blocks turned so, then rows of g
-// elements moved along their permutation's cycles (each read and written once more), a bit of
-// workspace a row of g or a piece of one (at most 1/128 of the matrix's bytes). Others through
-// the passes of c2r.hpp.
+// becomes its dense cols x rows transpose in the same memory, by one of three paths, each an
+// InplacePath, asked in turn (the first that takes a request serves it):
+//   narrow (narrow.cu): a side of 32 elements or fewer, the sides sharing under 16 bytes:
+//     blocks of rows turned, their columns' pieces moved along their cycles, rows spread apart;
+//   c2r (c2r.cu): the other rectangles whose sides share under 16 bytes: four passes over the
+//     rows of the short side (Catanzaro, Keller and Garland's decomposition);
+//   tiles (inplace.cu): square matrices, tile pairs swapped across the diagonal (each element
+//     read and written once, no workspace); rectangles whose sides share a factor g with g x
+//     elem_bytes >= 16, the g x g blocks turned so, then rows of g elements moved along their
+//     permutation's cycles (a bit of workspace a row of g or a piece of one: at most 1/128 of
+//     the matrix).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstdint>
+#include <string>
 
 #include "core/problem.hpp"
 
 namespace xpose::engines {
 
-using detail::InplaceProblem;  // a checked request (api/validate)
+using detail::InplaceProblem;  // a checked request (api/validate) with something to move
 
-// Why the GPU path cannot take `t` (one line), or null.
-const char* inplace_refusal(const InplaceProblem& t);
+struct InplacePath {
+  const char* name;
+  bool (*takes)(const InplaceProblem& t);             // whether t is this path's
+  const char* (*refusal)(const InplaceProblem& t);    // why the path cannot serve t (one line), or null
+  size_t (*workspace_bytes)(const InplaceProblem& t);  // device workspace t needs
+  std::string (*describe)(const InplaceProblem& t);   // one line for --explain: the passes, the workspace
+  // Enqueues the transposition; never waits, never allocates. `workspace`: workspace_bytes(t)
+  // bytes of device memory at least (cleared here); sm_count: the current device's.
+  cudaError_t (*transpose)(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream);
+};
 
-// Bytes of device workspace the GPU path needs for `t`.
-size_t inplace_workspace_bytes(const InplaceProblem& t);
+namespace narrow {
+extern const InplacePath path;
+}
+namespace c2r {
+extern const InplacePath path;
+}
+extern const InplacePath tiles_path;  // takes every request
 
-// How `t`'s tiles move, for --explain and the bench: "vectors" (rows and the base 16-byte
-// aligned), "elements", or "small blocks" (a rectangle's blocks turned whole in shared memory).
-const char* inplace_path(const InplaceProblem& t);
-
-// Enqueues the transposition; never waits, never allocates. `t` is one inplace_refusal accepts,
-// `workspace` at least inplace_workspace_bytes(t) bytes of device memory (cleared here),
-// sm_count the current device's.
-cudaError_t transpose_inplace(const InplaceProblem& t, void* workspace, int sm_count, cudaStream_t stream);
+// The path that serves `t`.
+const InplacePath& inplace_path_of(const InplaceProblem& t);
 
 }  // namespace xpose::engines

@@ -13,11 +13,10 @@
 //           overlaps has read its own (earlier tickets, on blocks already running), then
 //           writes it;
 //   aside:  the last r rows written to column q b of each row.
-#include "engines/inplace/narrow.hpp"
+#include "engines/inplace/inplace.hpp"
 
 #include <algorithm>
 
-#include "engines/inplace/c2r.hpp"
 #include "engines/inplace/chains.cuh"
 #include "layout/grid.hpp"
 
@@ -234,10 +233,9 @@ __global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data
   }
 }
 
-}  // namespace
-
 bool takes(const InplaceProblem& t) {
-  return c2r::takes(t) && std::min(t.rows, t.cols) <= layout::narrow_max_side;
+  return t.rows != t.cols && std::min(t.rows, t.cols) <= layout::narrow_max_side &&
+         layout::inplace_shape(t.rows, t.cols).c * t.elem_bytes < layout::inplace_unit_bytes;
 }
 
 const char* refusal(const InplaceProblem& t) {
@@ -347,5 +345,9 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     return err;
   });
 }
+
+}  // namespace
+
+const InplacePath path = {"narrow", takes, refusal, workspace_bytes, describe, transpose};
 
 }  // namespace xpose::engines::narrow

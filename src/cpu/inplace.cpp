@@ -1,6 +1,7 @@
 #include "cpu/inplace.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -100,6 +101,80 @@ void rectangle(T* a, const layout::InplaceShape& s) {
   });
 }
 
+// A narrow matrix (a side of layout::narrow_max_side elements or fewer): the passes of
+// layout::NarrowShape, as the GPU's narrow path takes them. Tall m x k: the last r rows aside,
+// each block of b x k turned (in parallel), the q x k pieces of b elements moved along their
+// cycles (found first, then moved in parallel, one piece of scratch each), rows 1 .. k - 1
+// spread apart from the last, the last rows into place; wide: each undone, in reverse order.
+template <class T>
+void narrow(T* a, int64_t rows, int64_t cols) {
+  const bool inverse = rows < cols;
+  const layout::NarrowShape s = layout::narrow_shape(rows, cols, int64_t(sizeof(T)));
+  const int64_t m = s.m, k = s.k, b = s.b, q = s.q, r = s.r, whole = q * b * k;
+  std::vector<T> aside(size_t(r * k));
+  const auto turn = [&](int64_t R, int64_t C) {  // each block R x C -> C x R
+    for_each_item(q, whole, int64_t(1) << 16, [&](int64_t i) {
+      static thread_local std::vector<T> tile;
+      tile.resize(size_t(b * k));
+      T* const block = a + i * b * k;
+      for (int64_t x = 0; x < R; ++x)
+        for (int64_t y = 0; y < C; ++y) tile[size_t(y * R + x)] = block[x * C + y];
+      std::copy(tile.begin(), tile.end(), block);
+    });
+  };
+  const auto pieces = [&] {
+    if (q <= 1) return;  // a 1 x k transposition moves nothing
+    const layout::InplaceShape p = layout::narrow_pieces(s, inverse);
+    const int64_t units = q * k;
+    std::vector<int64_t> leaders;
+    std::vector<char> seen(size_t(units), 0);
+    for (int64_t u = 0; u < units; ++u) {
+      if (seen[size_t(u)]) continue;
+      int64_t length = 0;
+      for (int64_t x = u; !seen[size_t(x)]; x = layout::unit_destination(p, x), ++length) seen[size_t(x)] = 1;
+      if (length > 1) leaders.push_back(u);
+    }
+    for_each_item(int64_t(leaders.size()), whole, int64_t(1) << 16, [&](int64_t l) {
+      static thread_local std::vector<T> carried;
+      const int64_t start = leaders[size_t(l)];
+      carried.assign(a + start * b, a + start * b + b);  // piece u's contents go to piece destination(u)
+      for (int64_t u = layout::unit_destination(p, start);; u = layout::unit_destination(p, u)) {
+        std::swap_ranges(carried.begin(), carried.end(), a + u * b);
+        if (u == start) break;
+      }
+    });
+  };
+  const auto spread = [&] {  // row c (c >= 1) of the k x q b array between c q b and c m
+    if (inverse)
+      for (int64_t c = 1; c < k; ++c) std::memmove(a + c * q * b, a + c * m, size_t(q * b) * sizeof(T));
+    else
+      for (int64_t c = k - 1; c >= 1; --c) std::memmove(a + c * m, a + c * q * b, size_t(q * b) * sizeof(T));
+  };
+  const auto last_rows = [&](bool to_aside) {  // element (x, c) of them at c m + q b + x
+    for (int64_t c = 0; c < k; ++c)
+      for (int64_t x = 0; x < r; ++x) {
+        T& at = a[c * m + q * b + x];
+        if (to_aside)
+          aside[size_t(x * k + c)] = at;
+        else
+          at = aside[size_t(x * k + c)];
+      }
+  };
+  if (!inverse) {
+    std::copy(a + whole, a + m * k, aside.begin());
+    turn(b, k);
+    pieces();
+    spread();
+    last_rows(false);
+  } else {
+    last_rows(true);
+    spread();
+    pieces();
+    turn(k, b);
+    std::copy(aside.begin(), aside.end(), a + whole);
+  }
+}
+
 }  // namespace
 
 void transpose_inplace(void* data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch) {
@@ -112,6 +187,8 @@ void transpose_inplace(void* data, int64_t rows, int64_t cols, int64_t elem_byte
       T* const a = base + k * rows * cols;
       if (rows == cols)
         square(a, rows);
+      else if (std::min(rows, cols) <= layout::narrow_max_side)
+        narrow(a, rows, cols);
       else
         rectangle(a, s);
     }

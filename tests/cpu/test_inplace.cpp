@@ -103,7 +103,10 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
   std::mt19937_64 rng(seed);
   std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1},     {1, 17, 2},    {17, 1, 1},    {5, 5, 3},
                                                 {64, 64, 1},   {33, 65, 2},   {48, 36, 1},   {1000, 24, 1},
-                                                {24, 1000, 1}, {257, 255, 1}, {640, 480, 1}, {3, 4096, 2}};
+                                                {24, 1000, 1}, {257, 255, 1}, {640, 480, 1}, {3, 4096, 2},
+                                                // narrow past 32 KiB: blocks, pieces, spread, last rows
+                                                {20000, 3, 1}, {3, 20001, 2}, {5000, 31, 1}, {31, 5003, 1},
+                                                {100003, 2, 1}, {7, 70001, 1}, {4097, 32, 1}, {32, 4096, 2}};
   for (int t = 0; t < 20; ++t)
     shapes.push_back({int64_t(1 + rng() % 300), int64_t(1 + rng() % 300), int64_t(1 + rng() % 3)});
   for (int64_t E : {1, 2, 4, 8, 16})

@@ -18,7 +18,8 @@ def random_bits(shape, dtype):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64, np.complex128],
                          ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(1, 7), (7, 1), (2, 3), (33, 31), (64, 64), (3, 100, 17), (2, 2, 40, 40)],
+@pytest.mark.parametrize("shape", [(1, 7), (7, 1), (2, 3), (33, 31), (64, 64), (3, 100, 17), (2, 2, 40, 40),
+                                   (20001, 3), (3, 20001), (2, 5003, 31)],  # narrow: blocks, pieces, spread
                          ids=lambda s: "x".join(map(str, s)))
 def test_inplace_numpy_matches_the_transpose(shape, dtype):
     x = random_bits(shape, dtype)

@@ -1,6 +1,7 @@
 // In-place transposition on the CPU (issue 35): the passes of layout/inplace.hpp over every
-// core (the three of rows and columns; for narrow matrices the GPU's narrow ones): the CPU
-// path's own, and the reference of the GPU's square tests.
+// core (the three of rows and columns; the GPU's narrow ones for narrow matrices, and its
+// blocks and units where the sides share 512 bytes or more): the CPU path's own, and the
+// reference of the GPU's square tests.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,8 @@ namespace xpose::cpu {
 // becomes its cols x rows transpose in the same memory. Scratch on the heap: one row or 16
 // columns (at most 16 max(rows, cols) elements) a thread, and rows bytes to find the row
 // permutation's cycles; for a side of 32 elements or fewer (the GPU's narrow passes), a block
-// of 16 KiB at most a thread, the last rows past whole blocks, and a byte a 512-byte piece.
+// of 16 KiB at most a thread, the last rows past whole blocks, and a byte a 512-byte piece; for
+// units, one a thread and a byte a unit.
 // Elements of 1, 2, 4, 8 or 16 bytes.
 void transpose_inplace(void* data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch);
 

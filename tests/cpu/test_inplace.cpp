@@ -106,7 +106,10 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
                                                 {24, 1000, 1}, {257, 255, 1}, {640, 480, 1}, {3, 4096, 2},
                                                 // narrow past 32 KiB: blocks, pieces, spread, last rows
                                                 {20000, 3, 1}, {3, 20001, 2}, {5000, 31, 1}, {31, 5003, 1},
-                                                {100003, 2, 1}, {7, 70001, 1}, {4097, 32, 1}, {32, 4096, 2}};
+                                                {100003, 2, 1}, {7, 70001, 1}, {4097, 32, 1}, {32, 4096, 2},
+                                                // sides sharing 512 bytes or more: blocks, then units
+                                                {600, 400, 1}, {400, 600, 2}, {1024, 512, 1}, {512, 1536, 1},
+                                                {384, 640, 2}, {990, 660, 1}};
   for (int t = 0; t < 20; ++t)
     shapes.push_back({int64_t(1 + rng() % 300), int64_t(1 + rng() % 300), int64_t(1 + rng() % 3)});
   for (int64_t E : {1, 2, 4, 8, 16})

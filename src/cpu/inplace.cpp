@@ -37,6 +37,32 @@ void square(T* a, int64_t n) {
   for_each_item((n + kTile - 1) / kTile, n * n, int64_t(1) << 16, [&](int64_t ti) { turn_tile_row(a, n, n, ti); });
 }
 
+// Units of `size` elements (unit u at a + u size, u < count) moved along the cycles of the
+// permutation that sends unit u's contents to unit destination(u): the cycles found first, then
+// moved in parallel, one unit of scratch each.
+template <class T, class Destination>
+void move_along_cycles(T* a, int64_t count, int64_t size, const Destination& destination) {
+  std::vector<int64_t> leaders;
+  {
+    std::vector<char> seen(size_t(count), 0);
+    for (int64_t u = 0; u < count; ++u) {
+      if (seen[size_t(u)]) continue;
+      int64_t length = 0;
+      for (int64_t x = u; !seen[size_t(x)]; x = destination(x), ++length) seen[size_t(x)] = 1;
+      if (length > 1) leaders.push_back(u);
+    }
+  }
+  for_each_item(int64_t(leaders.size()), count * size, int64_t(1) << 16, [&](int64_t l) {
+    static thread_local std::vector<T> carried;
+    const int64_t start = leaders[size_t(l)];
+    carried.assign(a + start * size, a + start * size + size);
+    for (int64_t u = destination(start);; u = destination(u)) {
+      std::swap_ranges(carried.begin(), carried.end(), a + u * size);
+      if (u == start) break;
+    }
+  });
+}
+
 // Sides sharing kUnitBytes or more (g x elem_bytes): the GPU's tiles path (layout/inplace.hpp's
 // blocks and units): each of the a x b blocks of g x g turned in place, then the rows of g
 // elements (units) moved along their permutation's cycles (found first, then moved in parallel,
@@ -49,25 +75,7 @@ void units(T* a, const layout::InplaceShape& s) {
   for_each_item(blocks * tiles, s.m * s.n, int64_t(1) << 16, [&](int64_t item) {
     turn_tile_row(a + layout::block_origin(s, item / tiles), g, s.n, item % tiles);
   });
-  std::vector<int64_t> leaders;
-  {
-    std::vector<char> seen(size_t(count), 0);
-    for (int64_t u = 0; u < count; ++u) {
-      if (seen[size_t(u)]) continue;
-      int64_t length = 0;
-      for (int64_t x = u; !seen[size_t(x)]; x = layout::unit_destination(s, x), ++length) seen[size_t(x)] = 1;
-      if (length > 1) leaders.push_back(u);
-    }
-  }
-  for_each_item(int64_t(leaders.size()), s.m * s.n, int64_t(1) << 16, [&](int64_t l) {
-    static thread_local std::vector<T> carried;
-    const int64_t start = leaders[size_t(l)];
-    carried.assign(a + start * g, a + start * g + g);  // unit u's contents go to unit unit_destination(u)
-    for (int64_t u = layout::unit_destination(s, start);; u = layout::unit_destination(s, u)) {
-      std::swap_ranges(carried.begin(), carried.end(), a + u * g);
-      if (u == start) break;
-    }
-  });
+  move_along_cycles(a, count, g, [&](int64_t u) { return layout::unit_destination(s, u); });
 }
 
 template <class T>
@@ -163,24 +171,7 @@ void narrow(T* a, int64_t rows, int64_t cols) {
   const auto pieces = [&] {
     if (q <= 1) return;  // a 1 x k transposition moves nothing
     const layout::InplaceShape p = layout::narrow_pieces(s, inverse);
-    const int64_t units = q * k;
-    std::vector<int64_t> leaders;
-    std::vector<char> seen(size_t(units), 0);
-    for (int64_t u = 0; u < units; ++u) {
-      if (seen[size_t(u)]) continue;
-      int64_t length = 0;
-      for (int64_t x = u; !seen[size_t(x)]; x = layout::unit_destination(p, x), ++length) seen[size_t(x)] = 1;
-      if (length > 1) leaders.push_back(u);
-    }
-    for_each_item(int64_t(leaders.size()), whole, int64_t(1) << 16, [&](int64_t l) {
-      static thread_local std::vector<T> carried;
-      const int64_t start = leaders[size_t(l)];
-      carried.assign(a + start * b, a + start * b + b);  // piece u's contents go to piece destination(u)
-      for (int64_t u = layout::unit_destination(p, start);; u = layout::unit_destination(p, u)) {
-        std::swap_ranges(carried.begin(), carried.end(), a + u * b);
-        if (u == start) break;
-      }
-    });
+    move_along_cycles(a, q * k, b, [&](int64_t u) { return layout::unit_destination(p, u); });
   };
   const auto spread = [&] {  // row c (c >= 1) of the k x q b array between c q b and c m
     if (inverse)

@@ -512,8 +512,8 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   // 3 x 2000 units (rows of 1000 elements: 2000 bytes, cut into 2 pieces), a bit a piece
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(2000, 1000, 2, 3, &bytes));
   EXPECT_EQ(size_t(3 * 2000 * 2 / 8), bytes);
-  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 32).find("2 x 1 blocks of 32 x 32"))
-      << xpose::explain_inplace(4, 64, 32);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 128, 64).find("2 x 1 blocks of 64 x 64"))
+      << xpose::explain_inplace(4, 128, 64);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(16, 97, 61).find("no blocks to turn"))
       << xpose::explain_inplace(16, 97, 61);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 96, 48).find("each whole through shared memory"))

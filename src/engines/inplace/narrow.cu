@@ -234,8 +234,7 @@ __global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data
 }
 
 bool takes(const InplaceProblem& t) {
-  return t.rows != t.cols && std::min(t.rows, t.cols) <= layout::narrow_max_side &&
-         layout::inplace_shape(t.rows, t.cols).c * t.elem_bytes < layout::inplace_unit_bytes;
+  return t.elem_bytes <= 8 && layout::narrow_takes(t.rows, t.cols, t.elem_bytes);  // 16 bytes: units
 }
 
 const char* refusal(const InplaceProblem& t) {

@@ -141,12 +141,12 @@ def test_inplace_torch_gpu_matches_numpy(n, batch, dtype):
 
 
 @pytest.mark.parametrize("shape", [(2, 96, 64), (48, 4096), (4096, 48), (1031 * 2, 1031), (16, 33), (3, 1001, 7),
-                                   (2999, 1000)])
+                                   (2999, 1000), (2, 1024, 512), (401, 3000)])
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "complex128"])
 def test_inplace_gpu_rectangles_match_numpy(shape, dtype):
-    # Rectangles whose sides share a factor (units moved along their cycles) and those whose sides
-    # share little or nothing (the strips path), with a workspace from PyTorch's and CuPy's
-    # allocators.
+    # Narrow rectangles (a side of 384 or fewer), rectangles whose sides share a factor (units
+    # moved along their cycles) and those whose sides share little or nothing (the strips path),
+    # with a workspace from PyTorch's and CuPy's allocators.
     x = random_bits(shape, dtype)
     want = np.ascontiguousarray(x.swapaxes(-1, -2))
     torch = _torch_cuda()

@@ -269,7 +269,11 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
 //   spread: row c of the k x q b result (rows 1 .. k - 1) moves from c q b to c m, right by
 //           c r, in chunks of shift_chunk elements, and the last r rows (copied aside before)
 //           go to column q b of each row.
-constexpr int64_t narrow_max_side = 32;
+// Sides of up to 384: a block of 512 bytes of each of k columns (192 KiB) still fits a block's
+// shared memory, and the narrow passes ran faster than c2r's strips of 128-512 byte pieces
+// (H200, 8e2f8ab against sides of 33-384: fp32 167773 x 100 18.1 -> 24.2% of a copy, u8
+// 447392 x 150 4.4 -> 19.7, u8 211 x 318023 5.4 -> 12.9, fp64 30011 x 280 20.5 -> 22.4).
+constexpr int64_t narrow_max_side = 384;
 // Narrow matrices whose sides share g elements of this many bytes or more move them as units
 // (above); the narrow path's pieces of 512 bytes move faster than smaller units (H200, deb7131:
 // fp32 2097152 x 8 7.2 -> 32.9% of a copy, fp64 262144 x 32 13.9 -> 38.0).
@@ -284,7 +288,7 @@ struct NarrowShape {
 };
 // Blocks of b rows (b > 0: a test's), else of 512 bytes of a column (whole pieces of 16-byte
 // words for the chains) and at most an eighth of the rows (the last r rows, which wait in the
-// workspace, under 16 KiB and an eighth of the matrix); a matrix of up to narrow_whole_bytes is
+// workspace, under 512 k bytes and an eighth of the matrix); a matrix of up to narrow_whole_bytes is
 // one block (turned whole: no pieces to move, nothing spread, no workspace).
 constexpr int64_t narrow_block_bytes = 512, narrow_whole_bytes = 32 << 10;
 inline NarrowShape narrow_shape(int64_t rows, int64_t cols, int64_t elem_bytes, int64_t b = 0) {

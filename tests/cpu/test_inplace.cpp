@@ -437,21 +437,24 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_TRUE(moved_as("moved as vectors"));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_TRUE(moved_as("moved as elements"));
-  // Coprime sides: the view 101 x 100 (rows of the short side), one strip narrower than 128
-  // columns, a bit a row piece; one band, so no rows saved past its end.
-  t.cols = 101;
-  EXPECT_TRUE(served());
-  EXPECT_EQ(size_t(256), workspace());
-  t.cols = 102;  // a shared factor of 2 x 4 bytes
-  EXPECT_TRUE(served());
-  t.cols = 104;  // 4 x 4 bytes: 25 x 26 blocks, 2600 units of 4 elements a matrix, 3 matrices
-  EXPECT_TRUE(served());
-  EXPECT_EQ(size_t((3 * 2600 + 31) / 32 * 4), workspace());
+  // Coprime sides past the narrow path's: the view 501 x 500 (rows of the short side), 3 strips
+  // of 128 columns and one of 116, a bit a row piece; one band, so no rows saved past its end.
   const auto bitmap = [](int64_t bits) { return size_t((bits + 31) / 32 * 4 + 255) / 256 * 256; };
+  t.rows = 500, t.cols = 501;
+  EXPECT_TRUE(served());
+  EXPECT_EQ(bitmap(3 * 501 * 3) + bitmap(3 * 501), workspace());
+  t.cols = 502;  // a shared factor of 2 x 4 bytes
+  EXPECT_TRUE(served());
+  t.cols = 504;  // 4 x 4 bytes: 125 x 126 blocks, 63000 units of 4 elements a matrix, 3 matrices
+  EXPECT_TRUE(served());
+  EXPECT_EQ(size_t((3 * 63000 + 31) / 32 * 4), workspace());
+  t.rows = 90, t.cols = 91;  // narrow: a matrix of 32 KiB or less is turned whole, no workspace
+  EXPECT_TRUE(served());
+  EXPECT_EQ(0u, workspace());
   t.rows = 2 * 32768 + 5, t.cols = 1003, t.batch = 3;  // coprime; 2 bands, each reading 127 rows past its end
   EXPECT_EQ(bitmap(3 * 65541 * 7) + bitmap(3 * 65541) + size_t(3 * 2 * 127 * 1003 * 4), workspace());
   EXPECT_LE(workspace(), size_t(t.rows * t.cols * t.elem_bytes * t.batch / 100));
-  t.rows = 100, t.cols = 100 * 1024 + 1;  // the view's rows are the short side: 100 elements
+  t.rows = 500, t.cols = 100 * 1024 + 1;  // the view's rows are the short side: 500 elements
   EXPECT_TRUE(served());
   t.rows = 50000, t.cols = 50001;  // both sides over 160 KiB: too long a row for shared memory
   EXPECT_FALSE(served());
@@ -512,16 +515,17 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   // 3 x 2000 units (rows of 1000 elements: 2000 bytes, cut into 2 pieces), a bit a piece
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(2000, 1000, 2, 3, &bytes));
   EXPECT_EQ(size_t(3 * 2000 * 2 / 8), bytes);
-  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 128, 64).find("2 x 1 blocks of 64 x 64"))
-      << xpose::explain_inplace(4, 128, 64);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 1024, 512).find("2 x 1 blocks of 512 x 512"))
+      << xpose::explain_inplace(4, 1024, 512);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(16, 97, 61).find("no blocks to turn"))
       << xpose::explain_inplace(16, 97, 61);
-  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 96, 48).find("each whole through shared memory"))
-      << xpose::explain_inplace(4, 96, 48);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 480, 432).find("each whole through shared memory"))
+      << xpose::explain_inplace(4, 480, 432);
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 5, 5, 4, 0, nullptr, 0, nullptr));
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 64).find("tile pairs")) << xpose::explain_inplace(4, 64, 64);
-  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 64, 65).find("rows of 64 (rows permuted")) << xpose::explain_inplace(4, 64, 65);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 400, 401).find("rows of 400 (rows permuted"))
+      << xpose::explain_inplace(4, 400, 401);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(2, 6, 1000).find("the view 1000 x 6's transposition undone"))
       << xpose::explain_inplace(2, 6, 1000);
   EXPECT_THROW(xpose::explain_inplace(4, 50000, 50001), xpose::Error);

@@ -94,7 +94,7 @@ std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t 
   // piece of a strip (1/1024 of the matrix at most, and a bit a row of the long side for a
   // narrower last strip) and 127 rows a band of 32768 or more (two bitmaps of 256-byte blocks).
   const int64_t W = E == 8 ? 64 : 128, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
-  if (std::min(m, n) <= 32 && std::gcd(m, n) * E < 512)  // narrow: a bit a piece, a word a chunk, an eighth of each matrix
+  if (std::min(m, n) <= 384 && std::gcd(m, n) * E < 512 && E <= 8)  // narrow: a bit a piece, a word a chunk, an eighth
     EXPECT_LE(workspace_bytes, bytes / 8 + bytes / 1024 + 768 + size_t(128 * batch)) << "past the stated bound";
   else if (std::gcd(m, n) * E >= 16)
     EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
@@ -150,7 +150,7 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
   // Units of 51 KiB (past the default 48 KiB of shared memory a block), and more blocks than one
   // launch's grid holds.
   check_rectangle(rng, 16, 2 * 3200, 3200, 1, 0);
-  check_rectangle(rng, 4, 65539 * 4, 4, 1, 0);
+  check_rectangle(rng, 16, 65539 * 4, 4, 1, 0);
 }
 
 // Sides sharing fewer than 16 bytes (the strips path): coprime and sharing 2 or 3, tall and wide,
@@ -187,7 +187,7 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
   }
 }
 
-// Narrow rectangles (a side of 32 or fewer, sides sharing under 512 bytes): whole in shared
+// Narrow rectangles (a side of 384 or fewer, sides sharing under 512 bytes): whole in shared
 // memory (32 KiB or less), blocks of 512 bytes of a column with the last rows through the
 // workspace or none left, blocks of an eighth of the rows, one spread chunk a row and many,
 // tall and wide, batches, bases on and off 16 bytes; then random shapes.
@@ -203,7 +203,9 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
         {1000, 3, 2},      {3, 1000, 1},       {40 * b, 3, 1},     {3, 40 * b + 1, 2},  {9 * b - 1, 31, 1},
         {31, 9 * b + 7, 1}, {33 * b + 5, 2, 3}, {2, 33 * b + 5, 1}, {300001, 5, 1},      {7, 200003, 1},
         {12345, 32, 1},    {32, 12347, 2},     {5000, 17, 1},      {17, 5000, 1},
-        {1000 * 16, 16, 1}, {8, 4096 * 8 + 8, 2}, {30000 * 32, 32, 1}, {24, 24 * 5001, 1}};  // sides sharing g
+        {1000 * 16, 16, 1}, {8, 4096 * 8 + 8, 2}, {30000 * 32, 32, 1}, {24, 24 * 5001, 1},  // sides sharing g
+        {20011, 33, 1},    {100, 30001, 1},    {4099, 192, 2},     {383, 7001, 1},      {12000, 384, 1},
+        {257, 3 * b + 1, 1}};  // sides of 33-384: blocks of up to 96 / 192 KiB in shared memory
     for (auto [m, n, batch] : shapes) {
       if (std::gcd(m, n) * E >= 512) continue;
       for (size_t offset : {size_t(0), size_t(E)}) {
@@ -213,7 +215,8 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
       }
     }
     for (int t = 0; t < 12; ++t) {
-      const int64_t k = 2 + int64_t(rng() % 31), m = (1 + int64_t(rng() % 100000)) * (t % 2 ? k : 1);
+      const int64_t k = 2 + int64_t(rng() % (t % 3 ? 31 : 383)), most = std::min<int64_t>(100000, 4000000 / k);
+      const int64_t m = t % 2 ? k * (1 + int64_t(rng() % (most / k + 1))) : 1 + int64_t(rng() % most);
       if (m == k || std::gcd(m, k) * E >= 512) continue;
       const bool wide = rng() % 2;
       check_rectangle(rng, E, wide ? k : m, wide ? m : k, 1 + int64_t(rng() % 3), rng() % 2 ? 0 : size_t(E));
@@ -225,17 +228,18 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
 
 TEST(Inplace, RefusedRequestsLeaveTheMatrixAlone) {
   XPOSE_REQUIRE_GPU();
-  std::vector<uint8_t> image(4096);
+  std::vector<uint8_t> image(65536);
   fill_random(image, fresh_seed());
   DeviceImage d(image);
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(XPOSE_ERROR_NOT_SUPPORTED, xpose_transpose_inplace(d.data(), 50000, 50001, 4, 1, nullptr, 0, nullptr));
-  size_t bytes = 0;  // u8 40 x 80: served (units of 40 bytes), with a workspace
-  ASSERT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(40, 80, 1, 1, &bytes));
+  size_t bytes = 0;  // u8 20000 x 3: served (narrow, past 32 KiB), with a workspace
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace_workspace(20000, 3, 1, 1, &bytes));
   ASSERT_GT(bytes, 0u);
-  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data(), 40, 80, 1, 1, nullptr, 0, nullptr));
+  ASSERT_LT(bytes, 4096u);
+  EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data(), 20000, 3, 1, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT,
-            xpose_transpose_inplace(d.data(), 40, 80, 1, 1, d.data() + 3584, bytes - 1, nullptr));
+            xpose_transpose_inplace(d.data(), 20000, 3, 1, 1, d.data() + 61440, bytes - 1, nullptr));
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data() + 1, 16, 16, 4, 1, nullptr, 0, nullptr));
   EXPECT_EQ(XPOSE_ERROR_INVALID_ARGUMENT, xpose_transpose_inplace(d.data(), 16, 16, 3, 1, nullptr, 0, nullptr));
   ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());

@@ -3,8 +3,8 @@
 // pass inverted, in reverse order), each reading and writing the matrix once, coalesced:
 //   aside:  the last r rows (m = q b + r; b: 512 bytes of elements, at most m / 8) copied to
 //           the workspace;
-//   turn:   each block of b x k elements (16 KiB at most, contiguous; a matrix of 32 KiB or
-//           less is one block, and the only pass) turned to k x b through shared memory;
+//   turn:   each block of b x k elements (512 k bytes, at most 192 KiB, contiguous; a matrix of
+//           32 KiB or less is one block, and the only pass) turned to k x b through shared memory;
 //   pieces: the q x k pieces of b elements transposed, moved along their cycles by the chains
 //           of chains.cuh (a bit a piece);
 //   spread: rows 1 .. k - 1 of the k x q b result moved to their places c m, right by c r, in
@@ -76,10 +76,11 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
   };
   constexpr int kBatch = 8;
   // A 16-byte word's elements go down a tile column one a thread, its neighbour's 16 / E rows
-  // further: spread over the banks where the tile has few columns (the forward turn's k), 16-way
-  // conflicts where it has b (the inverse's, u8 29 x 4668160: 18.0 -> 13.5% of a copy).
+  // further: spread over the banks where the tile has few columns (the forward turn's k, up to
+  // 192 measured), 16-way conflicts where it has b (the inverse's 256 or 512, u8 29 x 4668160:
+  // 18.0 -> 13.5% of a copy).
   const bool words = E <= 2 && reinterpret_cast<uintptr_t>(base) % 16 == 0 && count * E % 16 == 0,
-             words_in = words && C <= layout::narrow_max_side;
+             words_in = words && C <= 192;
   if constexpr (E <= 2) if (words_in) {
     constexpr int kPer = 16 / E;  // elements a 16-byte word
     const uint4* const from = reinterpret_cast<const uint4*>(base);
@@ -241,7 +242,7 @@ const char* refusal(const InplaceProblem& t) {
   const Sizes z = sizes_of(t);
   if (z.s.q * z.s.k * t.batch >= (int64_t(1) << 32) || z.tickets >= (int64_t(1) << 32) - 1 ||
       z.s.q >= (int64_t(1) << 31))
-    return "narrow rectangles (a side of 32 elements or fewer) are transposed in place on the GPU in batches of fewer "
+    return "narrow rectangles (a side of 384 elements or fewer) are transposed in place on the GPU in batches of fewer "
            "than 2^32 pieces of 512 bytes";
   return nullptr;
 }

@@ -147,7 +147,7 @@ void rectangle(T* a, const layout::InplaceShape& s) {
   });
 }
 
-// A narrow matrix (a side of layout::narrow_max_side elements or fewer): the passes of
+// A narrow matrix (a side of layout::narrow_max_side(E) elements or fewer): the passes of
 // layout::NarrowShape, as the GPU's narrow path takes them. Tall m x k: the last r rows aside,
 // each block of b x k turned (in parallel), the q x k pieces of b elements moved along their
 // cycles (found first, then moved in parallel, one piece of scratch each), rows 1 .. k - 1
@@ -216,7 +216,7 @@ void transpose_inplace(void* data, int64_t rows, int64_t cols, int64_t elem_byte
       T* const a = base + k * rows * cols;
       if (rows == cols)
         square(a, rows);
-      else if (std::min(rows, cols) <= layout::narrow_max_side)
+      else if (std::min(rows, cols) <= layout::narrow_max_side(int64_t(sizeof(T))))
         narrow(a, rows, cols);
       else if (s.c * int64_t(sizeof(T)) >= kUnitBytes)
         units(a, s);

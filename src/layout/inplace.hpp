@@ -259,45 +259,53 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   }
 };
 
-// Narrow matrices (a short side of at most narrow_max_side elements, sides sharing fewer than
-// narrow_units_below bytes; engines/inplace/narrow.cu): the view of m rows of k (m >= k; a wide matrix is the
-// inverse of its view's transposition, the passes undone in reverse order) in blocks of b rows,
-// q whole ones and r rows left (m = q b + r). Three passes and the last r rows:
+// Narrow matrices (a short side of at most narrow_max_side(E) elements, 384 to 1536, sides
+// sharing fewer bytes than a piece: narrow_takes; engines/inplace/narrow.cu): the view of m
+// rows of k (m >= k; a wide matrix is the inverse of its view's transposition, the passes undone
+// in reverse order) in blocks of b rows, q whole ones and r rows left (m = q b + r). Three
+// passes and the last r rows:
 //   turn:   each block (b x k, contiguous) becomes k x b: the matrix's first q b k elements
 //           hold a q x k array of pieces of b elements, piece (i, c) column c of block i;
 //   pieces: that array transposed to k x q (UnitWalk on a = q, b = k, c = 1: the chains);
 //   spread: row c of the k x q b result (rows 1 .. k - 1) moves from c q b to c m, right by
 //           c r, in chunks of shift_chunk elements, and the last r rows (copied aside before)
 //           go to column q b of each row.
-// Sides of up to 384: a block of 512 bytes of each of k columns (192 KiB) still fits a block's
-// shared memory, and the narrow passes ran faster than c2r's strips of 128-512 byte pieces
-// (H200, 8e2f8ab against sides of 33-384: fp32 167773 x 100 18.1 -> 24.2% of a copy, u8
-// 447392 x 150 4.4 -> 19.7, u8 211 x 318023 5.4 -> 12.9, fp64 30011 x 280 20.5 -> 22.4).
-constexpr int64_t narrow_max_side = 384;
-// Narrow matrices whose sides share g elements of this many bytes or more move them as units
-// (above); the narrow path's pieces of 512 bytes move faster than smaller units (H200, deb7131:
-// fp32 2097152 x 8 7.2 -> 32.9% of a copy, fp64 262144 x 32 13.9 -> 38.0).
-constexpr int64_t narrow_units_below = 512;
+// A block of b rows holds narrow_column_bytes(k) of each of its k columns (whole 16-byte
+// words), at most 512 and together at most narrow_turn_bytes (a block's shared memory): 512
+// where k <= 384. A short side is narrow while those pieces are no smaller than the strips
+// path's (c2r.cu: strip_width(E) x E bytes, 128 for 1-byte elements to 512), and sides sharing
+// g elements only where g x E is under them (units of that many bytes move faster). H200,
+// 8e2f8ab against sides of 33-384 through c2r: fp32 167773 x 100 18.1 -> 24.2% of a copy, u8
+// 447392 x 150 4.4 -> 19.7, u8 211 x 318023 5.4 -> 12.9, fp64 30011 x 280 20.5 -> 22.4; narrow
+// against units of 16-511 bytes: fp32 2097152 x 8 7.2 -> 34.0, fp64 262144 x 32 13.9 -> 38.9.
+constexpr int64_t narrow_turn_bytes = 192 << 10, narrow_block_bytes = 512;
+XPOSE_HD constexpr int64_t narrow_column_bytes(int64_t k) {
+  return narrow_turn_bytes / k / 16 * 16 < narrow_block_bytes ? narrow_turn_bytes / k / 16 * 16 : narrow_block_bytes;
+}
+XPOSE_HD constexpr int64_t narrow_max_side(int64_t elem_bytes) {
+  return narrow_turn_bytes / (strip_width(elem_bytes) * elem_bytes);
+}
 XPOSE_HD inline bool narrow_takes(int64_t rows, int64_t cols, int64_t elem_bytes) {
   const int64_t side = rows < cols ? rows : cols;
-  return rows != cols && side <= narrow_max_side && inplace_shape(rows, cols).c * elem_bytes < narrow_units_below;
+  return rows != cols && side <= narrow_max_side(elem_bytes) &&
+         inplace_shape(rows, cols).c * elem_bytes < narrow_column_bytes(side);
 }
 struct NarrowShape {
   int64_t m = 0, k = 0;  // the view: m rows of k
   int64_t b = 1, q = 0, r = 0;
 };
-// Blocks of b rows (b > 0: a test's), else of 512 bytes of a column (whole pieces of 16-byte
-// words for the chains) and at most an eighth of the rows (the last r rows, which wait in the
-// workspace, under 512 k bytes and an eighth of the matrix); a matrix of up to narrow_whole_bytes is
-// one block (turned whole: no pieces to move, nothing spread, no workspace).
-constexpr int64_t narrow_block_bytes = 512, narrow_whole_bytes = 32 << 10;
+// Blocks of b rows (b > 0: a test's), else of narrow_column_bytes(k) of a column (whole pieces
+// of 16-byte words for the chains) and at most an eighth of the rows (the last r rows, which
+// wait in the workspace, under 192 KiB and an eighth of the matrix); a matrix of up to
+// narrow_whole_bytes is one block (turned whole: no pieces to move, nothing spread, no workspace).
+constexpr int64_t narrow_whole_bytes = 32 << 10;
 inline NarrowShape narrow_shape(int64_t rows, int64_t cols, int64_t elem_bytes, int64_t b = 0) {
   NarrowShape s;
   s.m = rows > cols ? rows : cols, s.k = rows > cols ? cols : rows;
   if (b <= 0) {
     const int64_t eighth = s.m / 8 > 1 ? s.m / 8 : 1;
-    b = s.m * s.k * elem_bytes <= narrow_whole_bytes ? s.m
-                                                      : (narrow_block_bytes / elem_bytes < eighth ? narrow_block_bytes / elem_bytes : eighth);
+    const int64_t column = narrow_column_bytes(s.k) / elem_bytes > 0 ? narrow_column_bytes(s.k) / elem_bytes : 1;
+    b = s.m * s.k * elem_bytes <= narrow_whole_bytes ? s.m : (column < eighth ? column : eighth);
   }
   s.b = b, s.q = s.m / b, s.r = s.m % b;
   return s;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cpu/inplace.hpp"
+#include "layout/inplace.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.hpp"
 
@@ -94,7 +95,7 @@ std::string check_rectangle(std::mt19937_64& rng, int64_t E, int64_t m, int64_t 
   // piece of a strip (1/1024 of the matrix at most, and a bit a row of the long side for a
   // narrower last strip) and 127 rows a band of 32768 or more (two bitmaps of 256-byte blocks).
   const int64_t W = E == 8 ? 64 : 128, rows_bits = std::min(m, n) % W ? (std::max(m, n) * batch + 7) / 8 : 0;
-  if (std::min(m, n) <= 384 && std::gcd(m, n) * E < 512 && E <= 8)  // narrow: a bit a piece, a word a chunk, an eighth
+  if (E <= 8 && layout::narrow_takes(m, n, E))  // narrow: a bit a piece, a word a chunk, an eighth of a matrix
     EXPECT_LE(workspace_bytes, bytes / 8 + bytes / 1024 + 768 + size_t(128 * batch)) << "past the stated bound";
   else if (std::gcd(m, n) * E >= 16)
     EXPECT_LE(workspace_bytes * 128, bytes + 128 * 16) << "more than 1/128 of the matrix";
@@ -178,6 +179,9 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
         if (HasFailure()) return;
       }
     }
+    // Past the narrow path's short sides: two bands of rows, each reading rows past its end.
+    check_rectangle(rng, E, 2 * 32768 + 5, layout::narrow_max_side(E) + 13, 1, 0);
+    if (HasFailure()) return;
     for (int t = 0; t < 16; ++t) {  // random sides up to 3000, coprime or sharing a little
       const int64_t g = 1 + int64_t(rng() % 3), m = g * (1 + int64_t(rng() % 3000)), n = g * (1 + int64_t(rng() % 3000));
       if (m == n || std::gcd(m, n) * E >= 16) continue;
@@ -187,7 +191,7 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
   }
 }
 
-// Narrow rectangles (a side of 384 or fewer, sides sharing under 512 bytes): whole in shared
+// Narrow rectangles (a side of 384 to 1536 or fewer, sides sharing less than a piece): whole in shared
 // memory (32 KiB or less), blocks of 512 bytes of a column with the last rows through the
 // workspace or none left, blocks of an eighth of the rows, one spread chunk a row and many,
 // tall and wide, batches, bases on and off 16 bytes; then random shapes.
@@ -205,9 +209,10 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
         {12345, 32, 1},    {32, 12347, 2},     {5000, 17, 1},      {17, 5000, 1},
         {1000 * 16, 16, 1}, {8, 4096 * 8 + 8, 2}, {30000 * 32, 32, 1}, {24, 24 * 5001, 1},  // sides sharing g
         {20011, 33, 1},    {100, 30001, 1},    {4099, 192, 2},     {383, 7001, 1},      {12000, 384, 1},
-        {257, 3 * b + 1, 1}};  // sides of 33-384: blocks of up to 96 / 192 KiB in shared memory
+        {257, 3 * b + 1, 1},  // sides of 33-384: blocks of up to 96 / 192 KiB in shared memory
+        {7001, layout::narrow_max_side(E), 1}, {layout::narrow_max_side(E) - 1, 5003, 1}, {3001, 1000, 1}};  // pieces under 512 bytes
     for (auto [m, n, batch] : shapes) {
-      if (std::gcd(m, n) * E >= 512) continue;
+      if (!layout::narrow_takes(m, n, E)) continue;
       for (size_t offset : {size_t(0), size_t(E)}) {
         const std::string path = check_rectangle(rng, E, m, n, batch, offset);
         narrow += path.find("narrow") != std::string::npos;
@@ -215,9 +220,10 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
       }
     }
     for (int t = 0; t < 12; ++t) {
-      const int64_t k = 2 + int64_t(rng() % (t % 3 ? 31 : 383)), most = std::min<int64_t>(100000, 4000000 / k);
+      const int64_t k = 2 + int64_t(rng() % (t % 3 ? 31 : layout::narrow_max_side(E) - 1));
+      const int64_t most = std::min<int64_t>(100000, 4000000 / k);
       const int64_t m = t % 2 ? k * (1 + int64_t(rng() % (most / k + 1))) : 1 + int64_t(rng() % most);
-      if (m == k || std::gcd(m, k) * E >= 512) continue;
+      if (m == k || !layout::narrow_takes(m, k, E)) continue;
       const bool wide = rng() % 2;
       check_rectangle(rng, E, wide ? k : m, wide ? m : k, 1 + int64_t(rng() % 3), rng() % 2 ? 0 : size_t(E));
       if (HasFailure()) return;

@@ -63,12 +63,12 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    workspace: device memory of at least the bytes xpose_transpose_inplace_workspace gives for
    the layout (16-byte aligned, apart from the matrices; NULL and 0 where that is 0): the call
    never allocates. Square matrices need no workspace: tile pairs swapped across the diagonal,
-   each element read and written once. Narrow ones (a side of 384 elements or fewer, elements
-   of up to 8 bytes, g = gcd(rows, cols) with g * elem_bytes < 512) go through blocks of rows
-   turned, pieces of 512 bytes moved along their cycles and rows spread apart; their workspace
-   is a bit a piece, a word a 16 KiB chunk and the rows past the last whole block (under 512
-   bytes for each element of the short side, and 1/8 of a matrix; none for matrices of 32 KiB
-   or less). Other rectangular matrices whose
+   each element read and written once. Narrow ones (a short side of up to 1536 elements of 1
+   byte, 768 of 2, 384 of 4 or 8; g = gcd(rows, cols) with g * elem_bytes under a piece) go
+   through blocks of rows turned, their column pieces (512 bytes, fewer past 384 columns)
+   moved along their cycles and rows spread apart; their workspace is a bit a piece, a word a
+   16 KiB chunk and the rows past the last whole block (under 192 KiB and 1/8 of a matrix; none
+   for matrices of 32 KiB or less). Other rectangular matrices whose
    sides share a factor g of 16 bytes or more (g * elem_bytes >= 16) need a bit of workspace for
    each row of g elements, or for each piece of one where a row of over 1 KiB is cut into pieces
    (at most 1/128 of the matrix's bytes): the g x g blocks are turned in place, then the rows of

@@ -1,10 +1,10 @@
 // In-place transposition of narrow rectangles: the passes of layout::NarrowShape on the view of
 // m rows of k (the matrix itself if tall; for a wide one, the view's transposition undone, each
 // pass inverted, in reverse order), each reading and writing the matrix once, coalesced:
-//   aside:  the last r rows (m = q b + r; b: 512 bytes of elements, at most m / 8) copied to
-//           the workspace;
-//   turn:   each block of b x k elements (512 k bytes, at most 192 KiB, contiguous; a matrix of
-//           32 KiB or less is one block, and the only pass) turned to k x b through shared memory;
+//   aside:  the last r rows (m = q b + r; b: layout::narrow_column_bytes(k) of elements, 512
+//           bytes up to k = 384, at most m / 8) copied to the workspace;
+//   turn:   each block of b x k elements (at most 192 KiB, contiguous; a matrix of 32 KiB or
+//           less is one block, and the only pass) turned to k x b through shared memory;
 //   pieces: the q x k pieces of b elements transposed, moved along their cycles by the chains
 //           of chains.cuh (a bit a piece);
 //   spread: rows 1 .. k - 1 of the k x q b result moved to their places c m, right by c r, in
@@ -242,8 +242,8 @@ const char* refusal(const InplaceProblem& t) {
   const Sizes z = sizes_of(t);
   if (z.s.q * z.s.k * t.batch >= (int64_t(1) << 32) || z.tickets >= (int64_t(1) << 32) - 1 ||
       z.s.q >= (int64_t(1) << 31))
-    return "narrow rectangles (a side of 384 elements or fewer) are transposed in place on the GPU in batches of fewer "
-           "than 2^32 pieces of 512 bytes";
+    return "narrow rectangles (a short side of 384-1536 elements or fewer) are transposed in place on the GPU in batches of fewer "
+           "than 2^32 column pieces (512 bytes each up to 384 columns)";
   return nullptr;
 }
 

@@ -533,8 +533,8 @@ TEST(Inplace, BadArgumentsAreRefusedWithoutTouchingData) {
   EXPECT_EQ(size_t(3 * 2000 * 2 / 8), bytes);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 1024, 512).find("2 x 1 blocks of 512 x 512"))
       << xpose::explain_inplace(4, 1024, 512);
-  EXPECT_NE(std::string::npos, xpose::explain_inplace(16, 97, 61).find("no blocks to turn"))
-      << xpose::explain_inplace(16, 97, 61);
+  EXPECT_NE(std::string::npos, xpose::explain_inplace(16, 401, 397).find("no blocks to turn"))
+      << xpose::explain_inplace(16, 401, 397);
   EXPECT_NE(std::string::npos, xpose::explain_inplace(4, 480, 432).find("each whole through shared memory"))
       << xpose::explain_inplace(4, 480, 432);
   EXPECT_EQ(XPOSE_SUCCESS, xpose_transpose_inplace(nullptr, 0, 5, 4, 1, nullptr, 0, nullptr));

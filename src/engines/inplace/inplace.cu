@@ -18,6 +18,7 @@
 
 #include "engines/common.cuh"
 #include "engines/inplace/chains.cuh"
+#include "engines/inplace/elem.cuh"
 #include "engines/inplace/inplace.hpp"
 #include "engines/vec_tile.cuh"
 #include "layout/grid.hpp"
@@ -26,12 +27,6 @@
 namespace xpose::engines {
 namespace {
 
-// 16-byte elements on an 8-byte boundary (NumPy's complex128) move as two 8-byte words.
-struct alignas(8) Words8x2 {
-  uint2 lo, hi;
-};
-template <int E>
-using InplaceElem = std::conditional_t<E == 16, Words8x2, Elem<E>>;
 
 // The pair of this block: tile A's first element pa (rows r0.., columns c0..), B's pb, and how
 // many rows of A (`far`) and columns (`near`) lie inside the block being turned.

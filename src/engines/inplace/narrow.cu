@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "engines/inplace/chains.cuh"
+#include "engines/inplace/elem.cuh"
 #include "layout/grid.hpp"
 
 namespace xpose::engines::narrow {
@@ -58,13 +59,13 @@ Sizes sizes_of(const InplaceProblem& t) {
 // on 16 bytes are written as 4-byte words of 4 / E elements each, and read as 16-byte words
 // where the tile has few columns.
 template <int E>
-__global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t matrix, layout::FastDivmod by_c,
+__global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, int64_t matrix, layout::FastDivmod by_c,
                                                         layout::FastDivmod by_r, int pitch, int64_t z0) {
   extern __shared__ uint4 turn_words[];
-  Elem<E>* const tile = reinterpret_cast<Elem<E>*>(turn_words);
+  InplaceElem<E>* const tile = reinterpret_cast<InplaceElem<E>*>(turn_words);
   const uint32_t R = by_r.divisor, C = by_c.divisor, count = R * C;
-  Elem<E>* const base = data + (z0 + blockIdx.y) * matrix + int64_t(blockIdx.x) * count;
-  const auto put = [&](uint32_t idx, Elem<E> v) {
+  InplaceElem<E>* const base = data + (z0 + blockIdx.y) * matrix + int64_t(blockIdx.x) * count;
+  const auto put = [&](uint32_t idx, InplaceElem<E> v) {
     uint32_t y;
     const uint32_t x = by_c.divmod(idx, &y);
     tile[y * pitch + x] = v;
@@ -94,7 +95,7 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
 #pragma unroll
       for (int u = 0; u < kWords; ++u) {
         if (first + u * kThreads >= loads) continue;
-        Elem<E> e[kPer];
+        InplaceElem<E> e[kPer];
         memcpy(e, &v[u], 16);
 #pragma unroll
         for (int i = 0; i < kPer; ++i) put((first + u * kThreads) * kPer + i, e[i]);
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
   }
   if (!words_in) {
     for (uint32_t first = threadIdx.x; first < count; first += kBatch * kThreads) {
-      Elem<E> v[kBatch];
+      InplaceElem<E> v[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u)
         if (first + u * kThreads < count) v[u] = base[first + u * kThreads];
@@ -117,7 +118,7 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
     constexpr int kPer = 4 / E;  // elements a 4-byte word
     uint32_t* const to = reinterpret_cast<uint32_t*>(base);
     for (uint32_t w = threadIdx.x; w < count / kPer; w += kThreads) {
-      Elem<E> e[kPer];
+      InplaceElem<E> e[kPer];
 #pragma unroll
       for (int i = 0; i < kPer; ++i) e[i] = get(w * kPer + i);
       uint32_t word;
@@ -133,22 +134,22 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(Elem<E>* data, int64_t m
 // are, r rows of k after the q b whole ones (!Scatter), or element (x, c) at c m + q b + x, the
 // place of column c's last r elements in the k x m result (Scatter).
 template <int E, bool Scatter>
-__global__ void __launch_bounds__(kThreads) narrow_aside(Elem<E>* data, Elem<E>* aside, layout::NarrowShape s,
+__global__ void __launch_bounds__(kThreads) narrow_aside(InplaceElem<E>* data, InplaceElem<E>* aside, layout::NarrowShape s,
                                                          int64_t count, bool to_aside) {
   const int64_t per = s.r * s.k, whole = s.q * s.b;
   for (int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x; i < count; i += int64_t(gridDim.x) * kThreads) {
     const int64_t z = i / per, e = i - z * per;
-    Elem<E>* const m = data + z * s.m * s.k;
-    Elem<E>* const a = aside + z * per;
+    InplaceElem<E>* const m = data + z * s.m * s.k;
+    InplaceElem<E>* const a = aside + z * per;
     if constexpr (Scatter) {  // e = c r + x: along the matrix's row c
       const int64_t c = e / s.r, x = e - c * s.r;
-      Elem<E>& at = m[c * s.m + whole + x];
+      InplaceElem<E>& at = m[c * s.m + whole + x];
       if (to_aside)
         a[x * s.k + c] = at;
       else
         at = a[x * s.k + c];
     } else {
-      Elem<E>& at = m[whole * s.k + e];
+      InplaceElem<E>& at = m[whole * s.k + e];
       if (to_aside)
         a[e] = at;
       else
@@ -235,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data
 }
 
 bool takes(const InplaceProblem& t) {
-  return t.elem_bytes <= 8 && layout::narrow_takes(t.rows, t.cols, t.elem_bytes);  // 16 bytes: units
+  return layout::narrow_takes(t.rows, t.cols, t.elem_bytes);
 }
 
 const char* refusal(const InplaceProblem& t) {
@@ -271,10 +272,10 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
   auto* const ws = static_cast<unsigned char*>(workspace);
   uint32_t* const bits = reinterpret_cast<uint32_t*>(ws);
   uint32_t* const flags = reinterpret_cast<uint32_t*>(ws + z.bits);
-  return with_elem_bytes_up_to_8(t.elem_bytes, cudaErrorInvalidValue, [&](auto e) -> cudaError_t {
+  return with_elem_bytes(t.elem_bytes, [&](auto e) -> cudaError_t {
     constexpr int E = decltype(e)::value;
-    Elem<E>* const data = static_cast<Elem<E>*>(t.data);
-    Elem<E>* const aside = reinterpret_cast<Elem<E>*>(ws + z.bits + z.flags);
+    InplaceElem<E>* const data = static_cast<InplaceElem<E>*>(t.data);
+    InplaceElem<E>* const aside = reinterpret_cast<InplaceElem<E>*>(ws + z.bits + z.flags);
     const auto rest = [&](bool scatter, bool to_aside) -> cudaError_t {
       const int64_t count = s.r * s.k * t.batch;
       if (count == 0) return cudaSuccess;

@@ -1,0 +1,17 @@
+// The element types of the in-place kernels: 16-byte elements may sit on an 8-byte boundary
+// (NumPy's complex128), so they move as two 8-byte words.
+#pragma once
+
+#include <type_traits>
+
+#include "engines/common.cuh"
+
+namespace xpose::engines {
+
+struct alignas(8) Words8x2 {
+  uint2 lo, hi;
+};
+template <int E>
+using InplaceElem = std::conditional_t<E == 16, Words8x2, Elem<E>>;
+
+}  // namespace xpose::engines

@@ -12,8 +12,8 @@ namespace xpose::cpu {
 // becomes its cols x rows transpose in the same memory. Scratch on the heap: one row or 16
 // columns (at most 16 max(rows, cols) elements) a thread, and rows bytes to find the row
 // permutation's cycles; for a short side of up to 384-1536 elements (the GPU's narrow passes),
-// a block of 192 KiB at most a thread, the last rows past whole blocks, and a byte a 512-byte piece; for
-// units, one a thread and a byte a unit.
+// a block of 192 KiB at most a thread, the last rows past whole blocks, and a byte a column
+// piece; for units, one a thread and a byte a unit.
 // Elements of 1, 2, 4, 8 or 16 bytes.
 void transpose_inplace(void* data, int64_t rows, int64_t cols, int64_t elem_bytes, int64_t batch);
 

@@ -378,7 +378,7 @@ TEST(Inplace, NarrowPassesTranspose) {
   // Short sides up to where the pieces would be smaller than the strips path's (128 bytes for
   // 1-byte elements, 256 for 2, 512 for wider), blocks of at most 192 KiB of whole 16-byte words;
   // sides sharing a piece's bytes or more move as units.
-  for (int64_t E : {1, 2, 4, 8}) {
+  for (int64_t E : {1, 2, 4, 8, 16}) {
     const int64_t side = layout::narrow_max_side(E);
     EXPECT_EQ(E == 1 ? 1536 : E == 2 ? 768 : 384, side);
     EXPECT_TRUE(layout::narrow_takes(100003, side, E) && !layout::narrow_takes(100003, side + 1, E)) << E;

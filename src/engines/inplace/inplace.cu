@@ -27,7 +27,6 @@
 namespace xpose::engines {
 namespace {
 
-
 // The pair of this block: tile A's first element pa (rows r0.., columns c0..), B's pb, and how
 // many rows of A (`far`) and columns (`near`) lie inside the block being turned.
 struct PairRef {

@@ -436,6 +436,34 @@ TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
 // more than 96 KiB, both sides past 160 KiB where they share less than 16 bytes, and grids past
 // CUDA's limits; the workspaces of the rectangular paths (a bit a unit; a bit a strip's row
 // piece and the rows past bands' ends).
+// The narrow path's workspace within its stated bound (a bit a piece, a word a 16 KiB chunk of
+// each row, the rows past whole blocks: under 192 KiB and 1/8 of a matrix), at most 1% of
+// matrices of 64 MiB or more, over short sides up to each element size's limit.
+TEST(Inplace, NarrowWorkspaceWithinItsBound) {
+  int narrow = 0;
+  for (int64_t E : {1, 2, 4, 8, 16})
+    for (int64_t k : {int64_t(2), int64_t(3), int64_t(31), int64_t(100), int64_t(384), layout::narrow_max_side(E)})
+      for (int64_t m : {int64_t(25), int64_t(257), int64_t(5003), int64_t(100003), (int64_t(64) << 20) / (k * E) + 7})
+        for (int64_t batch : {int64_t(1), int64_t(3)})
+          for (bool wide : {false, true}) {
+            if (m <= k || !layout::narrow_takes(m, k, E)) continue;
+            detail::InplaceProblem t;
+            t.data = reinterpret_cast<void*>(uintptr_t(4096));
+            t.rows = wide ? k : m, t.cols = wide ? m : k, t.elem_bytes = E, t.batch = batch;
+            detail::InplacePlan plan;
+            ASSERT_FALSE(detail::plan_inplace(t, &plan).failed()) << E << ": " << m << " x " << k;
+            ASSERT_NE(std::string::npos, plan.text.find("narrow")) << plan.text;
+            const int64_t bytes = m * k * E * batch, ws = int64_t(plan.workspace_bytes);
+            const layout::NarrowShape s = layout::narrow_shape(m, k, E);
+            EXPECT_LE(s.r * s.k * E, std::min<int64_t>(192 << 10, m * k * E / 8)) << E << ": " << m << " x " << k;
+            EXPECT_LE(ws, bytes / 8 + bytes / 1024 + bytes / 4096 + 768 + (4 * k + 128) * batch)
+                << E << ": " << m << " x " << k << " x " << batch;
+            if (m * k * E >= (int64_t(64) << 20)) EXPECT_LE(ws * 100, bytes) << E << ": " << m << " x " << k;
+            ++narrow;
+          }
+  EXPECT_GT(narrow, 300);
+}
+
 TEST(Inplace, GpuRefusalsNameTheProblem) {
   detail::InplaceProblem t;
   t.data = reinterpret_cast<void*>(uintptr_t(4096));

@@ -13,6 +13,7 @@
 // Functions of __host__ __device__ index math only: the CPU path and the GPU kernels share them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 
@@ -280,7 +281,8 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
 // against units of 16-511 bytes: fp32 2097152 x 8 7.2 -> 34.0, fp64 262144 x 32 13.9 -> 38.9.
 constexpr int64_t narrow_turn_bytes = 192 << 10, narrow_block_bytes = 512;
 XPOSE_HD constexpr int64_t narrow_column_bytes(int64_t k) {
-  return narrow_turn_bytes / k / 16 * 16 < narrow_block_bytes ? narrow_turn_bytes / k / 16 * 16 : narrow_block_bytes;
+  const int64_t fit = narrow_turn_bytes / k / 16 * 16;
+  return fit < narrow_block_bytes ? fit : narrow_block_bytes;
 }
 XPOSE_HD constexpr int64_t narrow_max_side(int64_t elem_bytes) {
   return narrow_turn_bytes / (strip_width(elem_bytes) * elem_bytes);
@@ -304,8 +306,8 @@ inline NarrowShape narrow_shape(int64_t rows, int64_t cols, int64_t elem_bytes, 
   s.m = rows > cols ? rows : cols, s.k = rows > cols ? cols : rows;
   if (b <= 0) {
     const int64_t eighth = s.m / 8 > 1 ? s.m / 8 : 1;
-    const int64_t column = narrow_column_bytes(s.k) / elem_bytes > 0 ? narrow_column_bytes(s.k) / elem_bytes : 1;
-    b = s.m * s.k * elem_bytes <= narrow_whole_bytes ? s.m : (column < eighth ? column : eighth);
+    const int64_t column = narrow_column_bytes(s.k) / elem_bytes;  // 0 only past narrow_max_side's shapes
+    b = s.m * s.k * elem_bytes <= narrow_whole_bytes ? s.m : std::max<int64_t>(1, std::min(column, eighth));
   }
   s.b = b, s.q = s.m / b, s.r = s.m % b;
   return s;

@@ -25,6 +25,7 @@ namespace xpose::engines::narrow {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr uint32_t kWordsInColumns = 192;  // the turn reads 16-byte words into tiles of at most this many columns
 constexpr int64_t kChunkBytes = 16 << 10;  // a spread chunk
 constexpr int kSpreadBlocksPerSm = 6;  // 16 KiB of shared memory each
 
@@ -81,7 +82,7 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, in
   // 192 measured), 16-way conflicts where it has b (the inverse's 256 or 512, u8 29 x 4668160:
   // 18.0 -> 13.5% of a copy).
   const bool words = E <= 2 && reinterpret_cast<uintptr_t>(base) % 16 == 0 && count * E % 16 == 0,
-             words_in = words && C <= 192;
+             words_in = words && C <= kWordsInColumns;
   if constexpr (E <= 2) if (words_in) {
     constexpr int kPer = 16 / E;  // elements a 16-byte word
     const uint4* const from = reinterpret_cast<const uint4*>(base);

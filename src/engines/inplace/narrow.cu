@@ -4,7 +4,8 @@
 //   aside:  the last r rows (m = q b + r; b: layout::narrow_column_bytes(k) of elements, 512
 //           bytes up to k = 384, at most m / 8) copied to the workspace;
 //   turn:   each block of b x k elements (at most 192 KiB, contiguous; a matrix of 32 KiB or
-//           less is one block, and the only pass) turned to k x b through shared memory;
+//           less is one block, and the only pass) turned to k x b through shared memory
+//           (narrow_turn for k under 32, narrow_turn_rows from 32);
 //   pieces: the q x k pieces of b elements transposed, moved along their cycles by the chains
 //           of chains.cuh (a bit a piece);
 //   spread: rows 1 .. k - 1 of the k x q b result moved to their places c m, right by c r, in
@@ -16,7 +17,9 @@
 #include "engines/inplace/inplace.hpp"
 
 #include <algorithm>
+#include <numeric>
 
+#include "engines/async_copy.cuh"
 #include "engines/inplace/chains.cuh"
 #include "engines/inplace/elem.cuh"
 #include "layout/grid.hpp"
@@ -58,7 +61,10 @@ Sizes sizes_of(const InplaceProblem& t) {
 // through shared memory in C rows of `pitch` (pitch E / 4 odd, or pitch odd for 8 bytes: a
 // warp's elements written down a column meet no bank twice). 1- and 2-byte elements of a block
 // on 16 bytes are written as 4-byte words of 4 / E elements each, and read as 16-byte words
-// where the tile has few columns.
+// where the tile has few columns. The turn of short sides under kRowsFrom (narrow_turn_rows
+// the others): there its tiles of few columns ran 4-8 points of the whole transposition ahead
+// of narrow_turn_rows (H200, 2026-11-29: u8 22369623 x 3 20.1 against 10.3% of a copy, fp32
+// 2097152 x 8 34.0 against 26.1, fp32 1100003 x 16 25.4 against 22.2).
 template <int E>
 __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, int64_t matrix, layout::FastDivmod by_c,
                                                         layout::FastDivmod by_r, int pitch, int64_t z0) {
@@ -129,6 +135,100 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, in
   }
   if (!words)
     for (uint32_t o = threadIdx.x; o < count; o += kThreads) base[o] = get(o);
+}
+
+// Blocks of R x C elements turned to C x R, a lane a 16-byte piece of a row of the side that is
+// not staged as it is (the short side's k rows, kRowsFrom or more):
+//   Gather: the block staged as it is (cp.async, every word in flight at once), then each dst
+//     row (C of them, R elements each) gathered down the stage's column;
+//   !Gather: each src row (R of them, C elements) loaded and scattered into the stage in dst's
+//     order, then the stage copied out as it is.
+// Gather where dst's rows are 16-byte aligned (the forward turn), !Gather where src's are (the
+// inverse). A warp takes `rows` consecutive rows, 32 / rows pieces of each: the stage's
+// elements of one piece index are consecutive along the rows, the next piece's 16 N bytes
+// further (N: the rows), so 8 / gcd(N, 8) pieces meet no bank twice. rows = 4 (whole 128-byte
+// lines of global memory a warp's access) unless 1- and 2-byte elements would then meet a bank
+// more than 2 E times (8 or 16 rows). H200, 2026-11-29, Nsight Compute: narrow_turn took u8
+// 104192 x 671's turn 262 us (byte loads, a block an SM: DRAM 9% busy), a lane a row 32 bytes
+// of it 79 us (each 16-byte store its own L2 sector write: L2 81% busy, DRAM 34%); whole
+// transpositions against narrow_turn in one call: u8 104192 x 671 11.2 -> 19.9% of a copy,
+// 376429 x 1139 9.6 -> 18.6, 67001 x 401 9.0 -> 16.2, 211 x 318023 13.0 -> 20.2, fp16 60013 x
+// 500 15.1 -> 22.5, fp32 300 x 55933 18.4 -> 22.5; fp64 262144 x 32 37.0 -> 35.6.
+constexpr uint32_t kRowsFrom = 32;
+constexpr int kRowThreads = 512, kRowItems = 4;  // threads a block, pieces a lane has in flight
+template <int E, bool Gather>
+__global__ void __launch_bounds__(kRowThreads) narrow_turn_rows(InplaceElem<E>* data, int64_t matrix, uint32_t R,
+                                                                uint32_t C, uint32_t rows, int64_t z0) {
+  using T = InplaceElem<E>;
+  constexpr int P = 16 / E;  // elements a piece
+  extern __shared__ uint4 turn_words[];
+  T* const stage = reinterpret_cast<T*>(turn_words);
+  const uint32_t count = R * C;
+  T* const base = data + (z0 + blockIdx.y) * matrix + int64_t(blockIdx.x) * count;
+  const bool whole = reinterpret_cast<uintptr_t>(base) % 16 == 0 && count * E % 16 == 0;  // 16-byte words
+  const uint32_t N = Gather ? C : R, L = Gather ? R : C;  // the lanes' rows, their length
+  const bool vector = whole && L * E % 16 == 0;          // rows of whole 16-byte pieces
+  if constexpr (Gather) {
+    if (whole)
+      for (uint32_t w = threadIdx.x; w < count * E / 16; w += kRowThreads)
+        copy_async<16>(turn_words + w, reinterpret_cast<const uint4*>(base) + w);
+    else
+      for (uint32_t o = threadIdx.x; o < count; o += kRowThreads) stage[o] = base[o];
+    wait_async_all();
+    __syncthreads();
+  }
+  const uint32_t lane = threadIdx.x % 32, warps = kRowThreads / 32, across = 32 / rows;
+  const uint32_t r = lane % rows, c = lane / rows, pieces = (L + P - 1) / P, groups = (pieces + across - 1) / across;
+  const uint32_t items = (N + rows - 1) / rows * groups;
+  for (uint32_t first = threadIdx.x / 32; first < items; first += kRowItems * warps) {
+    uint4 v[kRowItems];
+    uint32_t rho[kRowItems], j0[kRowItems], n[kRowItems];
+#pragma unroll
+    for (int u = 0; u < kRowItems; ++u) {
+      const uint32_t it = first + u * warps, g = it / groups;
+      rho[u] = g * rows + r, j0[u] = ((it - g * groups) * across + c) * P;
+      n[u] = it < items && rho[u] < N && j0[u] < L ? min(uint32_t(P), L - j0[u]) : 0;
+      if (n[u] == 0) continue;
+      T* const e = reinterpret_cast<T*>(&v[u]);
+      const T* const row = base + int64_t(rho[u]) * L + j0[u];
+      if constexpr (Gather) {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+          if (i < n[u]) e[i] = stage[(j0[u] + i) * N + rho[u]];
+      } else if (vector) {
+        v[u] = __ldcg(reinterpret_cast<const uint4*>(row));
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+          if (i < n[u]) e[i] = row[i];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kRowItems; ++u) {
+      if (n[u] == 0) continue;
+      const T* const e = reinterpret_cast<const T*>(&v[u]);
+      T* const row = base + int64_t(rho[u]) * L + j0[u];
+      if constexpr (!Gather) {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+          if (i < n[u]) stage[(j0[u] + i) * N + rho[u]] = e[i];
+      } else if (vector) {
+        __stcg(reinterpret_cast<uint4*>(row), v[u]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < P; ++i)
+          if (i < n[u]) row[i] = e[i];
+      }
+    }
+  }
+  if constexpr (!Gather) {
+    __syncthreads();
+    if (whole)
+      for (uint32_t w = threadIdx.x; w < count * E / 16; w += kRowThreads)
+        __stcg(reinterpret_cast<uint4*>(base) + w, turn_words[w]);
+    else
+      for (uint32_t o = threadIdx.x; o < count; o += kRowThreads) base[o] = stage[o];
+  }
 }
 
 // The last r rows of each matrix and the workspace (to_aside: into it; else out of it): as they
@@ -289,17 +389,26 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     };
     const auto turn = [&](int64_t R, int64_t C) -> cudaError_t {
       if (s.q == 0) return cudaSuccess;
+      const size_t smem_rows = size_t(R * C * E);
+      const bool by_rows = s.k >= kRowsFrom && (R * E % 16 == 0 || C * E % 16 == 0), gather = R * E % 16 == 0;
+      const auto rows_kernel = gather ? narrow_turn_rows<E, true> : narrow_turn_rows<E, false>;
+      const uint32_t warp_rows = uint32_t(4 * std::max<int64_t>(1, std::gcd<int64_t>(s.k, 8) / (2 * E)));  // a warp's
       int pitch = int(R);  // ld: pitch E / 4 odd for 4 bytes and less, pitch odd for 8
       while (E <= 4 ? (pitch * E % 4 != 0 || pitch * E / 4 % 2 == 0) : pitch % 2 == 0) ++pitch;
-      const size_t smem = size_t(C) * pitch * E;
-      if (smem > (48 << 10))
-        if (cudaError_t err = cudaFuncSetAttribute(narrow_turn<E>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-            err != cudaSuccess)
-          return err;
+      const size_t smem = by_rows ? smem_rows : size_t(C) * pitch * E;
+      if (smem > (48 << 10)) {
+        const cudaError_t err =
+            by_rows ? cudaFuncSetAttribute(rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))
+                 : cudaFuncSetAttribute(narrow_turn<E>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+        if (err != cudaSuccess) return err;
+      }
       for (int64_t z0 = 0; z0 < t.batch; z0 += layout::max_grid_yz) {
         const dim3 grid(unsigned(s.q), unsigned(std::min<int64_t>(layout::max_grid_yz, t.batch - z0)));
-        narrow_turn<E><<<grid, kThreads, smem, stream>>>(data, s.m * s.k, layout::FastDivmod(uint32_t(C)),
-                                                         layout::FastDivmod(uint32_t(R)), pitch, z0);
+        if (by_rows)
+          rows_kernel<<<grid, kRowThreads, smem, stream>>>(data, s.m * s.k, uint32_t(R), uint32_t(C), warp_rows, z0);
+        else
+          narrow_turn<E><<<grid, kThreads, smem, stream>>>(data, s.m * s.k, layout::FastDivmod(uint32_t(C)),
+                                                           layout::FastDivmod(uint32_t(R)), pitch, z0);
         if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
       }
       return cudaSuccess;

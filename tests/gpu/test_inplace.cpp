@@ -191,7 +191,7 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
   }
 }
 
-// Narrow rectangles (a side of 384 to 1536 or fewer, sides sharing less than a piece): whole in shared
+// Narrow rectangles (a side of 384 to 3072 or fewer, sides sharing less than a piece): whole in shared
 // memory (32 KiB or less), blocks of 512 bytes of a column with the last rows through the
 // workspace or none left, blocks of an eighth of the rows, one spread chunk a row and many,
 // tall and wide, batches, bases on and off 16 bytes; then random shapes.

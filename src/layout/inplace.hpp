@@ -318,6 +318,18 @@ inline NarrowShape narrow_shape(int64_t rows, int64_t cols, int64_t elem_bytes, 
   s.b = b, s.q = s.m / b, s.r = s.m % b;
   return s;
 }
+// The turn of a short side of k >= narrow_turn_rows_from (narrow.cu's narrow_turn_rows): a warp
+// takes narrow_turn_warp_rows(k, E) consecutive rows of the side not staged as it is and 16-byte
+// pieces of each (32 / rows of them); the stage's elements of a piece index are consecutive along
+// the rows, the next piece's 16 k bytes further, so 8 / gcd(k, 8) pieces meet no bank twice. 4
+// rows (whole 128-byte lines a warp) unless 1- and 2-byte elements would then meet a bank more
+// than 2 E times (shared memory's bandwidth for them): 8 or 16 rows. A CPU test walks the banks.
+constexpr int64_t narrow_turn_rows_from = 32;
+XPOSE_HD constexpr int64_t narrow_turn_warp_rows(int64_t k, int64_t elem_bytes) {
+  int64_t g = 1;
+  while (g < 8 && k % (2 * g) == 0) g *= 2;  // gcd(k, 8)
+  return 4 * (g / (2 * elem_bytes) > 1 ? g / (2 * elem_bytes) : 1);
+}
 inline InplaceShape narrow_pieces(const NarrowShape& s, bool inverse) {  // the pieces pass's q x k (or k x q)
   InplaceShape p;
   p.a = inverse ? s.k : s.q, p.b = inverse ? s.q : s.k, p.c = 1;

@@ -4,6 +4,7 @@
 // element size, shapes coprime and not, square, one row or column, batches.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <random>
@@ -439,6 +440,39 @@ TEST(Inplace, FoldedLaunchCoversEveryPairOnce) {
 // The narrow path's workspace within its stated bound (a bit a piece, a word a 16 KiB chunk of
 // each row, the rows past whole blocks: under 192 KiB and 1/8 of a matrix), at most 1% of
 // matrices of 64 MiB or more, over short sides up to each element size's limit.
+// narrow_turn_rows' warps (layout::narrow_turn_warp_rows): for every short side from
+// narrow_turn_rows_from to the narrow limit, every element size and offsets of the kind the
+// kernel takes, a warp's shared accesses of one element of its pieces (lane (r, c): stage element
+// (j0 + c P + i) k + rho0 + r, P = 16 / E) meet no bank more than 2E times (each wavefront moves 16
+// bytes or more), and the pieces of a row a warp takes span 32 bytes or more (whole sectors).
+// Fails with 4 rows a warp for every side (u8 with k a multiple of 8: 8 times).
+TEST(Inplace, NarrowTurnWarpsMeetBanksFewTimes) {
+  for (int64_t E : {1, 2, 4, 8, 16}) {
+    const int64_t P = 16 / E;
+    for (int64_t k = layout::narrow_turn_rows_from; k <= layout::narrow_max_side(E); ++k) {
+      const int64_t rows = layout::narrow_turn_warp_rows(k, E), across = 32 / rows;
+      ASSERT_EQ(32, rows * across) << k;
+      ASSERT_GE(across * 16, 32) << E << "-byte elements, k = " << k;
+      int worst = 0;
+      for (int64_t g : {0, 1, 3})
+        for (int64_t h : {0, 1, 2})
+          for (int64_t i = 0; i < P; ++i) {
+            std::array<std::vector<int64_t>, 32> banks;  // the distinct words each bank serves
+            for (int64_t lane = 0; lane < 32; ++lane) {
+              const int64_t r = lane % rows, c = lane / rows;
+              const int64_t e = (h * across * P + c * P + i) * k + g * rows + r;
+              for (int64_t w = e * E / 4; w <= (e * E + E - 1) / 4; ++w) {
+                std::vector<int64_t>& b = banks[size_t(w % 32)];
+                if (std::find(b.begin(), b.end(), w) == b.end()) b.push_back(w);
+              }
+            }
+            for (const auto& b : banks) worst = std::max(worst, int(b.size()));
+          }
+      ASSERT_LE(worst, 2 * E) << E << "-byte elements, k = " << k << ", " << rows << " rows a warp";
+    }
+  }
+}
+
 TEST(Inplace, NarrowWorkspaceWithinItsBound) {
   int narrow = 0;
   for (int64_t E : {1, 2, 4, 8, 16})

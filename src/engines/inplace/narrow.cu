@@ -17,7 +17,6 @@
 #include "engines/inplace/inplace.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "engines/async_copy.cuh"
 #include "engines/inplace/chains.cuh"
@@ -61,10 +60,10 @@ Sizes sizes_of(const InplaceProblem& t) {
 // through shared memory in C rows of `pitch` (pitch E / 4 odd, or pitch odd for 8 bytes: a
 // warp's elements written down a column meet no bank twice). 1- and 2-byte elements of a block
 // on 16 bytes are written as 4-byte words of 4 / E elements each, and read as 16-byte words
-// where the tile has few columns. The turn of short sides under kRowsFrom (narrow_turn_rows
-// the others): there its tiles of few columns ran 4-8 points of the whole transposition ahead
-// of narrow_turn_rows (H200, 2026-11-29: u8 22369623 x 3 20.1 against 10.3% of a copy, fp32
-// 2097152 x 8 34.0 against 26.1, fp32 1100003 x 16 25.4 against 22.2).
+// where the tile has few columns. The turn of short sides under layout::narrow_turn_rows_from
+// (narrow_turn_rows the others): there its tiles of few columns ran the whole transposition 4-8
+// points ahead of narrow_turn_rows (H200, 2026-11-29: u8 22369623 x 3 20.1 against 10.3% of a
+// copy, fp32 2097152 x 8 34.0 against 26.1, fp32 1100003 x 16 25.4 against 22.2).
 template <int E>
 __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, int64_t matrix, layout::FastDivmod by_c,
                                                         layout::FastDivmod by_r, int pitch, int64_t z0) {
@@ -138,23 +137,19 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, in
 }
 
 // Blocks of R x C elements turned to C x R, a lane a 16-byte piece of a row of the side that is
-// not staged as it is (the short side's k rows, kRowsFrom or more):
+// not staged as it is (the short side's k rows, layout::narrow_turn_rows_from or more):
 //   Gather: the block staged as it is (cp.async, every word in flight at once), then each dst
 //     row (C of them, R elements each) gathered down the stage's column;
 //   !Gather: each src row (R of them, C elements) loaded and scattered into the stage in dst's
 //     order, then the stage copied out as it is.
 // Gather where dst's rows are 16-byte aligned (the forward turn), !Gather where src's are (the
-// inverse). A warp takes `rows` consecutive rows, 32 / rows pieces of each: the stage's
-// elements of one piece index are consecutive along the rows, the next piece's 16 N bytes
-// further (N: the rows), so 8 / gcd(N, 8) pieces meet no bank twice. rows = 4 (whole 128-byte
-// lines of global memory a warp's access) unless 1- and 2-byte elements would then meet a bank
-// more than 2 E times (8 or 16 rows). H200, 2026-11-29, Nsight Compute: narrow_turn took u8
+// inverse). A warp takes `rows` consecutive rows (layout::narrow_turn_warp_rows), 32 / rows
+// pieces of each. H200, 2026-11-29, Nsight Compute: narrow_turn took u8
 // 104192 x 671's turn 262 us (byte loads, a block an SM: DRAM 9% busy), a lane a row 32 bytes
 // of it 79 us (each 16-byte store its own L2 sector write: L2 81% busy, DRAM 34%); whole
 // transpositions against narrow_turn in one call: u8 104192 x 671 11.2 -> 19.9% of a copy,
 // 376429 x 1139 9.6 -> 18.6, 67001 x 401 9.0 -> 16.2, 211 x 318023 13.0 -> 20.2, fp16 60013 x
 // 500 15.1 -> 22.5, fp32 300 x 55933 18.4 -> 22.5; fp64 262144 x 32 37.0 -> 35.6.
-constexpr uint32_t kRowsFrom = 32;
 constexpr int kRowThreads = 512, kRowItems = 4;  // threads a block, pieces a lane has in flight
 template <int E, bool Gather>
 __global__ void __launch_bounds__(kRowThreads) narrow_turn_rows(InplaceElem<E>* data, int64_t matrix, uint32_t R,
@@ -390,9 +385,9 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     const auto turn = [&](int64_t R, int64_t C) -> cudaError_t {
       if (s.q == 0) return cudaSuccess;
       const size_t smem_rows = size_t(R * C * E);
-      const bool by_rows = s.k >= kRowsFrom && (R * E % 16 == 0 || C * E % 16 == 0), gather = R * E % 16 == 0;
+      const bool by_rows = s.k >= layout::narrow_turn_rows_from && (R * E % 16 == 0 || C * E % 16 == 0), gather = R * E % 16 == 0;
       const auto rows_kernel = gather ? narrow_turn_rows<E, true> : narrow_turn_rows<E, false>;
-      const uint32_t warp_rows = uint32_t(4 * std::max<int64_t>(1, std::gcd<int64_t>(s.k, 8) / (2 * E)));  // a warp's
+      const uint32_t warp_rows = uint32_t(layout::narrow_turn_warp_rows(s.k, E));
       int pitch = int(R);  // ld: pitch E / 4 odd for 4 bytes and less, pitch odd for 8
       while (E <= 4 ? (pitch * E % 4 != 0 || pitch * E / 4 % 2 == 0) : pitch % 2 == 0) ++pitch;
       const size_t smem = by_rows ? smem_rows : size_t(C) * pitch * E;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "cpu/micro_kernels.hpp"
 #include "cpu/parallel.hpp"
 #include "layout/inplace.hpp"
 
@@ -158,13 +159,13 @@ void narrow(T* a, int64_t rows, int64_t cols) {
   const layout::NarrowShape s = layout::narrow_shape(rows, cols, int64_t(sizeof(T)));
   const int64_t m = s.m, k = s.k, b = s.b, q = s.q, r = s.r, whole = q * b * k;
   std::vector<T> aside(size_t(r * k));
+  const Micro micro = micro_kernel(int64_t(sizeof(T)));
   const auto turn = [&](int64_t R, int64_t C) {  // each block R x C -> C x R
     for_each_item(q, whole, int64_t(1) << 16, [&](int64_t i) {
       static thread_local std::vector<T> tile;
       tile.resize(size_t(b * k));
       T* const block = a + i * b * k;
-      for (int64_t x = 0; x < R; ++x)
-        for (int64_t y = 0; y < C; ++y) tile[size_t(y * R + x)] = block[x * C + y];
+      transpose_block(block, C, tile.data(), R, R, C, micro);
       std::copy(tile.begin(), tile.end(), block);
     });
   };

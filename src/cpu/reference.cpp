@@ -17,29 +17,16 @@ template <int E> struct Bytes { unsigned char b[E]; };
 // the 2-core CI machine against 64x64: uint8 and fp16 4096^2 faster, fp32 the same.
 template <int E> constexpr int64_t block_of = E <= 4 ? 256 : E == 8 ? 128 : 64;
 
-// Rows [r0, r1) of matrix b, a block of columns at a time: the block's whole K x K squares
-// through the micro-kernel (column squares outer, so that each dst row's bytes are written
-// one after another), the rest element by element.
+// Rows [r0, r1) of matrix b, a block of columns at a time (transpose_block).
 template <int E>
 void transpose_rows(const detail::Problem& p, int64_t b, int64_t r0, int64_t r1, const Micro& micro) {
   constexpr int64_t block = block_of<E>;
   using T = Bytes<E>;
   const T* src = static_cast<const T*>(p.src) + b * p.stride_src;
   T* dst = static_cast<T*>(p.dst) + b * p.stride_dst;
-  const int64_t k = micro.k, lds = p.ld_src * E, ldd = p.ld_dst * E;
   for (int64_t c0 = 0, c1 = 0; c0 < p.cols; c0 = c1) {
     c1 = c0 + std::min(block, p.cols - c0);  // c0 + block may pass INT64_MAX
-    int64_t i_end = r0, j_end = c0;          // the squares cover [r0, i_end) x [c0, j_end)
-    if (k > 0) {
-      i_end = r0 + (r1 - r0) / k * k;
-      j_end = c0 + (c1 - c0) / k * k;
-      for (int64_t j = c0; j < j_end; j += k)
-        for (int64_t i = r0; i < i_end; i += k)
-          micro.run(reinterpret_cast<const unsigned char*>(src + i * p.ld_src + j), lds,
-                    reinterpret_cast<unsigned char*>(dst + j * p.ld_dst + i), ldd);
-    }
-    for (int64_t i = r0; i < r1; ++i)
-      for (int64_t j = (i < i_end ? j_end : c0); j < c1; ++j) dst[j * p.ld_dst + i] = src[i * p.ld_src + j];
+    transpose_block(src + r0 * p.ld_src + c0, p.ld_src, dst + c0 * p.ld_dst + r0, p.ld_dst, r1 - r0, c1 - c0, micro);
   }
 }
 

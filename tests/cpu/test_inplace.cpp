@@ -108,6 +108,7 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
                                                 // narrow past 32 KiB: blocks, pieces, spread, last rows
                                                 {20000, 3, 1}, {3, 20001, 2}, {5000, 31, 1}, {31, 5003, 1},
                                                 {100003, 2, 1}, {7, 70001, 1}, {4097, 32, 1}, {32, 4096, 2},
+                                                {1601, 2003, 1},  // 1- and 2-byte sides past 1536: narrow
                                                 // sides sharing 512 bytes or more: blocks, then units
                                                 {600, 400, 1}, {400, 600, 2}, {1024, 512, 1}, {512, 1536, 1},
                                                 {384, 640, 2}, {990, 660, 1}};

@@ -385,7 +385,8 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     const auto turn = [&](int64_t R, int64_t C) -> cudaError_t {
       if (s.q == 0) return cudaSuccess;
       const size_t smem_rows = size_t(R * C * E);
-      const bool by_rows = s.k >= layout::narrow_turn_rows_from && (R * E % 16 == 0 || C * E % 16 == 0), gather = R * E % 16 == 0;
+      const bool gather = R * E % 16 == 0,
+                 by_rows = s.k >= layout::narrow_turn_rows_from && (gather || C * E % 16 == 0);
       const auto rows_kernel = gather ? narrow_turn_rows<E, true> : narrow_turn_rows<E, false>;
       const uint32_t warp_rows = uint32_t(layout::narrow_turn_warp_rows(s.k, E));
       int pitch = int(R);  // ld: pitch E / 4 odd for 4 bytes and less, pitch odd for 8
@@ -394,7 +395,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       if (smem > (48 << 10)) {
         const cudaError_t err =
             by_rows ? cudaFuncSetAttribute(rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem))
-                 : cudaFuncSetAttribute(narrow_turn<E>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+                    : cudaFuncSetAttribute(narrow_turn<E>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
         if (err != cudaSuccess) return err;
       }
       for (int64_t z0 = 0; z0 < t.batch; z0 += layout::max_grid_yz) {

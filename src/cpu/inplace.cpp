@@ -1,7 +1,9 @@
 #include "cpu/inplace.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -39,36 +41,49 @@ void square(T* a, int64_t n) {
 }
 
 // Units of `size` elements (unit u at a + u size, u < count) moved along the cycles of the
-// permutation that sends unit u's contents to unit destination(u): the cycles found first, then
-// moved in parallel, one unit of scratch each.
+// permutation that sends unit u's contents to unit destination(u), on every core, as the GPU's
+// chains (engines/inplace/chains.cuh) without their rounds: a thread walks from each start of its
+// share, claiming each unit it reaches and reading it before it writes what it carries there; a
+// unit claimed before is another walk's start, whose contents that walk carries on: the thread
+// waits until they are read, writes over them and stops. Every unit is read once, by its
+// claimer, before anything is written over it, and written once.
 template <class T, class Destination>
 void move_along_cycles(T* a, int64_t count, int64_t size, const Destination& destination) {
-  std::vector<int64_t> leaders;
-  {
-    std::vector<char> seen(size_t(count), 0);
-    for (int64_t u = 0; u < count; ++u) {
-      if (seen[size_t(u)]) continue;
-      int64_t length = 0;
-      for (int64_t x = u; !seen[size_t(x)]; x = destination(x), ++length) seen[size_t(x)] = 1;
-      if (length > 1) leaders.push_back(u);
-    }
-  }
-  for_each_item(int64_t(leaders.size()), count * size, int64_t(1) << 16, [&](int64_t l) {
-    static thread_local std::vector<T> carried;
-    const int64_t start = leaders[size_t(l)];
-    carried.assign(a + start * size, a + start * size + size);
-    for (int64_t u = destination(start);; u = destination(u)) {
-      std::swap_ranges(carried.begin(), carried.end(), a + u * size);
-      if (u == start) break;
+  constexpr uint8_t kClaimed = 1, kRead = 2;
+  std::unique_ptr<std::atomic<uint8_t>[]> state(new std::atomic<uint8_t>[size_t(count)]);
+  for (int64_t u = 0; u < count; ++u) state[size_t(u)].store(0, std::memory_order_relaxed);
+  constexpr int64_t kStarts = 1024;  // starts an item
+  for_each_item((count + kStarts - 1) / kStarts, count * size, int64_t(1) << 16, [&](int64_t item) {
+    static thread_local std::vector<T> carried, next;
+    carried.resize(size_t(size)), next.resize(size_t(size));
+    const auto claim = [&](int64_t u, std::vector<T>& into) {  // whether u's contents are now in `into`
+      std::atomic<uint8_t>& at = state[size_t(u)];
+      if (at.fetch_or(kClaimed, std::memory_order_acq_rel) & kClaimed) return false;
+      std::copy(a + u * size, a + u * size + size, into.begin());
+      at.fetch_or(kRead, std::memory_order_release);
+      return true;
+    };
+    for (int64_t p = item * kStarts; p < std::min(count, (item + 1) * kStarts); ++p) {
+      if (state[size_t(p)].load(std::memory_order_relaxed) & kClaimed || destination(p) == p || !claim(p, carried))
+        continue;
+      for (int64_t u = destination(p);; u = destination(u)) {
+        const bool won = claim(u, next);
+        if (!won)
+          while (!(state[size_t(u)].load(std::memory_order_acquire) & kRead)) {
+          }
+        std::copy(carried.begin(), carried.end(), a + u * size);
+        if (!won) break;
+        std::swap(carried, next);
+      }
     }
   });
 }
 
 // Sides sharing kUnitBytes or more (g x elem_bytes): the GPU's tiles path (layout/inplace.hpp's
 // blocks and units): each of the a x b blocks of g x g turned in place, then the rows of g
-// elements (units) moved along their permutation's cycles (found first, then moved in parallel,
-// one unit of scratch each). Both passes move whole rows of g; the rows-and-columns passes'
-// column rotation moves single elements down columns.
+// elements (units) moved along their permutation's cycles (move_along_cycles). Both passes
+// move whole rows of g; the rows-and-columns passes' column rotation moves single elements down
+// columns.
 constexpr int64_t kUnitBytes = 512;  // 128-256-byte units ran slower this way (fp32 3008x1984: 11.8 -> 16.0 ms)
 template <class T>
 void units(T* a, const layout::InplaceShape& s) {
@@ -124,34 +139,15 @@ void rectangle(T* a, const layout::InplaceShape& s) {
         a[r * n + c0 + x] = strip[size_t(from * w + x)];
     }
   });
-  // 3b. Whole rows permuted (row r takes row row_from(r)): the permutation's cycles, one row
-  //     of scratch each, found first and then moved in parallel.
-  std::vector<int64_t> leaders;
-  {
-    std::vector<char> seen(size_t(m), 0);
-    for (int64_t r = 0; r < m; ++r) {
-      if (seen[size_t(r)]) continue;
-      int64_t length = 0;
-      for (int64_t i = r; !seen[size_t(i)]; i = layout::row_from(s, i), ++length) seen[size_t(i)] = 1;
-      if (length > 1) leaders.push_back(r);
-    }
-  }
-  for_each_item(int64_t(leaders.size()), m * n, int64_t(1) << 16, [&](int64_t k) {
-    static thread_local std::vector<T> saved;
-    saved.resize(size_t(n));
-    const int64_t start = leaders[size_t(k)];
-    std::copy(a + start * n, a + start * n + n, saved.begin());
-    int64_t i = start;
-    for (int64_t from = layout::row_from(s, i); from != start; i = from, from = layout::row_from(s, i))
-      std::copy(a + from * n, a + from * n + n, a + i * n);
-    std::copy(saved.begin(), saved.end(), a + i * n);
-  });
+  // 3b. Whole rows permuted (row r takes row row_from(r): row x goes to row_to(x)).
+  const int64_t b_inverse = layout::inverse_mod(s.b, s.a);
+  move_along_cycles(a, m, n, [&](int64_t x) { return layout::row_to(s, b_inverse, x); });
 }
 
 // A narrow matrix (a side of layout::narrow_max_side(E) elements or fewer): the passes of
 // layout::NarrowShape, as the GPU's narrow path takes them. Tall m x k: the last r rows aside,
 // each block of b x k turned (in parallel), the q x k pieces of b elements moved along their
-// cycles (found first, then moved in parallel, one piece of scratch each), rows 1 .. k - 1
+// cycles (move_along_cycles), rows 1 .. k - 1
 // spread apart from the last, the last rows into place; wide: each undone, in reverse order.
 template <class T>
 void narrow(T* a, int64_t rows, int64_t cols) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -69,8 +70,7 @@ void move_along_cycles(T* a, int64_t count, int64_t size, const Destination& des
       for (int64_t u = destination(p);; u = destination(u)) {
         const bool won = claim(u, next);
         if (!won)
-          while (!(state[size_t(u)].load(std::memory_order_acquire) & kRead)) {
-          }
+          while (!(state[size_t(u)].load(std::memory_order_acquire) & kRead)) std::this_thread::yield();
         std::copy(carried.begin(), carried.end(), a + u * size);
         if (!won) break;
         std::swap(carried, next);

@@ -151,7 +151,7 @@ TEST(Inplace, GpuRectangleMatchesATranspose) {
   // Units of 51 KiB (past the default 48 KiB of shared memory a block), and more blocks than one
   // launch's grid holds.
   check_rectangle(rng, 16, 2 * 3200, 3200, 1, 0);
-  check_rectangle(rng, 1, 676 * 16, 97 * 16, 1, 0);  // 65572 blocks of 16 x 16 (a side past the narrow path's)
+  check_rectangle(rng, 1, 263 * 16, 257 * 16, 1, 0);  // 67591 blocks of 16 x 16 (both sides past the narrow path's)
 }
 
 // Sides sharing fewer than 16 bytes (the strips path): coprime and sharing 2 or 3, tall and wide,
@@ -179,9 +179,16 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
         if (HasFailure()) return;
       }
     }
-    // Past the narrow path's short sides: two bands of rows, each reading rows past its end.
+    // Past the narrow path's short sides: two bands of rows, each reading rows past its end;
+    // random sides past it, tall and wide (1- and 2-byte sides up to 3000 are all narrow).
     check_rectangle(rng, E, 2 * 32768 + 5, layout::narrow_max_side(E) + 13, 1, 0);
     if (HasFailure()) return;
+    for (int t = 0; t < 4; ++t) {
+      const int64_t side = layout::narrow_max_side(E) + 1, m = side + int64_t(rng() % 1500), n = side + int64_t(rng() % 1500);
+      if (m == n || std::gcd(m, n) * E >= 16) continue;
+      check_rectangle(rng, E, m, n, 1 + int64_t(rng() % 2), rng() % 2 ? 0 : size_t(E));
+      if (HasFailure()) return;
+    }
     for (int t = 0; t < 16; ++t) {  // random sides up to 3000, coprime or sharing a little
       const int64_t g = 1 + int64_t(rng() % 3), m = g * (1 + int64_t(rng() % 3000)), n = g * (1 + int64_t(rng() % 3000));
       if (m == n || std::gcd(m, n) * E >= 16) continue;

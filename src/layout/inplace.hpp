@@ -330,6 +330,28 @@ XPOSE_HD constexpr int64_t narrow_turn_warp_rows(int64_t k, int64_t elem_bytes) 
   while (g < 8 && k % (2 * g) == 0) g *= 2;  // gcd(k, 8)
   return 4 * (g / (2 * elem_bytes) > 1 ? g / (2 * elem_bytes) : 1);
 }
+// narrow_turn_rows' lanes over the aligned 16-byte words around a block of n rows of l elements
+// (l a multiple of the p elements a word) that starts `shift` elements into its first word (a
+// batch of matrices whose bytes are not a multiple of 16): word `piece` of word row rho holds
+// the block's elements element(rho, piece, i), i = 0 .. p - 1, those in [0, n l) (the first and
+// last words are shared with the neighbours); a row's first `shift` of them are the previous
+// row's last, and a word row more (rows()) holds the last row's end. Element (y, x) is at y n + x
+// of the block turned (x l + y): stage(rho, piece, i).
+struct TurnFrame {
+  int32_t n, l, p, shift;
+  XPOSE_HD constexpr int32_t rows() const { return n + (shift > 0); }
+  XPOSE_HD constexpr int32_t words_a_row() const { return l / p; }
+  XPOSE_HD constexpr int32_t element(int32_t rho, int32_t piece, int32_t i) const {
+    return rho * l + piece * p - shift + i;
+  }
+  XPOSE_HD constexpr int32_t stage(int32_t rho, int32_t piece, int32_t i) const {
+    const int32_t x = piece * p - shift + i;  // negative: (rho - 1, x + l)
+    return x * n + rho + (x < 0 ? l * n - 1 : 0);
+  }
+  XPOSE_HD constexpr bool whole(int32_t rho, int32_t piece) const {  // every element the block's
+    return rho < n && (rho > 0 || piece > 0 || shift == 0);
+  }
+};
 inline InplaceShape narrow_pieces(const NarrowShape& s, bool inverse) {  // the pieces pass's q x k (or k x q)
   InplaceShape p;
   p.a = inverse ? s.k : s.q, p.b = inverse ? s.q : s.k, p.c = 1;

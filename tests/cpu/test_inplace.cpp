@@ -474,6 +474,38 @@ TEST(Inplace, NarrowTurnWarpsMeetBanksFewTimes) {
   }
 }
 
+// narrow_turn_rows' words around a block that starts inside one: each element of the block
+// comes from exactly one word, at its own place in it, and goes to its place in the block
+// turned; a word is called whole exactly where all its elements are the block's.
+TEST(Inplace, NarrowTurnFrameCoversEachElementOnce) {
+  for (int32_t E : {1, 2, 4, 8}) {
+    const int32_t P = 16 / E;
+    for (int32_t shift = 0; shift < P; ++shift)
+      for (auto [n, l] : {std::pair{1, P}, std::pair{3, P}, std::pair{37, 4 * P}, std::pair{5, 32 * P}}) {
+        const layout::TurnFrame f{n, l, P, shift};
+        ASSERT_EQ(l / P, f.words_a_row());
+        std::vector<int> seen(size_t(n * l), 0);
+        for (int32_t rho = 0; rho < f.rows(); ++rho)
+          for (int32_t piece = 0; piece < f.words_a_row(); ++piece) {
+            bool all = true;
+            for (int32_t i = 0; i < P; ++i) {
+              const int32_t o = f.element(rho, piece, i);
+              ASSERT_EQ((rho * f.words_a_row() + piece) * P + i - shift, o) << "the frame's elements in order";
+              if (o < 0 || o >= n * l) {
+                all = false;
+                continue;
+              }
+              const int32_t y = o / l, x = o % l;
+              ASSERT_EQ(x * n + y, f.stage(rho, piece, i)) << E << " " << shift << " " << rho << " " << piece << " " << i;
+              ++seen[size_t(o)];
+            }
+            ASSERT_EQ(all, f.whole(rho, piece)) << E << " " << shift << " " << rho << " " << piece;
+          }
+        for (int s : seen) ASSERT_EQ(1, s) << E << "-byte elements, shift " << shift << ", " << n << " x " << l;
+      }
+  }
+}
+
 TEST(Inplace, NarrowWorkspaceWithinItsBound) {
   int narrow = 0;
   for (int64_t E : {1, 2, 4, 8, 16})

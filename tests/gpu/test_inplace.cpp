@@ -201,7 +201,8 @@ TEST(Inplace, GpuRectangleSharingLittleMatchesATranspose) {
 // Narrow rectangles (a side of 384 to 3072 or fewer, sides sharing less than a piece): whole in shared
 // memory (32 KiB or less), blocks of 512 bytes of a column with the last rows through the
 // workspace or none left, blocks of an eighth of the rows, one spread chunk a row and many,
-// tall and wide, batches, bases on and off 16 bytes; then random shapes.
+// tall and wide, batches (of matrices whose bytes are a multiple of 16 and not), bases on and
+// off 16 bytes; then random shapes.
 TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
   XPOSE_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
@@ -217,6 +218,7 @@ TEST(Inplace, GpuNarrowRectangleMatchesATranspose) {
         {1000 * 16, 16, 1}, {8, 4096 * 8 + 8, 2}, {30000 * 32, 32, 1}, {24, 24 * 5001, 1},  // sides sharing g
         {20011, 33, 1},    {100, 30001, 1},    {4099, 192, 2},     {383, 7001, 1},      {12000, 384, 1},
         {257, 3 * b + 1, 1},  // sides of 33-384: blocks of up to 96 / 192 KiB in shared memory
+        {4099, 191, 2}, {191, 4099, 3}, {2001, 45, 3}, {37, 5003, 2}, {1915, 1763, 2},  // matrices off 16 bytes
         {7001, layout::narrow_max_side(E), 1}, {layout::narrow_max_side(E) - 1, 5003, 1}, {3001, 1000, 1}};  // pieces under 512 bytes
     for (auto [m, n, batch] : shapes) {
       if (!layout::narrow_takes(m, n, E)) continue;

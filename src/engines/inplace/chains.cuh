@@ -50,6 +50,16 @@ struct ChainArgs {
   uint32_t pieces, total;    // pieces a matrix, all
   int vecs, round;           // words a piece, pieces a round
   uint32_t zero;             // 0, which the compiler cannot know: see the stores
+  // Framed (the kernel's Framed, V = 16): pieces that start anywhere in a 16-byte word, each piece's
+  // destination as far into its word as the piece itself (the pieces of a matrix whose bytes are
+  // not a multiple of 16, in a batch: every piece of a matrix equally far), moved as the aligned
+  // words around them (vecs: a piece's bytes' words and one more), the first and last words'
+  // bytes outside the piece left alone. Pieces::word() then counts bytes from the caller's data,
+  // which is `lead` bytes into the kernel's (aligned down); the kernel reads only the bytes
+  // [lead, lead + span) there.
+  int piece_bytes;
+  uint32_t lead;
+  int64_t span;
 };
 
 // Rows of g elements (units) cut into pieces: piece p of a matrix is at word p vecs of it, and
@@ -71,14 +81,35 @@ __device__ __forceinline__ void load_word(Elem<V>* to, const Elem<V>* from) {
   }
 }
 
+// The bytes [lo, 16) or [0, hi) of a 16-byte word from v: aligned stores of 8 bytes and less.
+__device__ __forceinline__ void store_part(unsigned char* word, uint4 v, int lo, int hi) {
+  const uint64_t low = uint64_t(v.x) | uint64_t(v.y) << 32, high = uint64_t(v.z) | uint64_t(v.w) << 32;
+  const auto put = [&](int i, int n) {
+    const uint64_t bits = (i < 8 ? low : high) >> (8 * (i % 8));
+    if (n == 8) __stcg(reinterpret_cast<unsigned long long*>(word + i), (unsigned long long)bits);
+    else if (n == 4) __stcg(reinterpret_cast<unsigned*>(word + i), unsigned(bits));
+    else if (n == 2) __stcg(reinterpret_cast<unsigned short*>(word + i), (unsigned short)bits);
+    else word[i] = (unsigned char)bits;
+  };
+  int i = lo;
+  if (lo > 0) {  // up from lo: 1, 2, 4 and 8 bytes where lo's bits say
+    for (int n = 1; n <= 8; n *= 2)
+      if (i & n) put(i, n), i += n;
+  } else {  // up to hi
+    for (int n = 8; n >= 1; n /= 2)
+      if (hi & n) put(i, n), i += n;
+  }
+}
+
 // Ordering without fences (a fence a round cost more than the round's data: ERRBAR and an L1
 // invalidation, 45% of the stall samples on fp32 8192x4096, H200): a piece is claimed only
 // after its loads have landed in shared memory (cp.async.wait_all, or a register stored there),
 // so no later store can reach them; and every store waits on the claims' results, which its
 // predicate reads (the carried piece's store too, through `zero`), so none leaves before them.
 
-template <int V, class Pieces>
+template <int V, class Pieces, bool Framed = false>
 __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32_t* claimed, ChainArgs<Pieces> u) {
+  static_assert(!Framed || V == 16, "framed pieces move as 16-byte words");
   using W = Elem<V>;
   extern __shared__ uint4 chain_smem[];
   const auto chain = cg::tiled_partition<T>(cg::this_thread_block());
@@ -92,6 +123,26 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
   const uint32_t chains = gridDim.x * chains_a_block, per_chain = (u.total + chains - 1) / chains;
   const uint32_t begin = (blockIdx.x * chains_a_block + in_block) * per_chain;
   const uint32_t end = begin + per_chain < u.total ? begin + per_chain : u.total;
+  constexpr bool framed = Framed;
+  // q_j's first word from data, or framed, its first byte from data
+  const auto place = [&](uint32_t matrix, uint32_t p) -> int64_t {
+    const int64_t w = u.map.word(matrix, u.pieces, p);
+    return framed ? int64_t(u.lead) + w : w;
+  };
+  const auto first_word = [&](int j) { return framed ? off[j] >> 4 : off[j]; };
+  // Framed: a word partly outside the matrices' bytes is read a byte at a time, those bytes alone.
+  const auto load = [&](W* to, int64_t word) {
+    if constexpr (Framed)
+      if ((word * 16 < int64_t(u.lead) || word * 16 + 16 > int64_t(u.lead) + u.span)) {
+        const unsigned char* const bytes = reinterpret_cast<const unsigned char*>(data);
+        for (int i = 0; i < 16; ++i) {
+          const int64_t b = word * 16 + i;
+          if (b >= int64_t(u.lead) && b < int64_t(u.lead) + u.span) reinterpret_cast<unsigned char*>(to)[i] = bytes[b];
+        }
+        return;
+      }
+    load_word<V>(to, data + word);
+  };
   for (uint32_t p0 = begin; p0 < end; ++p0) {
     // Starts taken (claimed by a walk) are skipped by the word of their bits, not one load each.
     uint32_t ahead = 0;  // one read for the chain: its threads must agree
@@ -115,7 +166,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
           const uint32_t x = lane < k ? first + u.map.jump(at - first, lane) : 0;
           const unsigned back = chain.ballot(lane < k && x == p0 && (carrying || lane > 0));
           const int n = back ? __ffs(back) : k;
-          if (lane < n) q[lane] = x, off[lane] = u.map.word(matrix, u.pieces, x - first);
+          if (lane < n) q[lane] = x, off[lane] = place(matrix, x - first);
           if (lane == n - 1) q[kMaxRound] = uint32_t(n), q[kMaxRound + 1] = first + u.map.next(x - first);
           walked = true;
         }
@@ -131,7 +182,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
           }
         }
         chain.sync();
-        if (lane < int(q[kMaxRound])) off[lane] = u.map.word(matrix, u.pieces, q[lane] - first);
+        if (lane < int(q[kMaxRound])) off[lane] = place(matrix, q[lane] - first);
       }
       chain.sync();
       const int n = int(q[kMaxRound]), items = n * vecs;
@@ -149,7 +200,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
               uint32_t w;
               const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + 1 + j;
               to[b] = (slot < slots ? slot : slot - slots) * vecs + int(w);
-              v[b] = __ldcg(data + off[j] + w);
+              v[b] = __ldcg(data + first_word(j) + w);
             }
           }
 #pragma unroll
@@ -160,14 +211,14 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
         for (int j = 0, slot = carried; j < n; ++j) {
           slot = slot + 1 == slots ? 0 : slot + 1;
           W* const to = ring + slot * vecs;
-          const W* const from = data + off[j];
-          for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) load_word<V>(to + w, from + w);
+          const int64_t from = first_word(j);
+          for (int w = (lane - j * vecs) & (T - 1); w < vecs; w += T) load(to + w, from + w);
         }
       } else {
         for (int i = lane; i < items; i += T) {
           uint32_t w;
           const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + 1 + j;
-          load_word<V>(ring + (slot < slots ? slot : slot - slots) * vecs + w, data + off[j] + w);
+          load(ring + (slot < slots ? slot : slot - slots) * vecs + w, first_word(j) + w);
         }
       }
       if constexpr (V >= 4) wait_async_all();
@@ -181,7 +232,21 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
       for (int o = T / 2; o > 0; o /= 2) won |= chain.shfl_xor(won, o);
       // Into q_j: the carried piece (j = 0), or piece j - 1.
       const auto delivers = [&](int j) { return j == 0 ? carrying && (won & u.zero) == 0 : (won >> (j - 1) & 1) != 0; };
-      if (vecs >= T) {
+      if constexpr (Framed) {
+        // Word w of q_j from word w of the slot (the piece delivered there sits as far into its
+        // first word); the piece's first and last words in part.
+        for (int i = lane; i < items; i += T) {
+          uint32_t w;
+          const int j = int(u.words.divmod(uint32_t(i), &w)), slot = carried + j;
+          if (!delivers(j)) continue;
+          const int d = int(off[j] & 15), lo = max(0, d - 16 * int(w)), hi = min(16, d + u.piece_bytes - 16 * int(w));
+          if (lo >= hi) continue;
+          const W v = ring[(slot < slots ? slot : slot - slots) * vecs + w];
+          W* const to = data + (off[j] >> 4) + w;
+          if (lo == 0 && hi == 16) __stcg(to, v);
+          else store_part(reinterpret_cast<unsigned char*>(to), v, lo, hi);
+        }
+      } else if (vecs >= T) {
         for (int j = 0, slot = carried; j < n; ++j, slot = slot + 1 == slots ? 0 : slot + 1)
           if (delivers(j)) {
             const W* const from = ring + slot * vecs;
@@ -238,18 +303,19 @@ Launch<Pieces> plan_launch(const Pieces& map, int64_t piece_bytes, int word, int
   u.args.pieces = uint32_t(per_matrix), u.args.total = uint32_t(total);
   u.args.vecs = int(vecs), u.args.round = int(round), u.args.words = layout::FastDivmod(uint32_t(vecs));
   u.args.zero = 0;
+  u.args.piece_bytes = 0, u.args.lead = 0, u.args.span = 0;
   return u;
 }
 
 // Enqueues the pass (claimed: the bitmap, zeroed here).
-template <int V, class Pieces>
+template <int V, class Pieces, bool Framed = false>
 cudaError_t move(const Launch<Pieces>& u, void* data, uint32_t* claimed, int sm_count, cudaStream_t stream) {
   if (cudaError_t err = cudaMemsetAsync(claimed, 0, size_t((u.args.total + 31) / 32 * 4), stream); err != cudaSuccess)
     return err;
   const int64_t per_sm = std::max<int64_t>(1, std::min<int64_t>(2048 / (u.chains * T), (220 << 10) / u.smem()));
   const int64_t grid =
       std::max<int64_t>(1, std::min<int64_t>(per_sm * sm_count, (int64_t(u.args.total) + u.chains - 1) / u.chains));
-  const auto kernel = inplace_move_pieces<V, Pieces>;
+  const auto kernel = inplace_move_pieces<V, Pieces, Framed>;
   if (u.smem() > size_t(kBlockSmem))
     if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(u.smem()));
         err != cudaSuccess)

@@ -136,93 +136,128 @@ __global__ void __launch_bounds__(kThreads) narrow_turn(InplaceElem<E>* data, in
     for (uint32_t o = threadIdx.x; o < count; o += kThreads) base[o] = get(o);
 }
 
-// Blocks of R x C elements turned to C x R, a lane a 16-byte piece of a row of the side that is
+// Blocks of R x C elements turned to C x R, a lane a 16-byte word of a row of the side that is
 // not staged as it is (the short side's k rows, layout::narrow_turn_rows_from or more):
 //   Gather: the block staged as it is (cp.async, every word in flight at once), then each dst
 //     row (C of them, R elements each) gathered down the stage's column;
 //   !Gather: each src row (R of them, C elements) loaded and scattered into the stage in dst's
 //     order, then the stage copied out as it is.
-// Gather where dst's rows are 16-byte aligned (the forward turn), !Gather where src's are (the
+// Gather where dst's rows are whole words (the forward turn), !Gather where src's are (the
 // inverse). A warp takes `rows` consecutive rows (layout::narrow_turn_warp_rows), 32 / rows
-// pieces of each. H200, 2026-11-29, Nsight Compute: narrow_turn took u8
-// 104192 x 671's turn 262 us (byte loads, a block an SM: DRAM 9% busy), a lane a row 32 bytes
-// of it 79 us (each 16-byte store its own L2 sector write: L2 81% busy, DRAM 34%); whole
+// words of each. Global memory moves as the aligned 16-byte words around the block
+// (layout::TurnFrame; the stage holds them as they are), whole words as words, the first and last
+// (shared with the neighbours where a block starts inside a word: batches of matrices whose bytes
+// are not a multiple of 16) an element at a time. H200, 2026-11-29, Nsight Compute: narrow_turn
+// took u8 104192 x 671's turn 262 us (byte loads, a block an SM: DRAM 9% busy), a lane a row 32
+// bytes of it 79 us (each 16-byte store its own L2 sector write: L2 81% busy, DRAM 34%); whole
 // transpositions against narrow_turn in one call: u8 104192 x 671 11.2 -> 19.9% of a copy,
 // 376429 x 1139 9.6 -> 18.6, 67001 x 401 9.0 -> 16.2, 211 x 318023 13.0 -> 20.2, fp16 60013 x
 // 500 15.1 -> 22.5, fp32 300 x 55933 18.4 -> 22.5; fp64 262144 x 32 37.0 -> 35.6.
-constexpr int kRowThreads = 512, kRowItems = 4;  // threads a block, pieces a lane has in flight
+constexpr int kRowThreads = 512, kRowItems = 4;  // threads a block, words a lane has in flight
 template <int E, bool Gather>
 __global__ void __launch_bounds__(kRowThreads) narrow_turn_rows(InplaceElem<E>* data, int64_t matrix, uint32_t R,
                                                                 uint32_t C, uint32_t rows, int64_t z0) {
   using T = InplaceElem<E>;
-  constexpr int P = 16 / E;  // elements a piece
+  constexpr int P = 16 / E;  // elements a word
   extern __shared__ uint4 turn_words[];
-  T* const stage = reinterpret_cast<T*>(turn_words);
   const uint32_t count = R * C;
   T* const base = data + (z0 + blockIdx.y) * matrix + int64_t(blockIdx.x) * count;
-  const bool whole = reinterpret_cast<uintptr_t>(base) % 16 == 0 && count * E % 16 == 0;  // 16-byte words
-  const uint32_t N = Gather ? C : R, L = Gather ? R : C;  // the lanes' rows, their length
-  const bool vector = whole && L * E % 16 == 0;          // rows of whole 16-byte pieces
+  // The block's place in its first word: a whole number of elements but for 16-byte elements on
+  // 8 bytes, which move as elements, no word whole.
+  const uint32_t offset = uint32_t(reinterpret_cast<uintptr_t>(base) % 16), framed = offset % E == 0;
+  const layout::TurnFrame f{int32_t(Gather ? C : R), int32_t(Gather ? R : C), P, int32_t(framed ? offset / E : 0)};
+  T* const stage = reinterpret_cast<T*>(turn_words) + f.shift;  // the block's elements
+  uint4* const words = reinterpret_cast<uint4*>(base - f.shift);  // global memory's, when framed
+  const uint32_t frame_words = (f.shift + count + P - 1) / P;
+  const auto copy = [&](uint32_t w, bool to_stage) {  // frame word w, first or last: element by element
+    for (int i = 0; i < P; ++i) {
+      const int32_t o = int32_t(w * P + i) - f.shift;
+      if (o < 0 || o >= int32_t(count)) continue;
+      if (to_stage) stage[o] = base[o];
+      else base[o] = stage[o];
+    }
+  };
+  const auto inner = [&](uint32_t w) { return framed && w * P >= uint32_t(f.shift) && (w + 1) * P <= f.shift + count; };
   if constexpr (Gather) {
-    if (whole)
-      for (uint32_t w = threadIdx.x; w < count * E / 16; w += kRowThreads)
-        copy_async<16>(turn_words + w, reinterpret_cast<const uint4*>(base) + w);
-    else
-      for (uint32_t o = threadIdx.x; o < count; o += kRowThreads) stage[o] = base[o];
+    for (uint32_t w = threadIdx.x; w < frame_words; w += kRowThreads)
+      if (inner(w)) copy_async<16>(turn_words + w, words + w);
+      else copy(w, true);
     wait_async_all();
     __syncthreads();
   }
   const uint32_t lane = threadIdx.x % 32, warps = kRowThreads / 32, across = 32 / rows;
-  const uint32_t r = lane % rows, c = lane / rows, pieces = (L + P - 1) / P, groups = (pieces + across - 1) / across;
-  const uint32_t items = (N + rows - 1) / rows * groups;
+  const uint32_t r = lane % rows, c = lane / rows, pieces = f.words_a_row(), groups = (pieces + across - 1) / across;
+  const uint32_t items = (f.rows() + rows - 1) / rows * groups, N = f.n;
+  // A block on 16 bytes takes each word's elements from its own row, as a word; one off them,
+  // every word by TurnFrame's rule (per lane, a lane on a row's first word took it while the
+  // others did not, and every warp ran both: fp16 1915 x 17663 x 7's inverse turn 577 us against
+  // 352 for 1915 x 17664 x 7; that rule for every block took u8 104192 x 671 from 22.7 to 14.9% of
+  // a copy, H200).
+  const bool plain = framed && f.shift == 0;
   for (uint32_t first = threadIdx.x / 32; first < items; first += kRowItems * warps) {
     uint4 v[kRowItems];
-    uint32_t rho[kRowItems], j0[kRowItems], n[kRowItems];
+    uint32_t rho[kRowItems], p[kRowItems];
+    bool any[kRowItems], whole[kRowItems];
 #pragma unroll
     for (int u = 0; u < kRowItems; ++u) {
       const uint32_t it = first + u * warps, g = it / groups;
-      rho[u] = g * rows + r, j0[u] = ((it - g * groups) * across + c) * P;
-      n[u] = it < items && rho[u] < N && j0[u] < L ? min(uint32_t(P), L - j0[u]) : 0;
-      if (n[u] == 0) continue;
+      rho[u] = g * rows + r, p[u] = (it - g * groups) * across + c;
+      any[u] = it < items && rho[u] < uint32_t(f.rows()) && p[u] < pieces;
+      whole[u] = any[u] && framed && f.whole(int32_t(rho[u]), int32_t(p[u]));
+      if (!any[u]) continue;
       T* const e = reinterpret_cast<T*>(&v[u]);
-      const T* const row = base + int64_t(rho[u]) * L + j0[u];
       if constexpr (Gather) {
+        if (plain) {
 #pragma unroll
-        for (int i = 0; i < P; ++i)
-          if (i < n[u]) e[i] = stage[(j0[u] + i) * N + rho[u]];
-      } else if (vector) {
-        v[u] = __ldcg(reinterpret_cast<const uint4*>(row));
+          for (int i = 0; i < P; ++i) e[i] = stage[(p[u] * P + i) * N + rho[u]];
+        } else {
+#pragma unroll
+          for (int i = 0; i < P; ++i) {
+            const int32_t o = f.element(int32_t(rho[u]), int32_t(p[u]), i);
+            if (o >= 0 && o < int32_t(count)) e[i] = stage[f.stage(int32_t(rho[u]), int32_t(p[u]), i)];
+          }
+        }
+      } else if (whole[u]) {
+        v[u] = __ldcg(words + rho[u] * pieces + p[u]);
       } else {
 #pragma unroll
-        for (int i = 0; i < P; ++i)
-          if (i < n[u]) e[i] = row[i];
+        for (int i = 0; i < P; ++i) {
+          const int32_t o = f.element(int32_t(rho[u]), int32_t(p[u]), i);
+          if (o >= 0 && o < int32_t(count)) e[i] = base[o];
+        }
       }
     }
 #pragma unroll
     for (int u = 0; u < kRowItems; ++u) {
-      if (n[u] == 0) continue;
+      if (!any[u]) continue;
       const T* const e = reinterpret_cast<const T*>(&v[u]);
-      T* const row = base + int64_t(rho[u]) * L + j0[u];
       if constexpr (!Gather) {
+        if (plain) {
 #pragma unroll
-        for (int i = 0; i < P; ++i)
-          if (i < n[u]) stage[(j0[u] + i) * N + rho[u]] = e[i];
-      } else if (vector) {
-        __stcg(reinterpret_cast<uint4*>(row), v[u]);
+          for (int i = 0; i < P; ++i) stage[(p[u] * P + i) * N + rho[u]] = e[i];
+        } else {
+#pragma unroll
+          for (int i = 0; i < P; ++i) {
+            const int32_t o = f.element(int32_t(rho[u]), int32_t(p[u]), i);
+            if (o >= 0 && o < int32_t(count)) stage[f.stage(int32_t(rho[u]), int32_t(p[u]), i)] = e[i];
+          }
+        }
+      } else if (whole[u]) {
+        __stcg(words + rho[u] * pieces + p[u], v[u]);
       } else {
 #pragma unroll
-        for (int i = 0; i < P; ++i)
-          if (i < n[u]) row[i] = e[i];
+        for (int i = 0; i < P; ++i) {
+          const int32_t o = f.element(int32_t(rho[u]), int32_t(p[u]), i);
+          if (o >= 0 && o < int32_t(count)) base[o] = e[i];
+        }
       }
     }
   }
   if constexpr (!Gather) {
     __syncthreads();
-    if (whole)
-      for (uint32_t w = threadIdx.x; w < count * E / 16; w += kRowThreads)
-        __stcg(reinterpret_cast<uint4*>(base) + w, turn_words[w]);
-    else
-      for (uint32_t o = threadIdx.x; o < count; o += kRowThreads) base[o] = stage[o];
+    for (uint32_t w = threadIdx.x; w < frame_words; w += kRowThreads)
+      if (inner(w)) __stcg(words + w, turn_words[w]);
+      else copy(w, false);
   }
 }
 
@@ -384,7 +419,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
     };
     const auto turn = [&](int64_t R, int64_t C) -> cudaError_t {
       if (s.q == 0) return cudaSuccess;
-      const size_t smem_rows = size_t(R * C * E);
+      const size_t smem_rows = size_t(R * C * E) + 16;  // and the frame's word more
       const bool gather = R * E % 16 == 0,
                  by_rows = s.k >= layout::narrow_turn_rows_from && (gather || C * E % 16 == 0);
       const auto rows_kernel = gather ? narrow_turn_rows<E, true> : narrow_turn_rows<E, false>;
@@ -414,9 +449,22 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       const int64_t piece_bytes = s.b * E;
       const int word = chains::widest_word(  // the matrices' bytes apart only where there are several
           {piece_bytes, t.batch > 1 ? s.m * s.k * E : piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
-      const int64_t vecs = piece_bytes / word;
-      const chains::UnitPieces map{layout::UnitWalk(layout::narrow_pieces(s, z.inverse), 1), vecs,
-                                   s.m * s.k * E / word};
+      const layout::UnitWalk walk(layout::narrow_pieces(s, z.inverse), 1);
+      const int64_t matrix_bytes = s.m * s.k * E;
+      // Matrices (or data) off 4 bytes: framed 16-byte words. H200, same call against 1- and
+      // 2-byte words: fp16 1915 x 17663 x 7 10.6 -> 12.8% of a copy, u8 1073 x 29339 x 5 8.6 ->
+      // 12.9, u8 2001 x 45013 x 3 9.1 -> 12.5; against 4- and 8-byte words a point slower (fp32 203
+      // x 100003 x 3 22.8 -> 21.8, fp64 101 x 30011 x 3 23.3 -> 22.3).
+      if (word <= 2 && piece_bytes % 16 == 0) {
+        const uintptr_t lead = reinterpret_cast<uintptr_t>(t.data) % 16;
+        auto launch = chains::plan_launch(chains::UnitPieces{walk, piece_bytes, matrix_bytes}, piece_bytes + 16, 16,
+                                          s.q * s.k, s.q * s.k * t.batch);
+        launch.args.piece_bytes = int(piece_bytes), launch.args.lead = uint32_t(lead);
+        launch.args.span = matrix_bytes * t.batch;
+        return chains::move<16, chains::UnitPieces, true>(launch, static_cast<unsigned char*>(t.data) - lead, bits, sm_count,
+                                                         stream);
+      }
+      const chains::UnitPieces map{walk, piece_bytes / word, matrix_bytes / word};
       const auto launch = chains::plan_launch(map, piece_bytes, word, s.q * s.k, s.q * s.k * t.batch);
       return with_elem_bytes(word, [&](auto w) {
         return chains::move<decltype(w)::value>(launch, t.data, bits, sm_count, stream);

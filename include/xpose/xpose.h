@@ -63,9 +63,9 @@ XPOSE_API xpose_status_t xpose_transpose_with(const char *kernel, const void *sr
    workspace: device memory of at least the bytes xpose_transpose_inplace_workspace gives for
    the layout (16-byte aligned, apart from the matrices; NULL and 0 where that is 0): the call
    never allocates. Square matrices need no workspace: tile pairs swapped across the diagonal,
-   each element read and written once. Narrow ones (a short side of up to 3072 elements of 1
-   or 2 bytes, 384 of 4 to 16; g = gcd(rows, cols) with g * elem_bytes under a piece) go
-   through blocks of rows turned, their column pieces (512 bytes, 64-496 past 384 columns)
+   each element read and written once. Narrow ones (a short side of up to 6144 elements of 1
+   byte, 3072 of 2, 384 of 4 to 16; g = gcd(rows, cols) with g * elem_bytes under a piece) go
+   through blocks of rows turned, their column pieces (512 bytes, 32-496 past 384 columns)
    moved along their cycles and rows spread apart; their workspace is a bit a piece, a word a
    16 KiB chunk and the rows past the last whole block (under 192 KiB and 1/8 of a matrix; none
    for matrices of 32 KiB or less). Other rectangular matrices whose

@@ -37,7 +37,7 @@ def transpose_inplace(x):
     NumPy arrays and PyTorch CPU tensors run on the CPU path (any shape), PyTorch and CuPy GPU
     arrays on the GPU on their library's current stream, with a workspace from their library's
     allocator (square matrices need none; rectangular ones under 1% of the matrix, or for a
-    short side of up to 384-3072 elements under 192 KiB and 1/8 of a matrix; both sides over 160 KiB
+    short side of up to 384-6144 elements under 192 KiB and 1/8 of a matrix; both sides over 160 KiB
     sharing under 16 bytes, or sides sharing over 96 KiB, are refused there with nothing changed). x must be C-contiguous and writable; PyTorch
     tensors go through the op torch.ops.xpose.transpose_inplace_, which torch.compile sees
     mutate x.

@@ -11,7 +11,7 @@ namespace xpose::cpu {
 // Each of the `batch` rows x cols row-major matrices at data (rows * cols elements apart)
 // becomes its cols x rows transpose in the same memory. Scratch on the heap: two rows or 16
 // columns (at most 16 max(rows, cols) elements) a thread, and a byte a row to claim the row
-// permutation's cycles with; for a short side of up to 384-3072 elements (the GPU's narrow
+// permutation's cycles with; for a short side of up to 384-6144 elements (the GPU's narrow
 // passes), a block of 192 KiB at most and two column pieces a thread, the last rows past whole
 // blocks, and a byte a column piece; for units, two a thread and a byte a unit.
 // Elements of 1, 2, 4, 8 or 16 bytes.

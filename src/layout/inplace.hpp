@@ -260,7 +260,7 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   }
 };
 
-// Narrow matrices (a short side of at most narrow_max_side(E) elements, 384 to 3072, sides
+// Narrow matrices (a short side of at most narrow_max_side(E) elements, 384 to 6144, sides
 // sharing fewer bytes than a piece: narrow_takes; engines/inplace/narrow.cu): the view of m
 // rows of k (m >= k; a wide matrix is the inverse of its view's transposition, the passes undone
 // in reverse order) in blocks of b rows, q whole ones and r rows left (m = q b + r). Three
@@ -274,25 +274,28 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
 // A block of b rows holds narrow_column_bytes(k) of each of its k columns (whole 16-byte
 // words), at most 512 and together at most narrow_turn_bytes (a block's shared memory): 512
 // where k <= 384. A short side of 4- to 16-byte elements is narrow while those pieces are no
-// smaller than the strips path's (c2r.cu: strip_width(E) x E bytes, 512), of 1- and 2-byte
-// elements while they are 64 bytes or more (c2r moves those elements one at a time in each of
-// its passes: 5-13% of a copy); sides sharing g elements only where g x E is under them (units
+// smaller than the strips path's (c2r.cu: strip_width(E) x E bytes, 512), of 2-byte elements
+// while they are 64 bytes or more, of 1-byte ones 32 (c2r moves those elements one at a time in
+// each of its passes: 5-13% of a copy); sides sharing g elements only where g x E is under them (units
 // of that many bytes move faster). H200, 8e2f8ab against sides of 33-384 through c2r: fp32
 // 167773 x 100 18.1 -> 24.2% of a copy, u8 447392 x 150 4.4 -> 19.7, fp64 30011 x 280 20.5 ->
 // 22.4; narrow against units of 16-511 bytes: fp32 2097152 x 8 7.2 -> 34.0, fp64 262144 x 32
 // 13.9 -> 38.9; 83a128d, sides past 1536 (u8) and 768 (fp16): u8 2000 x 50001 9.3 -> 18.3, u8
 // 3001 x 100003 (64-byte pieces) 7.6 -> 16.9, fp16 2001 x 30011 11.4 -> 19.1, fp16 30011 x
 // 2001 11.8 -> 20.0; with 32-byte pieces u8 5001 x 20011 7.7 -> 10.6 but fp16 5003 x 10007
-// 12.2 -> 11.3, with 16 u8 8191 x 12289 7.8 -> 6.6.
+// 12.2 -> 11.3, with 16 u8 8191 x 12289 7.8 -> 6.6. u8 sides of 3073-6144 (32-48 byte pieces)
+// against c2r again after the framed words (2026-11-29): u8 5001 x 20011 7.7 -> 11.1, 26399 x
+// 5609 8.2 -> 12.0, 4099 x 40009 7.7 -> 11.4, 6143 x 30011 7.0 -> 11.1, 2 x 3500 x 50021 9.5 ->
+// 12.0.
 constexpr int64_t narrow_turn_bytes = 192 << 10, narrow_block_bytes = 512;
 XPOSE_HD constexpr int64_t narrow_column_bytes(int64_t k) {
   const int64_t fit = narrow_turn_bytes / k / 16 * 16;
   return fit < narrow_block_bytes ? fit : narrow_block_bytes;
 }
-constexpr int64_t narrow_min_piece_small = 64;  // bytes of a narrow piece of 1- and 2-byte elements, at least
-XPOSE_HD constexpr int64_t narrow_max_side(int64_t elem_bytes) {
-  return narrow_turn_bytes / (elem_bytes <= 2 ? narrow_min_piece_small : strip_width(elem_bytes) * elem_bytes);
+XPOSE_HD constexpr int64_t narrow_min_piece(int64_t elem_bytes) {  // bytes of a narrow piece, at least
+  return elem_bytes == 1 ? 32 : elem_bytes == 2 ? 64 : strip_width(elem_bytes) * elem_bytes;
 }
+XPOSE_HD constexpr int64_t narrow_max_side(int64_t elem_bytes) { return narrow_turn_bytes / narrow_min_piece(elem_bytes); }
 XPOSE_HD inline bool narrow_takes(int64_t rows, int64_t cols, int64_t elem_bytes) {
   const int64_t side = rows < cols ? rows : cols;
   return rows != cols && side <= narrow_max_side(elem_bytes) &&

@@ -378,14 +378,14 @@ TEST(Inplace, NarrowPassesTranspose) {
   EXPECT_TRUE(small.b == 64 && small.r * small.k * 8 <= 2000 * 3 * 8 / 8);
   EXPECT_TRUE(whole.b == 1170 && whole.q == 1 && whole.r == 0);
   // Short sides up to where the pieces would be smaller than the strips path's (512 bytes for
-  // 4 to 16-byte elements) or than 64 bytes (1 and 2), blocks of at most 192 KiB of whole
+  // 4 to 16-byte elements) or than 32 bytes (1) and 64 (2), blocks of at most 192 KiB of whole
   // 16-byte words; sides sharing a piece's bytes or more move as units.
   for (int64_t E : {1, 2, 4, 8, 16}) {
     const int64_t side = layout::narrow_max_side(E);
-    EXPECT_EQ(E <= 2 ? 3072 : 384, side);
+    EXPECT_EQ(E == 1 ? 6144 : E == 2 ? 3072 : 384, side);
     EXPECT_TRUE(layout::narrow_takes(100003, side, E) && !layout::narrow_takes(100003, side + 1, E)) << E;
     const layout::NarrowShape s = layout::narrow_shape(100003, side, E);
-    EXPECT_EQ(s.b * E, E <= 2 ? 64 : 512) << E;
+    EXPECT_EQ(s.b * E, E == 1 ? 32 : E == 2 ? 64 : 512) << E;
     EXPECT_LE(s.b * s.k * E, 192 << 10);
     EXPECT_EQ(0, s.b * E % 16);
   }

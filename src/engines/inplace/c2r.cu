@@ -1,5 +1,5 @@
 // In-place transposition of rectangles whose sides share fewer than 16 bytes and are both
-// longer than layout::narrow_max_side(E), 384-3072 elements (narrow.cu takes the others): the
+// longer than layout::narrow_max_side(E), 384-6144 elements (narrow.cu takes the others): the
 // passes of layout/inplace.hpp on the view of M rows of the short side N (the matrix itself if
 // tall; for a wide one, the view n x m whose transpose it undoes, the passes inverted in reverse
 // order), each reading and writing the matrix once, coalesced:

@@ -12,7 +12,7 @@
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
 // pieces) along the cycles of their permutation, by the chains of chains.cuh. Sides sharing
-// fewer than 16 bytes: c2r.cu; a short side of up to 384-3072 elements (layout::narrow_takes):
+// fewer than 16 bytes: c2r.cu; a short side of up to 384-6144 elements (layout::narrow_takes):
 // narrow.cu; inplace.hpp lists the paths.
 #include <algorithm>
 

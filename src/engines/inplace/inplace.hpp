@@ -1,7 +1,7 @@
 // In-place transposition on the GPU (issue 35): each of a batch of dense rows x cols matrices
 // becomes its dense cols x rows transpose in the same memory, by one of three paths, each an
 // InplacePath, asked in turn (the first that takes a request serves it):
-//   narrow (narrow.cu): a short side of up to 384-3072 elements (layout::narrow_takes):
+//   narrow (narrow.cu): a short side of up to 384-6144 elements (layout::narrow_takes):
 //     blocks of rows turned, their columns' pieces moved along their cycles, rows spread apart;
 //   c2r (c2r.cu): the other rectangles whose sides share under 16 bytes: four passes over the
 //     rows of the short side (Catanzaro, Keller and Garland's decomposition);

@@ -374,7 +374,7 @@ const char* refusal(const InplaceProblem& t) {
   const Sizes z = sizes_of(t);
   if (z.s.q * z.s.k * t.batch >= (int64_t(1) << 32) || z.tickets >= (int64_t(1) << 32) - 1 ||
       z.s.q >= (int64_t(1) << 31))
-    return "narrow rectangles (a short side of at most 384-3072 elements) are transposed in place on the GPU in batches "
+    return "narrow rectangles (a short side of at most 384-6144 elements) are transposed in place on the GPU in batches "
            "of fewer than 2^32 column pieces (512 bytes each up to 384 columns)";
   return nullptr;
 }

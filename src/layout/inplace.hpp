@@ -255,7 +255,8 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
         ++add;
       }
     }
-    destination += add % n;
+    if (add >= n) add -= n;  // add < 2 n
+    destination += add;
     if (destination >= n) destination -= n;
   }
 };
@@ -276,8 +277,8 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
 // where k <= 384. A short side of 4- to 16-byte elements is narrow while those pieces are no
 // smaller than the strips path's (c2r.cu: strip_width(E) x E bytes, 512), of 2-byte elements
 // while they are 64 bytes or more, of 1-byte ones 32 (c2r moves those elements one at a time in
-// each of its passes: 5-13% of a copy); sides sharing g elements only where g x E is under them (units
-// of that many bytes move faster). H200, 8e2f8ab against sides of 33-384 through c2r: fp32
+// each of its passes: 5-13% of a copy); sides sharing g elements only where g x E is under them
+// (units of that many bytes move faster). H200, 8e2f8ab against sides of 33-384 through c2r: fp32
 // 167773 x 100 18.1 -> 24.2% of a copy, u8 447392 x 150 4.4 -> 19.7, fp64 30011 x 280 20.5 ->
 // 22.4; narrow against units of 16-511 bytes: fp32 2097152 x 8 7.2 -> 34.0, fp64 262144 x 32
 // 13.9 -> 38.9; 83a128d, sides past 1536 (u8) and 768 (fp16): u8 2000 x 50001 9.3 -> 18.3, u8

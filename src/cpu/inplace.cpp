@@ -26,21 +26,28 @@ struct Bytes {
 constexpr int64_t kColumnBytes = 64, kMinColumns = 16;
 
 // Tile row ti of a square side x side block (rows ld apart) turned in place: its 32 x 32 tiles
-// (ti, tj >= ti) swapped with (tj, ti) across the diagonal.
+// (ti, tj >= ti) swapped with (tj, ti) across the diagonal, each turned by the micro-kernels
+// (tile (ti, tj) into scratch, (tj, ti) turned into its place, the scratch into (tj, ti)'s).
 constexpr int64_t kTile = 32;
 template <class T>
-void turn_tile_row(T* a, int64_t side, int64_t ld, int64_t ti) {
-  const int64_t tiles = (side + kTile - 1) / kTile;
-  for (int64_t tj = ti; tj < tiles; ++tj)
-    for (int64_t i = ti * kTile; i < std::min(side, (ti + 1) * kTile); ++i)
-      for (int64_t j = std::max(tj * kTile, i + 1); j < std::min(side, (tj + 1) * kTile); ++j)
-        std::swap(a[i * ld + j], a[j * ld + i]);
+void turn_tile_row(T* a, int64_t side, int64_t ld, int64_t ti, const Micro& micro) {
+  const int64_t tiles = (side + kTile - 1) / kTile, i0 = ti * kTile, h = std::min(kTile, side - i0);
+  T scratch[kTile * kTile];
+  for (int64_t tj = ti; tj < tiles; ++tj) {
+    const int64_t j0 = tj * kTile, w = std::min(kTile, side - j0);
+    T* const upper = a + i0 * ld + j0;  // h x w
+    T* const lower = a + j0 * ld + i0;  // w x h
+    transpose_block(upper, ld, scratch, kTile, h, w, micro);  // w x h
+    if (tj != ti) transpose_block(lower, ld, upper, ld, w, h, micro);
+    for (int64_t r = 0; r < w; ++r) std::copy(scratch + r * kTile, scratch + r * kTile + h, lower + r * ld);
+  }
 }
 
 // A square matrix: (i, j) and (j, i) swapped, in tile pairs across the diagonal.
 template <class T>
 void square(T* a, int64_t n) {
-  for_each_item((n + kTile - 1) / kTile, n * n, int64_t(1) << 16, [&](int64_t ti) { turn_tile_row(a, n, n, ti); });
+  const Micro micro = micro_kernel(int64_t(sizeof(T)));
+  for_each_item((n + kTile - 1) / kTile, n * n, int64_t(1) << 16, [&](int64_t ti) { turn_tile_row(a, n, n, ti, micro); });
 }
 
 // Units of `size` elements (unit u at a + u size, u < count) moved along the cycles of the
@@ -90,8 +97,9 @@ constexpr int64_t kUnitBytes = 512;  // 128-256-byte units ran slower this way (
 template <class T>
 void units(T* a, const layout::InplaceShape& s) {
   const int64_t g = s.c, tiles = (g + kTile - 1) / kTile, blocks = s.a * s.b, count = layout::unit_count(s);
+  const Micro micro = micro_kernel(int64_t(sizeof(T)));
   for_each_item(blocks * tiles, s.m * s.n, int64_t(1) << 16, [&](int64_t item) {
-    turn_tile_row(a + layout::block_origin(s, item / tiles), g, s.n, item % tiles);
+    turn_tile_row(a + layout::block_origin(s, item / tiles), g, s.n, item % tiles, micro);
   });
   move_along_cycles(a, count, g, [&](int64_t u) { return layout::unit_destination(s, u); });
 }

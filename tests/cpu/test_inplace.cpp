@@ -111,7 +111,9 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
                                                 {1601, 2003, 1},  // 1- and 2-byte sides past 1536: narrow
                                                 // sides sharing 512 bytes or more: blocks, then units
                                                 {600, 400, 1}, {400, 600, 2}, {1024, 512, 1}, {512, 1536, 1},
-                                                {384, 640, 2}, {990, 660, 1}};
+                                                {384, 640, 2}, {990, 660, 1},
+                                                // squares: whole tiles and edges of 1 .. 31 past them
+                                                {31, 31, 1}, {33, 33, 2}, {100, 100, 1}, {257, 257, 1}, {512, 512, 1}};
   for (int t = 0; t < 20; ++t)
     shapes.push_back({int64_t(1 + rng() % 300), int64_t(1 + rng() % 300), int64_t(1 + rng() % 3)});
   for (int64_t E : {1, 2, 4, 8, 16})

@@ -25,21 +25,24 @@ struct Bytes {
 // 30011x2999 in 532 against 412 ms).
 constexpr int64_t kColumnBytes = 64, kMinColumns = 16;
 
-// Tile row ti of a square side x side block (rows ld apart) turned in place: its 32 x 32 tiles
-// (ti, tj >= ti) swapped with (tj, ti) across the diagonal, each turned by the micro-kernels
-// (tile (ti, tj) into scratch, (tj, ti) turned into its place, the scratch into (tj, ti)'s).
-constexpr int64_t kTile = 32;
+// Tile row ti of a square side x side block (rows ld apart) turned in place: its tiles of
+// kTile<T> a side (256 bytes, 32 elements at least: 32 x 32 had taken u8 16384^2 in 92 against 60
+// ms, fp32 8192^2 40 against 31, this machine) (ti, tj >= ti) swapped with (tj, ti) across the
+// diagonal, each turned by the micro-kernels (tile (ti, tj) into scratch, (tj, ti) turned into its
+// place, the scratch into (tj, ti)'s).
+template <class T>
+constexpr int64_t kTile = std::max<int64_t>(32, 256 / int64_t(sizeof(T)));
 template <class T>
 void turn_tile_row(T* a, int64_t side, int64_t ld, int64_t ti, const Micro& micro) {
-  const int64_t tiles = (side + kTile - 1) / kTile, i0 = ti * kTile, h = std::min(kTile, side - i0);
-  T scratch[kTile * kTile];
+  const int64_t tiles = (side + kTile<T> - 1) / kTile<T>, i0 = ti * kTile<T>, h = std::min(kTile<T>, side - i0);
+  T scratch[kTile<T> * kTile<T>];
   for (int64_t tj = ti; tj < tiles; ++tj) {
-    const int64_t j0 = tj * kTile, w = std::min(kTile, side - j0);
+    const int64_t j0 = tj * kTile<T>, w = std::min(kTile<T>, side - j0);
     T* const upper = a + i0 * ld + j0;  // h x w
     T* const lower = a + j0 * ld + i0;  // w x h
-    transpose_block(upper, ld, scratch, kTile, h, w, micro);  // w x h
+    transpose_block(upper, ld, scratch, kTile<T>, h, w, micro);  // w x h
     if (tj != ti) transpose_block(lower, ld, upper, ld, w, h, micro);
-    for (int64_t r = 0; r < w; ++r) std::copy(scratch + r * kTile, scratch + r * kTile + h, lower + r * ld);
+    for (int64_t r = 0; r < w; ++r) std::copy(scratch + r * kTile<T>, scratch + r * kTile<T> + h, lower + r * ld);
   }
 }
 
@@ -47,7 +50,8 @@ void turn_tile_row(T* a, int64_t side, int64_t ld, int64_t ti, const Micro& micr
 template <class T>
 void square(T* a, int64_t n) {
   const Micro micro = micro_kernel(int64_t(sizeof(T)));
-  for_each_item((n + kTile - 1) / kTile, n * n, int64_t(1) << 16, [&](int64_t ti) { turn_tile_row(a, n, n, ti, micro); });
+  const int64_t tiles = (n + kTile<T> - 1) / kTile<T>;
+  for_each_item(tiles, n * n, int64_t(1) << 16, [&](int64_t ti) { turn_tile_row(a, n, n, ti, micro); });
 }
 
 // Units of `size` elements (unit u at a + u size, u < count) moved along the cycles of the
@@ -96,7 +100,7 @@ void move_along_cycles(T* a, int64_t count, int64_t size, const Destination& des
 constexpr int64_t kUnitBytes = 512;  // 128-256-byte units ran slower this way (fp32 3008x1984: 11.8 -> 16.0 ms)
 template <class T>
 void units(T* a, const layout::InplaceShape& s) {
-  const int64_t g = s.c, tiles = (g + kTile - 1) / kTile, blocks = s.a * s.b, count = layout::unit_count(s);
+  const int64_t g = s.c, tiles = (g + kTile<T> - 1) / kTile<T>, blocks = s.a * s.b, count = layout::unit_count(s);
   const Micro micro = micro_kernel(int64_t(sizeof(T)));
   for_each_item(blocks * tiles, s.m * s.n, int64_t(1) << 16, [&](int64_t item) {
     turn_tile_row(a + layout::block_origin(s, item / tiles), g, s.n, item % tiles, micro);

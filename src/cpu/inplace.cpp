@@ -166,11 +166,6 @@ void rectangle(T* a, const layout::InplaceShape& s) {
   move_along_cycles(a, m, n, [&](int64_t x) { return layout::row_to(s, b_inverse, x); });
 }
 
-// A narrow matrix (a side of layout::narrow_max_side(E) elements or fewer): the passes of
-// layout::NarrowShape, as the GPU's narrow path takes them. Tall m x k: the last r rows aside,
-// each block of b x k turned (in parallel), the q x k pieces of b elements moved along their
-// cycles (move_along_cycles), rows 1 .. k - 1
-// spread apart from the last, the last rows into place; wide: each undone, in reverse order.
 // The CPU's blocks: pieces of 512 bytes to 8 KiB, blocks of about 1 MiB where that allows (the
 // GPU's pieces of 32-512 bytes, sized for its shared memory, spent the CPU's time on a claim and
 // a short copy a piece: u8 5001x20011 210 -> 82 ms, u8 22369623x3 55 -> 28, fp16 1915x17663x2 74
@@ -183,6 +178,11 @@ inline int64_t cpu_block_rows(int64_t rows, int64_t cols, int64_t elem_bytes) {
   return std::clamp<int64_t>(piece / elem_bytes, 1, std::max<int64_t>(1, m / 8));
 }
 
+// A narrow matrix (a side of layout::narrow_max_side(E) elements or fewer): the passes of
+// layout::NarrowShape, as the GPU's narrow path takes them. Tall m x k: the last r rows aside,
+// each block of b x k turned (in parallel), the q x k pieces of b elements moved along their
+// cycles (move_along_cycles), rows 1 .. k - 1
+// spread apart from the last, the last rows into place; wide: each undone, in reverse order.
 template <class T>
 void narrow(T* a, int64_t rows, int64_t cols) {
   const bool inverse = rows < cols;

@@ -190,7 +190,7 @@ void narrow(T* a, int64_t rows, int64_t cols) {
   const layout::NarrowShape s = layout::narrow_shape(rows, cols, E, cpu_block_rows(rows, cols, E));
   const int64_t m = s.m, k = s.k, b = s.b, q = s.q, r = s.r, whole = q * b * k;
   std::vector<T> aside(size_t(r * k));
-  const Micro micro = micro_kernel(int64_t(sizeof(T)));
+  const Micro micro = micro_kernel(E);
   const auto turn = [&](int64_t R, int64_t C) {  // each block R x C -> C x R
     for_each_item(q, whole, int64_t(1) << 16, [&](int64_t i) {
       static thread_local std::vector<T> tile;

@@ -403,6 +403,7 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
   auto* const ws = static_cast<unsigned char*>(workspace);
   uint32_t* const bits = reinterpret_cast<uint32_t*>(ws);
   uint32_t* const flags = reinterpret_cast<uint32_t*>(ws + z.bits);
+  const int64_t matrix_bytes = s.m * s.k * t.elem_bytes;
   return with_elem_bytes(t.elem_bytes, [&](auto e) -> cudaError_t {
     constexpr int E = decltype(e)::value;
     InplaceElem<E>* const data = static_cast<InplaceElem<E>*>(t.data);
@@ -448,9 +449,8 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       if (s.q <= 1) return cudaSuccess;  // a 1 x k transposition moves nothing
       const int64_t piece_bytes = s.b * E;
       const int word = chains::widest_word(  // the matrices' bytes apart only where there are several
-          {piece_bytes, t.batch > 1 ? s.m * s.k * E : piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
+          {piece_bytes, t.batch > 1 ? matrix_bytes : piece_bytes, int64_t(reinterpret_cast<uintptr_t>(t.data))});
       const layout::UnitWalk walk(layout::narrow_pieces(s, z.inverse), 1);
-      const int64_t matrix_bytes = s.m * s.k * E;
       // Matrices (or data) off 4 bytes: framed 16-byte words. H200, same call against 1- and
       // 2-byte words: fp16 1915 x 17663 x 7 10.6 -> 12.8% of a copy, u8 1073 x 29339 x 5 8.6 ->
       // 12.9, u8 2001 x 45013 x 3 9.1 -> 12.5; against 4- and 8-byte words a point slower (fp32 203
@@ -475,7 +475,6 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       if (cudaError_t err = cudaMemsetAsync(flags, 0, z.flags, stream); err != cudaSuccess) return err;
       const unsigned grid = unsigned(std::min<int64_t>(z.tickets, int64_t(sm_count) * kSpreadBlocksPerSm));
       unsigned char* const base = static_cast<unsigned char*>(t.data);
-      const int64_t matrix_bytes = s.m * s.k * E;
       narrow_spread<<<grid, kThreads, 0, stream>>>(base, flags, z.spread, int(E), matrix_bytes, z.tickets, base,
                                                    base + matrix_bytes * t.batch);
       return cudaGetLastError();

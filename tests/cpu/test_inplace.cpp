@@ -550,6 +550,9 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_TRUE(moved_as("moved as vectors"));
   t.data = reinterpret_cast<void*>(uintptr_t(4100));
   EXPECT_TRUE(moved_as("moved as elements"));
+  t.elem_bytes = 2;  // 1- and 2-byte elements off 16 bytes: packed tiles, as the aligned words around them
+  EXPECT_TRUE(moved_as("moved as shifted words"));
+  t.elem_bytes = 4;
   // Coprime sides past the narrow path's: the view 501 x 500 (rows of the short side), 3 strips
   // of 128 columns and one of 116, a bit a row piece; one band, so no rows saved past its end.
   const auto bitmap = [](int64_t bits) { return size_t((bits + 31) / 32 * 4 + 255) / 256 * 256; };

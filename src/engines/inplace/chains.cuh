@@ -15,6 +15,7 @@
 
 #include "engines/async_copy.cuh"
 #include "engines/common.cuh"
+#include "engines/inplace/elem.cuh"
 #include "layout/fast_divmod.hpp"
 #include "layout/inplace.hpp"
 
@@ -81,26 +82,6 @@ __device__ __forceinline__ void load_word(Elem<V>* to, const Elem<V>* from) {
   }
 }
 
-// The bytes [lo, 16) or [0, hi) of a 16-byte word from v: aligned stores of 8 bytes and less.
-__device__ __forceinline__ void store_part(unsigned char* word, uint4 v, int lo, int hi) {
-  const uint64_t low = uint64_t(v.x) | uint64_t(v.y) << 32, high = uint64_t(v.z) | uint64_t(v.w) << 32;
-  const auto put = [&](int i, int n) {
-    const uint64_t bits = (i < 8 ? low : high) >> (8 * (i % 8));
-    if (n == 8) __stcg(reinterpret_cast<unsigned long long*>(word + i), (unsigned long long)bits);
-    else if (n == 4) __stcg(reinterpret_cast<unsigned*>(word + i), unsigned(bits));
-    else if (n == 2) __stcg(reinterpret_cast<unsigned short*>(word + i), (unsigned short)bits);
-    else word[i] = (unsigned char)bits;
-  };
-  int i = lo;
-  if (lo > 0) {  // up from lo: 1, 2, 4 and 8 bytes where lo's bits say
-    for (int n = 1; n <= 8; n *= 2)
-      if (i & n) put(i, n), i += n;
-  } else {  // up to hi
-    for (int n = 8; n >= 1; n /= 2)
-      if (hi & n) put(i, n), i += n;
-  }
-}
-
 // Ordering without fences (a fence a round cost more than the round's data: ERRBAR and an L1
 // invalidation, 45% of the stall samples on fp32 8192x4096, H200): a piece is claimed only
 // after its loads have landed in shared memory (cp.async.wait_all, or a register stored there),
@@ -135,10 +116,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
     if constexpr (Framed)
       if ((word * 16 < int64_t(u.lead) || word * 16 + 16 > int64_t(u.lead) + u.span)) {
         const unsigned char* const bytes = reinterpret_cast<const unsigned char*>(data);
-        for (int i = 0; i < 16; ++i) {
-          const int64_t b = word * 16 + i;
-          if (b >= int64_t(u.lead) && b < int64_t(u.lead) + u.span) reinterpret_cast<unsigned char*>(to)[i] = bytes[b];
-        }
+        *reinterpret_cast<uint4*>(to) = load_within(bytes + word * 16, bytes + u.lead, bytes + u.lead + u.span);
         return;
       }
     load_word<V>(to, data + word);
@@ -243,8 +221,7 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
           if (lo >= hi) continue;
           const W v = ring[(slot < slots ? slot : slot - slots) * vecs + w];
           W* const to = data + (off[j] >> 4) + w;
-          if (lo == 0 && hi == 16) __stcg(to, v);
-          else store_part(reinterpret_cast<unsigned char*>(to), v, lo, hi);
+          store_part(reinterpret_cast<unsigned char*>(to), v, lo, hi);
         }
       } else if (vecs >= T) {
         for (int j = 0, slot = carried; j < n; ++j, slot = slot + 1 == slots ? 0 : slot + 1)

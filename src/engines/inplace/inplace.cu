@@ -5,9 +5,11 @@
 // lands before the first store, and no other block touches either tile. Rows and bases
 // 16-byte aligned move as 16-byte vectors on both sides: 1- and 2-byte elements through packed
 // tiles of 128-byte rows (K x K elements turned in registers, staged as words:
-// layout::PackedPairTile), wider ones through vec_swizzled's tile (engines/vec_tile.cuh); the
-// rest element by element through a padded tile of 128-byte rows or more (ElemTile). The launch
-// folds the triangle of pairs into a rectangle (layout::fold_pair).
+// layout::PackedPairTile), wider ones through vec_swizzled's tile (engines/vec_tile.cuh). Off
+// 16 bytes, 1- and 2-byte elements take the packed tiles moved as the aligned 16-byte words
+// around their rows (ShiftedTiles), wider ones element by element through a padded tile of
+// 128-byte rows or more (ElemTile). The launch folds the triangle of pairs into a rectangle
+// (layout::fold_pair).
 // Rectangular matrices whose sides share a factor g (layout/inplace.hpp): each of the a x b
 // blocks of g x g is turned in place (by the same tile-pair kernels, blocks of a launch's z, or
 // whole through shared memory where small), then move_units moves the rows of g elements (in
@@ -145,12 +147,12 @@ struct VectorTiles {
   using Staged = Elem<E>;
   static constexpr int side = layout::VecTile<E>::tile, staged = layout::VecTile<E>::Layout::size;
   template <bool Edge>
-  __device__ static void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) {
+  __device__ void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) const {
     load_vec_tile<E, Edge>(src, ld, rows, cols, in);
   }
-  __device__ static void stage(const Loads& in, Staged* smem) { stage_vec_tile<E>(in, smem); }
+  __device__ void stage(const Loads& in, Staged* smem) const { stage_vec_tile<E>(in, smem); }
   template <bool Edge>
-  __device__ static void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+  __device__ void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) const {
     store_vec_tile<E, Edge>(smem, dst, ld, rows, cols);
   }
 };
@@ -162,59 +164,142 @@ struct PackedTiles {
   using Staged = uint32_t;
   static constexpr int side = layout::PackedPairTile<E>::side, staged = layout::PackedPairTile<E>::size;
   template <bool Edge>
-  __device__ static void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) {
+  __device__ void load(const Elem<E>* src, int64_t ld, int rows, int cols, Loads& in) const {
     load_packed<E, Edge>(src, ld, rows, cols, in);
   }
-  __device__ static void stage(const Loads& in, Staged* smem) { stage_packed<E>(in, smem); }
+  __device__ void stage(const Loads& in, Staged* smem) const { stage_packed<E>(in, smem); }
   template <bool Edge>
-  __device__ static void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) {
+  __device__ void store(const Staged* smem, Elem<E>* dst, int64_t ld, int rows, int cols) const {
     store_packed<E, Edge>(smem, dst, ld, rows, cols);
   }
 };
 
+// 1- and 2-byte elements whose rows or base are off 16 bytes: the packed tile, its chunks read
+// as the aligned 16-byte words around them and written as the aligned words they cover. Lane j
+// of a row's 8 (chunk j) loads the aligned word holding the chunk's first byte and takes the
+// next from lane j + 1 (lane 7 loads it), shifting the chunk out of the two; storing a turned
+// row, lane j > 0 writes aligned word j (chunk j - 1's last bytes from lane j - 1, chunk j's
+// first), and the bytes the row has of the words it shares with its neighbours (0 and 8) go two
+// a lane (predicated 8/4/2/1-byte stores had cost u8 8193^2 4.8 times the aligned tile's
+// instructions, 18 of 32 threads a warp active; H200, Nsight Compute). Words are read only within the
+// matrices' bytes [low, high); bytes read outside the tile are dropped, and only the tile's are
+// written (a tile the edge cuts: rows past it are not read, bytes past it not written).
+template <int E>
+struct ShiftedTiles : PackedTiles<E> {
+  using T = layout::PackedPairTile<E>;
+  using Loads = PackedLoads<E>;
+  const unsigned char *low, *high;
+  __device__ static uint4 shuffle_down8(const uint4& v) {  // lane + 1's of a row's 8 (lane 7: its own)
+    return make_uint4(__shfl_down_sync(~0u, v.x, 1, 8), __shfl_down_sync(~0u, v.y, 1, 8),
+                      __shfl_down_sync(~0u, v.z, 1, 8), __shfl_down_sync(~0u, v.w, 1, 8));
+  }
+  __device__ static uint4 shuffle_up8(const uint4& v) {  // lane - 1's (lane 0: its own)
+    return make_uint4(__shfl_up_sync(~0u, v.x, 1, 8), __shfl_up_sync(~0u, v.y, 1, 8), __shfl_up_sync(~0u, v.z, 1, 8),
+                      __shfl_up_sync(~0u, v.w, 1, 8));
+  }
+  template <bool Edge>
+  __device__ void load(const Elem<E>* src, int64_t ld, int rows, int, Loads& in) const {
+    const auto e = T::load_coord(int(threadIdx.x));
+    const bool last = threadIdx.x % T::chunks_a_row == T::chunks_a_row - 1;
+#pragma unroll
+    for (int i = 0; i < T::K; ++i) {
+      const uintptr_t at = reinterpret_cast<uintptr_t>(src + (e.r + i) * ld + e.c);
+      const unsigned char* const word = reinterpret_cast<const unsigned char*>(at & ~uintptr_t(15));
+      const int shift = int(at & 15);
+      const bool live = !Edge || e.r + i < rows;  // one row a lane's 8 (the lanes of one row agree)
+      const uint4 first = live ? load_within(word, low, high) : make_uint4(0, 0, 0, 0);
+      uint4 next = shuffle_down8(first);
+      if (last && live && shift) next = load_within(word + 16, low, high);
+      in.rows[i] = shift ? shift_bytes(first, next, shift) : first;
+    }
+  }
+  template <bool Edge>
+  __device__ void store(const uint32_t* smem, Elem<E>* dst, int64_t ld, int rows, int cols) const {
+    const int bytes = Edge ? rows * E : T::side * E;  // of a turned row in the tile
+    const int j = int(threadIdx.x) % T::chunks_a_row;
+#pragma unroll
+    for (int s = 0; s < T::stores; ++s) {
+      const auto e = T::store_coord(s * T::threads + int(threadIdx.x));  // dst row e.c, chunk j
+      const uint4 v = *reinterpret_cast<const uint4*>(smem + T::at(e.c, e.r / T::K));
+      const uint4 before = shuffle_up8(v);
+      unsigned char* const row = reinterpret_cast<unsigned char*>(dst + e.c * ld);
+      const int shift = int(reinterpret_cast<uintptr_t>(row) & 15);
+      unsigned char* const word = row - shift + 16 * j;  // aligned word j: chunk j - 1's last bytes, chunk j's first
+      const uint4 out = shift ? shift_bytes(before, v, 16 - shift) : v;
+      if constexpr (Edge) {
+        if (e.c >= cols) continue;
+        const int end = shift + bytes - 16 * j;  // the row's end, from word
+        store_part(word, out, j == 0 ? shift : 0, min(16, end));
+        if (j == T::chunks_a_row - 1 && end > 16) store_part(word + 16, shift_bytes(v, v, 16 - shift), 0, end - 16);
+      } else {
+        if (j > 0) __stcg(reinterpret_cast<uint4*>(word), out);
+        // Words 0 and 8, which the row shares with its neighbours: its first 16 - shift bytes and
+        // last shift bytes, two a lane, read from the staged tile (a word a column's 4 bytes).
+#pragma unroll
+        for (int b = 0; b < 2; b += E) {
+          const int k = 2 * j + b, at = k < 16 - shift ? k : T::side * E - 16 + k;  // a byte of the row
+          const uint32_t w = smem[T::at(e.c, at / 4)] >> (8 * (at % 4));
+          if constexpr (E == 1) row[at] = (unsigned char)w;
+          else *reinterpret_cast<unsigned short*>(row + at) = (unsigned short)w;
+        }
+      }
+    }
+  }
+};
+
 template <class Path, bool Edge>
-__device__ __forceinline__ void swap_tiles(Elem<Path::elem>* m, int64_t n, const PairRef& p, typename Path::Staged* sa,
-                                           typename Path::Staged* sb) {
+__device__ __forceinline__ void swap_tiles(const Path& path, Elem<Path::elem>* m, int64_t n, const PairRef& p,
+                                           typename Path::Staged* sa, typename Path::Staged* sb) {
   typename Path::Loads a, b;
-  Path::template load<Edge>(m + p.a, n, p.far, p.near, a);
-  if (!p.diagonal) Path::template load<Edge>(m + p.b, n, p.near, p.far, b);
-  Path::stage(a, sa);
-  if (!p.diagonal) Path::stage(b, sb);
+  path.template load<Edge>(m + p.a, n, p.far, p.near, a);
+  if (!p.diagonal) path.template load<Edge>(m + p.b, n, p.near, p.far, b);
+  path.stage(a, sa);
+  if (!p.diagonal) path.stage(b, sb);
   __syncthreads();
-  Path::template store<Edge>(sa, m + p.b, n, p.far, p.near);  // B's place takes A's columns
-  if (!p.diagonal) Path::template store<Edge>(sb, m + p.a, n, p.near, p.far);
+  path.template store<Edge>(sa, m + p.b, n, p.far, p.near);  // B's place takes A's columns
+  if (!p.diagonal) path.template store<Edge>(sb, m + p.a, n, p.near, p.far);
 }
 
-// This block's pair through Path. A's rows (far) never outnumber its columns (near): tile A lies
-// on or below the diagonal, so a whole A makes a whole pair.
+// This block's pair through `path`. A's rows (far) never outnumber its columns (near): tile A
+// lies on or below the diagonal, so a whole A makes a whole pair.
 template <class Path>
-__device__ __forceinline__ void swap_pair(Elem<Path::elem>* data, const Blocks& k) {
+__device__ __forceinline__ void swap_pair(const Path& path, Elem<Path::elem>* data, const Blocks& k) {
   __shared__ typename Path::Staged sa[Path::staged], sb[Path::staged];
   const PairRef p = block_pair(k, Path::side);
   if (!p.valid) return;
   Elem<Path::elem>* const m = data + k.origin();
   if (p.far == Path::side)
-    swap_tiles<Path, false>(m, k.s.n, p, sa, sb);
+    swap_tiles<Path, false>(path, m, k.s.n, p, sa, sb);
   else
-    swap_tiles<Path, true>(m, k.s.n, p, sa, sb);
+    swap_tiles<Path, true>(path, m, k.s.n, p, sa, sb);
 }
 
 template <int E>
 __global__ void __launch_bounds__(layout::VecTile<E>::threads) inplace_swap_vec_tiles(Elem<E>* data, Blocks k) {
-  swap_pair<VectorTiles<E>>(data, k);
+  swap_pair(VectorTiles<E>{}, data, k);
 }
 
 template <int E>
 __global__ void __launch_bounds__(layout::PackedPairTile<E>::threads) inplace_swap_packed(Elem<E>* data, Blocks k) {
-  swap_pair<PackedTiles<E>>(data, k);
+  swap_pair(PackedTiles<E>{}, data, k);
 }
 
-// The element path's tile: 128-byte rows or more (32 x 32 tiles left u8 and fp16 odd squares at
-// 26-54% of a copy; fp32's 256-byte rows halve the share of sectors its tiles' edges cut), 8 rows
-// of threads, rows padded by one bank (by an element for 4-byte elements and wider).
+// low, high: the matrices' bytes (words are read within them alone)
+template <int E>
+__global__ void __launch_bounds__(layout::PackedPairTile<E>::threads)
+    inplace_swap_shifted(Elem<E>* data, Blocks k, const unsigned char* low, const unsigned char* high) {
+  ShiftedTiles<E> path;
+  path.low = low, path.high = high;
+  swap_pair(path, data, k);
+}
+
+// The element path's tile (4-byte elements and wider off 16 bytes): rows of 128 bytes or more
+// (fp32's 256-byte rows halve the share of sectors its tiles' edges cut), 8 rows of threads, rows
+// padded by an element.
 template <int E>
 struct ElemTile {
-  static constexpr int side = E == 1 ? 128 : E <= 4 ? 64 : 32, pad = E >= 4 ? 1 : 4 / E, rows = 8;
+  static_assert(E >= 4, "1- and 2-byte elements take the shifted packed tiles");
+  static constexpr int side = E == 4 ? 64 : 32, pad = 1, rows = 8;
   static constexpr int threads = side * rows;
 };
 
@@ -293,7 +378,7 @@ int tile_side(const InplaceProblem& t) {
   return with_elem_bytes(t.elem_bytes, [&](auto e) {
     constexpr int E = decltype(e)::value;
     if constexpr (E <= 2)
-      return vectors(t) ? layout::PackedPairTile<E>::side : ElemTile<E>::side;
+      return layout::PackedPairTile<E>::side;  // packed tiles, shifted where off 16 bytes
     else
       return vectors(t) ? layout::VecTile<E>::tile : ElemTile<E>::side;
   });
@@ -350,7 +435,7 @@ size_t workspace_bytes(const InplaceProblem& t) {
 }
 
 const char* tiles_moved_as(const InplaceProblem& t) {
-  return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : "elements";
+  return small_blocks(t) ? "small blocks" : vectors(t) ? "vectors" : t.elem_bytes <= 2 ? "shifted words" : "elements";
 }
 
 std::string describe(const InplaceProblem& t) {
@@ -380,15 +465,20 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
           static_cast<InplaceElem<E>*>(t.data), s, blocks, int(per));
       return cudaGetLastError();
     }
+    const unsigned char* const low = static_cast<const unsigned char*>(t.data);
     for (int64_t z = 0; z < blocks; z += layout::max_grid_yz) {
       const Blocks k{s, s.a * s.b, tiles, z};
       const dim3 grid(unsigned(tiles + 1), unsigned(layout::fold_launch_rows(tiles)),
                       unsigned(std::min<int64_t>(layout::max_grid_yz, blocks - z)));
-      if (!vectors(t))
+      if constexpr (E <= 2) {
+        if (vectors(t))
+          inplace_swap_packed<E><<<grid, layout::PackedPairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
+        else
+          inplace_swap_shifted<E><<<grid, layout::PackedPairTile<E>::threads, 0, stream>>>(
+              static_cast<Elem<E>*>(t.data), k, low, low + s.m * s.n * E * t.batch);
+      } else if (!vectors(t))
         inplace_swap_tiles<E><<<grid, dim3(ElemTile<E>::side, ElemTile<E>::rows), 0, stream>>>(
             static_cast<InplaceElem<E>*>(t.data), k);
-      else if constexpr (E <= 2)
-        inplace_swap_packed<E><<<grid, layout::PackedPairTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
       else
         inplace_swap_vec_tiles<E><<<grid, layout::VecTile<E>::threads, 0, stream>>>(static_cast<Elem<E>*>(t.data), k);
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;

@@ -323,13 +323,7 @@ __global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data
         const int w = w0 + u * kThreads;
         const unsigned char* const p = reinterpret_cast<const unsigned char*>(first_word) + 16 * w;
         if (w >= words) continue;
-        if (p >= low && p + 16 <= high) {
-          held[w] = v[u];
-        } else {
-          unsigned char* const to = reinterpret_cast<unsigned char*>(held + w);
-          for (int i = 0; i < 16; ++i)
-            if (p + i >= low && p + i < high) to[i] = p[i];
-        }
+        held[w] = p >= low && p + 16 <= high ? v[u] : load_within(p, low, high);
       }
     }
     __syncthreads();  // every byte of the chunk read (in shared memory)
@@ -349,18 +343,15 @@ __global__ void __launch_bounds__(kThreads, 4) narrow_spread(unsigned char* data
     const int outs = int((to + n + 15 - first_out) / 16);
     for (int w = threadIdx.x; w < outs; w += kThreads) {
       const uintptr_t at = first_out + 16 * uintptr_t(w);
-      const int64_t o = int64_t(at - to) + int64_t(from - first_word);  // at's source byte in held
-      if (at >= to && at + 16 <= to + uintptr_t(n)) {
-        const int a = int(o & 3);
-        const uint32_t* const x = reinterpret_cast<const uint32_t*>(bytes + (o - a));
-        const uint32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = a ? x[4] : 0;
-        const uint4 v = make_uint4(__funnelshift_r(x0, x1, 8 * a), __funnelshift_r(x1, x2, 8 * a),
-                                   __funnelshift_r(x2, x3, 8 * a), __funnelshift_r(x3, x4, 8 * a));
-        __stcg(reinterpret_cast<uint4*>(at), v);
-      } else {
-        for (int i = 0; i < 16; ++i)
-          if (at + i >= to && at + i < to + uintptr_t(n)) reinterpret_cast<unsigned char*>(at)[i] = bytes[o + i];
-      }
+      const int64_t o = int64_t(at - to) + int64_t(from - first_word);  // at's source byte in held (o >= -15)
+      const int64_t a = o & 3, x0 = o - a;  // word x0 / 4 of held, a bytes in (word -1: the first word's cut bytes)
+      const uint32_t* const x = reinterpret_cast<const uint32_t*>(bytes + x0);
+      const auto word = [&](int i) { return x0 + 4 * i >= 0 && x0 + 4 * i < 16 * (kWords + 1) ? x[i] : 0u; };
+      const uint32_t v0 = word(0), v1 = word(1), v2 = word(2), v3 = word(3), v4 = a ? word(4) : 0;
+      const uint4 v = make_uint4(__funnelshift_r(v0, v1, 8 * a), __funnelshift_r(v1, v2, 8 * a),
+                                 __funnelshift_r(v2, v3, 8 * a), __funnelshift_r(v3, v4, 8 * a));
+      store_part(reinterpret_cast<unsigned char*>(at), v, int(max(int64_t(0), int64_t(to) - int64_t(at))),
+                 int(min(int64_t(16), int64_t(to) + n - int64_t(at))));
     }
     __syncthreads();  // held and taken free for the next chunk
   }

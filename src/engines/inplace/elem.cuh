@@ -32,15 +32,11 @@ __device__ __forceinline__ uint4 load_within(const unsigned char* p, const unsig
 // Bytes s .. s + 15 (s in 0..15) of a followed by b (little-endian): the 16 bytes that start s
 // bytes into the aligned word a.
 __device__ __forceinline__ uint4 shift_bytes(const uint4& a, const uint4& b, int s) {
-  const int q = s >> 2, r = (s & 3) * 8;
-  const auto at = [&](int i) {  // word q + i of a:b, i in 0..4
-    const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-    uint32_t v = w[i];
-#pragma unroll
-    for (int k = 1; k < 4; ++k) v = q == k ? w[i + k] : v;
-    return v;
-  };
-  const uint32_t x0 = at(0), x1 = at(1), x2 = at(2), x3 = at(3), x4 = at(4);
+  const bool by8 = s & 8, by4 = s & 4;  // words dropped: two where s has 8, one more where it has 4
+  const uint32_t u0 = by8 ? a.z : a.x, u1 = by8 ? a.w : a.y, u2 = by8 ? b.x : a.z, u3 = by8 ? b.y : a.w,
+                 u4 = by8 ? b.z : b.x, u5 = by8 ? b.w : b.y;
+  const uint32_t x0 = by4 ? u1 : u0, x1 = by4 ? u2 : u1, x2 = by4 ? u3 : u2, x3 = by4 ? u4 : u3, x4 = by4 ? u5 : u4;
+  const int r = (s & 3) * 8;
   return make_uint4(__funnelshift_r(x0, x1, r), __funnelshift_r(x1, x2, r), __funnelshift_r(x2, x3, r),
                     __funnelshift_r(x3, x4, r));
 }

@@ -508,6 +508,40 @@ TEST(Inplace, NarrowTurnFrameCoversEachElementOnce) {
   }
 }
 
+TEST(Inplace, WordPartsStoreEachByteOnceAligned) {
+  for (int lo = 0; lo <= 16; ++lo)
+    for (int hi = lo; hi <= 16; ++hi) {
+      if (lo == 0 && hi == 16) continue;  // the whole word: one 16-byte store (store_part)
+      int seen[16] = {}, stores = 0;
+      layout::word_parts(lo, hi, [&](int at, int size) {
+        ASSERT_TRUE(size == 1 || size == 2 || size == 4 || size == 8) << size;
+        ASSERT_EQ(0, at % size) << "a store of " << size << " bytes at " << at << " is not aligned";
+        for (int i = at; i < at + size; ++i) ++seen[i];
+        ++stores;
+      });
+      for (int i = 0; i < 16; ++i) ASSERT_EQ(i >= lo && i < hi ? 1 : 0, seen[i]) << "[" << lo << ", " << hi << ") byte " << i;
+      EXPECT_LE(stores, 7);
+    }
+}
+
+TEST(Inplace, ShiftedRowCoversEachByteOnce) {
+  for (int L : {8, 16, 32})
+    for (int shift = 0; shift < 16; ++shift) {
+      const layout::ShiftedRow r{shift, 16 * L};
+      std::vector<int> seen(size_t(16 * L), 0);
+      for (int j = 1; j < L; ++j) {
+        ASSERT_EQ(0, (shift + r.whole(j)) % 16) << "word " << j << " is not aligned";
+        for (int i = 0; i < 16; ++i) ++seen[size_t(r.whole(j) + i)];
+      }
+      for (int k = 0; k < 16; ++k) {
+        const int at = r.shared(k);
+        ASSERT_TRUE(at < 16 - shift || at >= 16 * L - shift) << "shared byte " << k << " at " << at << " is in a whole word";
+        ++seen[size_t(at)];
+      }
+      for (int s : seen) ASSERT_EQ(1, s) << L << " words, shift " << shift;
+    }
+}
+
 TEST(Inplace, NarrowWorkspaceWithinItsBound) {
   int narrow = 0;
   for (int64_t E : {1, 2, 4, 8, 16})

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "engines/common.cuh"
+#include "layout/inplace.hpp"
 
 namespace xpose::engines {
 
@@ -41,8 +42,8 @@ __device__ __forceinline__ uint4 shift_bytes(const uint4& a, const uint4& b, int
                     __funnelshift_r(x3, x4, r));
 }
 
-// Bytes [lo, hi) of v into the aligned 16-byte word at `word`: the widest aligned stores (8, 4,
-// 2, 1 bytes) that fit, the other bytes left alone; the whole word in one store.
+// Bytes [lo, hi) of v into the aligned 16-byte word at `word`, the other bytes left alone: one
+// store for the whole word, else layout::word_parts' aligned 8/4/2/1-byte stores.
 __device__ __forceinline__ void store_part(unsigned char* word, const uint4& v, int lo, int hi) {
   if (lo == 0 && hi == 16) {
     __stcg(reinterpret_cast<uint4*>(word), v);
@@ -56,13 +57,7 @@ __device__ __forceinline__ void store_part(unsigned char* word, const uint4& v, 
     else if (n == 2) __stcg(reinterpret_cast<unsigned short*>(word + i), (unsigned short)bits);
     else word[i] = (unsigned char)bits;
   };
-  int i = lo;  // up from lo to where i's bits are aligned, then down the sizes to hi
-#pragma unroll
-  for (int n = 1; n <= 8; n *= 2)
-    if ((i & n) && i + n <= hi) put(i, n), i += n;
-#pragma unroll
-  for (int n = 8; n >= 1; n /= 2)
-    if (i + n <= hi) put(i, n), i += n;
+  layout::word_parts(lo, hi, put);
 }
 
 }  // namespace xpose::engines

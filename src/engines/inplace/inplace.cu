@@ -257,7 +257,8 @@ struct ShiftedTiles : PackedTiles<E> {
       const uint4 before = shuffle_up8(v);
       unsigned char* const row = reinterpret_cast<unsigned char*>(dst + e.c * ld);
       const int shift = int(reinterpret_cast<uintptr_t>(row) & 15);
-      unsigned char* const word = row - shift + 16 * j;  // aligned word j: chunk j - 1's last bytes, chunk j's first
+      const layout::ShiftedRow turned{shift, T::side * E};
+      unsigned char* const word = row + turned.whole(j);  // aligned word j: chunk j - 1's last bytes, chunk j's first
       const uint4 out = shift ? shift_bytes(before, v, 16 - shift) : v;
       if constexpr (Edge) {
         if (e.c >= cols) continue;
@@ -270,7 +271,7 @@ struct ShiftedTiles : PackedTiles<E> {
         // last shift bytes, two a lane, read from the staged tile (a word a column's 4 bytes).
 #pragma unroll
         for (int b = 0; b < 2; b += E) {
-          const int k = 2 * j + b, at = k < 16 - shift ? k : T::side * E - 16 + k;  // a byte of the row
+          const int at = turned.shared(2 * j + b);  // a byte of the row
           const uint32_t w = smem[T::at(e.c, at / 4)] >> (8 * (at % 4));
           if constexpr (E == 1) row[at] = (unsigned char)w;
           else *reinterpret_cast<unsigned short*>(row + at) = (unsigned short)w;

@@ -235,7 +235,7 @@ struct ShiftedTiles : PackedTiles<E> {
 #pragma unroll
     for (int i = 0; i < T::K; ++i) {
       const int shift = int(raw.shifts >> (4 * i)) & 15;
-      uint4 next = shuffle_down8(raw.first[i]);
+      uint4 next = shuffle_down8(raw.first[i]);  // every lane, the last too (skipping it hangs the warp)
       if (last) next = raw.after[i];
       in.rows[i] = shift ? shift_bytes(raw.first[i], next, shift) : raw.first[i];
     }

@@ -21,9 +21,10 @@ struct Bytes {
   unsigned char b[E];
 };
 
-// Columns a thread rotates at once in pass 3a: a cache line of them, 16 at least (8 of fp64 ran
-// 30011x2999 in 532 against 412 ms).
-constexpr int64_t kColumnBytes = 64, kMinColumns = 16;
+// Columns a thread rotates at once in pass 3a: 128 bytes of them, 16 at least (8 of fp64 ran
+// 30011x2999 in 532 against 412 ms; 64 bytes of u8 took 6337x26368's pass 130-150 against
+// 95-115 ms, this machine: a page walk a row of the strip).
+constexpr int64_t kColumnBytes = 128, kMinColumns = 16;
 
 // Tile row ti of a square side x side block (rows ld apart) turned in place: its tiles of
 // kTile<T> a side (256 bytes, 32 elements at least: 32 x 32 had taken u8 16384^2 in 92 against 60
@@ -131,14 +132,37 @@ void rectangle(T* a, const layout::InplaceShape& s) {
       std::copy(saved.begin(), saved.end(), a + i * n + g * b);
     }
   });
-  // 2. Each row scattered within itself, through one row of scratch.
+  // 2. Each row permuted within itself, through one row of scratch. 1- and 2-byte elements of
+  //    coprime sides gather, four walks at once (one walk's add-compare-select chain was the
+  //    limit: u8 6337x26368's pass 95-150 -> 75-82 ms, this machine; fp32 and fp64 no faster);
+  //    others scatter along RowWalk.
+  const bool gather = b == n && sizeof(T) <= 2;
+  const int64_t inv = gather ? layout::inverse_mod(m % n, n) : 0;
   for_each_item(m, m * n, int64_t(1) << 16, [&](int64_t i) {
     static thread_local std::vector<T> row;
     row.resize(size_t(n));
     T* const r = a + i * n;
     T* const to = row.data();
     layout::RowWalk walk(s, i);
-    for (int64_t j = 0; j < n; ++j, walk.next()) to[walk.destination] = r[j];
+    if (gather) {
+      constexpr int kWalks = 4;
+      const int64_t cols = n, step = inv, q = cols / kWalks;  // locals: byte stores may alias the rest
+      int64_t j[kWalks];
+      for (int w = 0; w < kWalks; ++w) j[w] = layout::coprime_row_source(s, step, walk.destination, w * q);
+      for (int64_t t = 0; t < q; ++t)
+        for (int w = 0; w < kWalks; ++w) {
+          to[w * q + t] = r[j[w]];
+          j[w] += step;
+          j[w] = j[w] >= cols ? j[w] - cols : j[w];
+        }
+      for (int64_t x = kWalks * q, k = j[kWalks - 1]; x < cols; ++x) {  // the last walk goes on
+        to[x] = r[k];
+        k += step;
+        k = k >= cols ? k - cols : k;
+      }
+    } else {
+      for (int64_t k = 0; k < n; ++k, walk.next()) to[walk.destination] = r[k];
+    }
     std::copy(to, to + n, r);
   });
   // 3a. Column c moves up by c rows, a cache line of columns or more at a time through a strip of

@@ -261,6 +261,13 @@ struct RowWalk {              // row i of pass 2, columns j = 0, 1, ...
   }
 };
 
+// Pass 2 for coprime sides (one column group, b = n) as a gather: row i's element x comes from
+// column (x - d0) / (m mod n) mod n, d0 = row_destination(s, i, 0); inv = inverse_mod(m mod n, n),
+// and x + 1's source is x's plus inv, mod n.
+XPOSE_HD inline int64_t coprime_row_source(const InplaceShape& s, int64_t inv, int64_t d0, int64_t x) {
+  return ((x - d0) % s.n + s.n) % s.n * inv % s.n;
+}
+
 // Narrow matrices (a short side of at most narrow_max_side(E) elements, 384 to 6144, sides
 // sharing fewer bytes than a piece: narrow_takes; engines/inplace/narrow.cu): the view of m
 // rows of k (m >= k; a wide matrix is the inverse of its view's transposition, the passes undone

@@ -95,6 +95,12 @@ TEST(Inplace, RowWalkFollowsTheClosedForm) {
     for (int64_t j = 0; j < n; ++j, row.next())
       ASSERT_EQ(layout::row_destination(s, i % m, j), row.destination)
           << m << " x " << n << " row " << i % m << " col " << j;
+    if (s.c == 1 && n > 1) {  // coprime: the gather's source of each destination
+      const int64_t inv = layout::inverse_mod(m % n, n), d0 = layout::row_destination(s, i % m, 0);
+      for (int64_t x = 0; x < n; ++x)
+        ASSERT_EQ(x, layout::row_destination(s, i % m, layout::coprime_row_source(s, inv, d0, x)))
+            << m << " x " << n << " row " << i % m << " destination " << x;
+    }
   }
 }
 
@@ -113,7 +119,10 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
                                                 {600, 400, 1}, {400, 600, 2}, {1024, 512, 1}, {512, 1536, 1},
                                                 {384, 640, 2}, {990, 660, 1},
                                                 // squares: whole tiles and edges of 1 .. 31 past them
-                                                {31, 31, 1}, {33, 33, 2}, {100, 100, 1}, {257, 257, 1}, {512, 512, 1}};
+                                                {31, 31, 1}, {33, 33, 2}, {100, 100, 1}, {257, 257, 1}, {512, 512, 1},
+                                                // the rows-and-columns passes (4-byte elements):
+                                                // sharing 100 (column groups), coprime
+                                                {1000, 1100, 1}, {1100, 1000, 1}, {1601, 2003, 1}, {2003, 1599, 1}};
   for (int t = 0; t < 20; ++t)
     shapes.push_back({int64_t(1 + rng() % 300), int64_t(1 + rng() % 300), int64_t(1 + rng() % 3)});
   for (int64_t E : {1, 2, 4, 8, 16})
@@ -133,6 +142,26 @@ TEST(Inplace, CpuPathMatchesAnOutOfPlaceTranspose) {
       ASSERT_EQ(0, std::memcmp(data.data(), want.data(), data.size()))
           << "first difference at byte " << testing::first_difference(data, want);
     }
+}
+
+// The rows-and-columns passes for 1- and 2-byte elements (sides past their narrow limits),
+// coprime (pass 2 gathers, four walks, rows not a multiple of four) and sharing a factor.
+TEST(Inplace, CpuPathTurnsLargeNarrowElementRectangles) {
+  const uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (auto [E, m, n] : {std::array<int64_t, 3>{1, 6151, 6917}, {1, 6918, 6150}, {2, 3079, 3085}, {2, 3200, 3090}}) {
+    SCOPED_TRACE(std::to_string(E) + "-byte elements, " + std::to_string(m) + " x " + std::to_string(n));
+    ASSERT_GT(std::min(m, n), layout::narrow_max_side(E));
+    std::vector<uint8_t> data(size_t(m * n * E)), want(data.size());
+    for (auto& v : data) v = uint8_t(rng());
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(&want[size_t((j * m + i) * E)], &data[size_t((i * n + j) * E)], size_t(E));
+    cpu::transpose_inplace(data.data(), m, n, E, 1);
+    ASSERT_EQ(0, std::memcmp(data.data(), want.data(), data.size()))
+        << "first difference at byte " << testing::first_difference(data, want);
+  }
 }
 
 // The GPU's path for sides sharing a factor g: each g x g block turned in place, then the units

@@ -165,7 +165,7 @@ void rectangle(T* a, const layout::InplaceShape& s) {
     }
     std::copy(to, to + n, r);
   });
-  // 3a. Column c moves up by c rows, a cache line of columns or more at a time through a strip of
+  // 3a. Column c moves up by c rows, kColumnBytes of columns or more at a time through a strip of
   //     scratch: row r takes the strip's diagonal from row (r + c0) mod m, in two runs (before
   //     and after it wraps), through local pointers (the compiler reloaded them for every
   //     element: u8 6337x26368's pass ran at a byte per 8 instructions).

@@ -203,7 +203,7 @@ struct ShiftedTiles : PackedTiles<E> {
     uint32_t shifts;  // 4 bits a row
   };
   // Every load of the tile predicated, none behind a branch or a use, so that they are in flight
-  // together (u8 8193^2 50 -> 54% of a copy, at 114 registers against 60); then the words the
+  // together (u8 8193^2 50 -> 54% of a copy, 5fc55c4: 114 registers against 60); then the words the
   // matrices' ends cut (rare), a byte at a time.
   template <bool Edge>
   __device__ void issue(const Elem<E>* src, int64_t ld, int rows, Raw& raw) const {

@@ -247,8 +247,12 @@ __global__ void __launch_bounds__(256) inplace_move_pieces(Elem<V>* data, uint32
 
 // The launch of a chain pass over `total` pieces of piece_bytes each (V-byte words): pieces a
 // round of about kRoundBytes, chains a block so that their slots fill at most kBlockSmem, and
-// blocks enough to fill the GPU.
-constexpr int64_t kRoundBytes = 8 << 10, kBlockSmem = 48 << 10;
+// blocks enough to fill the GPU. The pass waits on each chain's round trips, so chains count
+// more than long rounds: 4 KiB rounds (40 chains an SM for 1 KiB pieces, where 8 KiB rounds left
+// room for 20) took the shared-factor rectangles 5-6 points up (H200, fp32 8192x4096 34.0 ->
+// 40.3% of a copy, fp16 65536x1024 39.5 -> 45.8, c128 262144x32 38.5 -> 43.0) and narrow ones
+// 0.5-1.6; 2 KiB rounds (no more chains: 44 registers allow 40 warps an SM) lost on c128.
+constexpr int64_t kRoundBytes = 4 << 10, kBlockSmem = 48 << 10;
 
 template <class Pieces>
 struct Launch {

@@ -318,9 +318,13 @@ __global__ void __launch_bounds__(layout::PackedPairTile<E>::threads) inplace_sw
   swap_pair(PackedTiles<E>{}, data, k);
 }
 
-// low, high: the matrices' bytes (words are read within them alone)
+// low, high: the matrices' bytes (words are read within them alone). Bytes at 3 blocks an SM (80
+// registers and 8 bytes of spills, where 98 left 2): H200, u8 8193^2 54.5 -> 57-63% of a copy,
+// 16383^2 52.8 -> 57.7, 12059^2 53.1 -> 58.0; 2-byte elements held to 4 blocks (64 registers)
+// spilled and lost 2 points on fp16 8191^2, so they name no minimum (0: ptxas takes 58, 4 blocks;
+// a minimum of 1 lets it take 76).
 template <int E>
-__global__ void __launch_bounds__(layout::PackedPairTile<E>::threads)
+__global__ void __launch_bounds__(layout::PackedPairTile<E>::threads, E == 1 ? 3 : 0)
     inplace_swap_shifted(Elem<E>* data, Blocks k, const unsigned char* low, const unsigned char* high) {
   ShiftedTiles<E> path;
   path.low = low, path.high = high;

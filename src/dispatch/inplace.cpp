@@ -14,6 +14,7 @@ Result plan_inplace(const InplaceProblem& p, InplacePlan* out) {
   } else {
     const engines::InplacePath& path = engines::inplace_path_of(p);
     if (const char* why = path.refusal(p)) return fail(XPOSE_ERROR_NOT_SUPPORTED, why);
+    plan.path = &path;
     plan.workspace_bytes = path.workspace_bytes(p);
     plan.text = path.describe(p);
   }
@@ -26,8 +27,8 @@ Result launch_inplace(const InplacePlan& plan, void* data, void* workspace, cuda
   p.data = data;
   Device device;
   if (Result e = current_device(&device); e.failed()) return e;
-  if (p.trivial()) return ok();
-  XPOSE_TRY_CUDA(engines::inplace_path_of(p).transpose(p, workspace, device.sm_count, stream));
+  if (!plan.path) return ok();  // nothing to move
+  XPOSE_TRY_CUDA(plan.path->transpose(p, workspace, device.sm_count, stream));
   return ok();
 }
 

@@ -10,10 +10,15 @@
 #include "core/problem.hpp"
 #include "core/status.hpp"
 
+namespace xpose::engines {
+struct InplacePath;
+}
+
 namespace xpose::detail {
 
 struct InplacePlan {
   InplaceProblem problem;
+  const engines::InplacePath* path = nullptr;  // the GPU path; null where there is nothing to move
   size_t workspace_bytes = 0;
   std::string text;  // one line: the path, its launch, the workspace
 };

@@ -13,6 +13,7 @@
 
 #include "cpu/inplace.hpp"
 #include "dispatch/inplace.hpp"
+#include "engines/inplace/inplace.hpp"
 #include "layout/inplace.hpp"
 #include "support/testing.hpp"
 #include "xpose/xpose.hpp"
@@ -639,9 +640,13 @@ TEST(Inplace, GpuRefusalsNameTheProblem) {
   EXPECT_FALSE(served());
   t.rows = 100 * 1024, t.cols = 50 * 1024, t.elem_bytes = 4, t.batch = 1;  // a factor of 200 KiB
   EXPECT_FALSE(served());
-  t.rows = 100, t.cols = 101;
+  t.rows = 1000, t.cols = 1001;
+  EXPECT_STREQ("c2r", planned().second.path->name);  // the plan names the path its launch runs
+  t.rows = 100;
+  EXPECT_STREQ("narrow", planned().second.path->name);
   t.rows = 1;  // one row: its own transpose
   EXPECT_TRUE(served());
+  EXPECT_EQ(nullptr, planned().second.path);  // nothing to launch
   t.rows = t.cols = int64_t(1) << 24, t.elem_bytes = 1, t.batch = 1;
   EXPECT_FALSE(served());  // more tiles a side than a grid takes
 }

@@ -288,6 +288,17 @@ Launch<Pieces> plan_launch(const Pieces& map, int64_t piece_bytes, int word, int
   return u;
 }
 
+// The launch of a framed pass (ChainArgs' Framed): pieces of piece_bytes anywhere in their
+// 16-byte words, moved as the piece_bytes / 16 + 1 aligned words around each; the caller's data
+// `lead` bytes past a 16-byte boundary, the matrices' bytes `span` from there.
+template <class Pieces>
+Launch<Pieces> plan_framed_launch(const Pieces& map, int64_t piece_bytes, uint32_t lead, int64_t span,
+                                  int64_t per_matrix, int64_t total) {
+  Launch<Pieces> u = plan_launch(map, piece_bytes + 16, 16, per_matrix, total);
+  u.args.piece_bytes = int(piece_bytes), u.args.lead = lead, u.args.span = span;
+  return u;
+}
+
 // Enqueues the pass (claimed: the bitmap, zeroed here).
 template <int V, class Pieces, bool Framed = false>
 cudaError_t move(const Launch<Pieces>& u, void* data, uint32_t* claimed, int sm_count, cudaStream_t stream) {

@@ -448,10 +448,8 @@ cudaError_t transpose(const InplaceProblem& t, void* workspace, int sm_count, cu
       // x 100003 x 3 22.8 -> 21.8, fp64 101 x 30011 x 3 23.3 -> 22.3).
       if (word <= 2 && piece_bytes % 16 == 0) {
         const uintptr_t lead = reinterpret_cast<uintptr_t>(t.data) % 16;
-        auto launch = chains::plan_launch(chains::UnitPieces{walk, piece_bytes, matrix_bytes}, piece_bytes + 16, 16,
-                                          s.q * s.k, s.q * s.k * t.batch);
-        launch.args.piece_bytes = int(piece_bytes), launch.args.lead = uint32_t(lead);
-        launch.args.span = matrix_bytes * t.batch;
+        const auto launch = chains::plan_framed_launch(chains::UnitPieces{walk, piece_bytes, matrix_bytes}, piece_bytes,
+                                                       uint32_t(lead), matrix_bytes * t.batch, s.q * s.k, s.q * s.k * t.batch);
         return chains::move<16, chains::UnitPieces, true>(launch, static_cast<unsigned char*>(t.data) - lead, bits, sm_count,
                                                          stream);
       }

@@ -155,7 +155,9 @@ void rectangle(T* a, const layout::InplaceShape& s) {
           j[w] += step;
           j[w] = j[w] >= cols ? j[w] - cols : j[w];
         }
-      for (int64_t x = kWalks * q, k = j[kWalks - 1]; x < cols; ++x) {  // the last walk goes on
+      // The last walk goes on (its step written out again: a lambda shared by both loops ran u8
+      // 6337x26368 about 10% slower on this machine, 2026-11-29).
+      for (int64_t x = kWalks * q, k = j[kWalks - 1]; x < cols; ++x) {
         to[x] = r[k];
         k += step;
         k = k >= cols ? k - cols : k;

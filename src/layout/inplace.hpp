@@ -19,6 +19,7 @@
 
 #include "layout/fast_divmod.hpp"
 #include "layout/hd.hpp"
+#include "layout/words.hpp"
 
 namespace xpose::layout {
 
@@ -363,18 +364,6 @@ struct TurnFrame {
     return rho < n && (rho > 0 || piece > 0 || shift == 0);
   }
 };
-
-// The aligned stores (8, 4, 2 and 1 bytes) that write bytes [lo, hi) of a 16-byte word and no
-// other, for a part of the word ([lo, hi) not [0, 16): that is one 16-byte store): up from lo to
-// where its bits are aligned, then down the sizes to hi; put(offset, size) each, at most 7.
-template <class Put>
-XPOSE_HD constexpr void word_parts(int lo, int hi, Put&& put) {
-  int i = lo;
-  for (int n = 1; n <= 8; n *= 2)
-    if ((i & n) && i + n <= hi) put(i, n), i += n;
-  for (int n = 8; n >= 1; n /= 2)
-    if (i + n <= hi) put(i, n), i += n;
-}
 
 // A row of 16 L bytes that starts `shift` bytes into an aligned 16-byte word, stored as the
 // aligned words it covers (the shifted square tiles' turned rows): word j, 1 <= j < L, whole,

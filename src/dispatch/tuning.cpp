@@ -95,7 +95,13 @@ constexpr Tuning h100 = [] {
   // 4-byte elements in rows of 64 bytes and more, behind below and for 8- and 16-byte elements.
   t.nd_row_vectors_min_run = 64;
   t.nd_row_vectors_min_run_8 = 1024;  // only where nd_row_vectors_max_elem reaches 8 (the H200's record)
-  t.nd_row_vectors_min_run_1 = 64;  // the H200 differs
+  // Rows of 1-byte elements too, on both GPUs, since its row edges went out as aligned 8/4/2/1-byte
+  // stores of shifted vectors instead of a byte at a time (2026-11-29, H200: u8 1091x433x1135
+  // (1,0,2) 57 -> 87% of a copy, u8 100x675x315 44 -> 72 (permute_packed 30), rows of 63 bytes
+  // 41 against permute_packed's 30, of 33 bytes 28 against 37; results/2026-11-29-row-vectors).
+  // The H200 had sent u8 rows under 1 KiB to permute_packed before (the old kernel ran u8 557 x
+  // 3487 x 81 (1,0,2) at 31%, permute_packed at 51).
+  t.nd_row_vectors_min_run_1 = 64;
   t.nd_row_vectors_max_elem = 4;
   // Every N-D kernel timed beside the automatic choice on random draws (H100 and H200, seeds
   // 1234567, 4242 and 9001, 1400 draws on each; docs/performance.md "Random problems", records in
@@ -129,13 +135,6 @@ constexpr Tuning h200 = [] {
   // 8-byte elements in rows of 1024 bytes or more: permute_row_vectors ahead of permute_rows on
   // all 28 such draws (+7 points on average; behind in shorter rows, level on the H100).
   t.nd_row_vectors_max_elem = 8;
-  // Rows of 1-byte elements (none folded into wider ones) shorter than 1 KiB go to
-  // permute_packed (rule narrow_rows): every N-D kernel timed (results/2026-11-28-rules-07d0aa8),
-  // 8 of 9 draws faster (+10.9 points on average; u8 557x3487x81 (1,0,2) 31 -> 51%), from 1269
-  // bytes on permute_row_vectors led (-1 to -47); fresh seeds beside the bound of 64 bytes
-  // (results/2026-11-28-rules-aa875c1) 8 of 11 faster (+4.7). On the H100 the same bound moved
-  // fresh draws by +1.4 on average, half of them behind: not taken there.
-  t.nd_row_vectors_min_run_1 = 1024;
   return t;
 }();
 

@@ -1,10 +1,11 @@
 // permute_row_vectors: rows of an axis fastest and contiguous on both sides (a form that is not
 // tiled, a's stride 1 in src and in dst), moved as 16-byte dst vectors at any alignment. Each
-// row is cut at dst's 16-byte boundaries into granules: a thread moves one granule, a whole one
-// with one aligned 16-byte store (its src bytes one aligned vector, or the two around them
-// shifted), a row's first and last (part of a granule) element by element. The walk is
-// permute_rows': (outer index, granule) as one linear index split by a fast divisor, in the
-// launches of for_each_rows_chunk over t.granules items a row.
+// row is cut at dst's 16-byte boundaries into granules: a thread moves nd_row_vectors_per_thread
+// granules, each as the aligned src vector or two around its bytes (inside src's span), shifted
+// into dst's alignment, stored whole in one aligned 16-byte store, or a row's first and last (part
+// of a granule) as the aligned 8/4/2/1-byte stores of layout::word_parts (4- to 16-byte elements:
+// element by element). The walk is permute_rows': (outer index, granule) as one linear index
+// split by a fast divisor, in the launches of for_each_rows_chunk over t.granules items a row.
 #pragma once
 
 #include <cstdint>
@@ -16,12 +17,13 @@
 
 namespace xpose::layout {
 
-constexpr int nd_row_vectors_threads = 256, nd_row_vectors_per_thread = 4;
-constexpr int nd_row_vectors_min_blocks = 4;  // resident blocks an SM: 64 registers a thread
+constexpr int nd_row_vectors_threads = 256, nd_row_vectors_per_thread = 2;  // granules a thread has in flight
+constexpr int nd_row_vectors_min_blocks = 6;  // resident blocks an SM: 40 registers a thread
 
 struct NdRowVectors {
   int64_t row_bytes = 0;  // a's extent times the element
   FastDivmod granules;    // the 16-byte dst granules a row at any alignment can touch: ceil((row_bytes + 15) / 16)
+  int64_t src_bytes = 0;  // src's span from its base: no vector is read past it
 };
 
 // Granule g of a row whose dst starts at byte address `dst_row`: the row's bytes [begin, end)
@@ -60,6 +62,9 @@ inline bool nd_row_vectors(const NdForm& f, NdRowVectors* out, const char** why)
   }
   out->row_bytes = row_bytes;
   out->granules = FastDivmod(uint32_t(granules));
+  int64_t span = f.extent_a - 1;  // strides are not negative
+  for (int i = 0; i < f.outer_rank; ++i) span += int64_t(f.outer_extent[i].divisor - 1) * f.outer_src[i];
+  out->src_bytes = (span + 1) * f.elem_bytes;
   return true;
 }
 

@@ -483,14 +483,18 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
 
 // permute_row_vectors' walk on the host, as its kernel takes it: each launch's linear index
 // split into (outer index, granule), the granule's bytes from layout::row_granule at dst's
-// addresses, a whole granule's src bytes read as the aligned vectors around them and shifted
-// out (layout::shifted_chunk, shift_out_chunk) where those lie inside the src row, else element
-// by element. `src_at` and `dst_at` are the addresses the bases stand for (their alignment is
-// what the walk reads); every dst byte written is counted in `writes`.
+// addresses; its src bytes read as the aligned vectors around them (layout::shifted_chunk
+// within src's span, t.src_bytes, which must hold every src byte) and shifted out, stored whole
+// (one aligned 16-byte store) or in part (the row's bytes alone); a partial granule of 4- to
+// 16-byte elements, or one whose vectors reach past the span, element by element. `src_at` and
+// `dst_at` are the addresses the bases stand for (their alignment is what the walk reads);
+// `src` holds the `src_size` bytes of src's span; every dst byte written is counted in `writes`.
 ::testing::AssertionResult run_row_vectors(const layout::NdForm& f, const layout::NdRowVectors& t, const uint8_t* src,
-                                           uintptr_t src_at, uint8_t* dst, uintptr_t dst_at,
+                                           size_t src_size, uintptr_t src_at, uint8_t* dst, uintptr_t dst_at,
                                            std::vector<int>* writes, int64_t max_count) {
   const int64_t E = f.elem_bytes;
+  if (t.src_bytes != int64_t(src_size))
+    return ::testing::AssertionFailure() << "src's span is " << t.src_bytes << " bytes, not its " << src_size;
   ::testing::AssertionResult result = ::testing::AssertionSuccess();
   uint64_t outers = 0;
   layout::for_each_rows_chunk(
@@ -509,28 +513,27 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
           g += uint32_t(c.a_base);
           int64_t s, d;
           f.outer_offsets(c.outer_base + outer, &s, &d);
-          const uintptr_t from = src_at + uintptr_t(s * E), row = dst_at + uintptr_t(d * E);
+          const uintptr_t row = dst_at + uintptr_t(d * E);
           const layout::RowGranule r = layout::row_granule(row, t.row_bytes, g);
           if (r.begin >= r.end) continue;
+          if ((row + uintptr_t(r.first)) % 16 != 0) {
+            result = ::testing::AssertionFailure() << "a granule's dst word is not 16-byte aligned";
+            return;
+          }
           uint8_t bytes[16];
           bool have = false;
-          if (r.whole) {
-            if ((row + uintptr_t(r.first)) % 16 != 0) {
-              result = ::testing::AssertionFailure() << "a whole granule's store is not 16-byte aligned";
-              return;
-            }
-            const layout::ShiftedChunk sc = layout::shifted_chunk(from + uintptr_t(r.first), from, from + uintptr_t(t.row_bytes));
+          if (E <= 2 || r.whole) {
+            const layout::ShiftedChunk sc = layout::shifted_chunk(src_at + uintptr_t(s * E + r.first), src_at, src_at + uintptr_t(t.src_bytes));
             if (sc.whole) {
               uint32_t w[8] = {};
-              std::memcpy(w, src + (s * E + int64_t(sc.first - from)), sc.offset ? 32 : 16);
+              std::memcpy(w, src + (sc.first - src_at), sc.offset ? 32 : 16);
               uint32_t out[4];
               layout::shift_out_chunk(w, sc.offset, out);
               std::memcpy(bytes, out, 16);
               have = true;
             }
           }
-          for (int64_t b = r.first; b < r.first + 16; ++b) {
-            if (b < 0 || b >= t.row_bytes) continue;
+          for (int64_t b = r.begin; b < r.end; ++b) {
             const uint8_t v = have ? bytes[b - r.first] : src[s * E + b];
             dst[d * E + b] = v;
             ++(*writes)[size_t(d * E + b)];
@@ -716,7 +719,7 @@ TEST(PermuteNdKernels, RowVectorsMatchTheModel) {
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text() + "; " + layout::text(f) + "; src at " +
                  std::to_string(src_at % 16) + ", dst at " + std::to_string(dst_at % 16) + " mod 16");
     std::vector<int> writes(d.got.size(), 0);
-    ASSERT_TRUE(run_row_vectors(f, t, d.src.data(), src_at, d.got.data(), dst_at, &writes, max_count));
+    ASSERT_TRUE(run_row_vectors(f, t, d.src.data(), d.src.size(), src_at, d.got.data(), dst_at, &writes, max_count));
     ASSERT_EQ(d.want, d.got) << "the row vectors write otherwise";
     for (size_t b = 0; b < writes.size(); ++b) ASSERT_LE(writes[b], 1) << "dst byte " << b << " written twice";
     ++served;

@@ -6,6 +6,7 @@
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
 #include "engines/vector.cuh"
+#include "engines/words.cuh"
 #include "layout/aligned_dst.hpp"
 #include "layout/nd_row_vectors.hpp"
 
@@ -15,75 +16,90 @@ namespace {
 using layout::NdForm;
 using layout::NdRowVectors;
 
-// Each thread moves nd_row_vectors_per_thread granules, every load in flight before the first
-// value is shifted or stored: a whole granule whose src bytes lie inside the row as one aligned
-// 16-byte vector or the two around them, shifted (layout::shifted_chunk); any other one element
-// by element, only the elements of the row (`keep`: a bit an element, and above them the
-// offset of a shifted granule's bytes into its first vector).
+// Granule g (with c.a_base) of the launch's item i (outer index, granule): its dst word in *to,
+// its row's bytes [lo, hi) of it, and the src address of the word's first byte; false: none.
+template <int E>
+__device__ __forceinline__ bool locate(const Elem<E>* src, Elem<E>* dst, const NdForm& f, const NdRowVectors& t,
+                                       const layout::NdRowsChunk& c, uint32_t i, unsigned char** to, int* lo, int* hi,
+                                       const unsigned char** from) {
+  uint32_t g;
+  const uint32_t outer = c.length.divmod(i, &g);
+  int64_t s, d;
+  f.outer_offsets(c.outer_base + outer, &s, &d);
+  unsigned char* const row = reinterpret_cast<unsigned char*>(dst + d);
+  const layout::RowGranule r = layout::row_granule(reinterpret_cast<uintptr_t>(row), t.row_bytes, g + uint32_t(c.a_base));
+  *to = row + r.first;
+  *lo = int(r.begin - r.first), *hi = int(r.end - r.first);
+  *from = reinterpret_cast<const unsigned char*>(src + s) + r.first;
+  return r.begin < r.end;
+}
+
+// Each thread moves nd_row_vectors_per_thread granules (items first + k threads), every load out
+// before the first is shifted or stored. A granule's bytes come as the aligned src vector around
+// its first byte and, off 16, the next, shifted into dst's alignment (layout::shifted_chunk
+// within src's span), and go out in one 16-byte store, or for a row's first and last granule as
+// store_part's aligned 8/4/2/1-byte stores of the row's bytes alone; the partial granules of 4-
+// to 16-byte elements go element by element instead (a few elements: vectors would read more
+// sectors). A granule whose vectors reach past src's span (at its ends) is located again after
+// the others and copied a byte at a time.
 template <int E>
 __global__ void __launch_bounds__(layout::nd_row_vectors_threads, layout::nd_row_vectors_min_blocks)
     permute_row_vectors(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f,
                         const NdRowVectors t, const layout::NdRowsChunk c) {
   constexpr int threads = layout::nd_row_vectors_threads, per_thread = layout::nd_row_vectors_per_thread;
-  constexpr int n = 16 / E;  // elements a granule
-  constexpr uint32_t all = (1u << n) - 1;
+  constexpr bool partial_vectors = E <= 2;
+  constexpr uint32_t kVectors = 1u << 15, kElements = 1u << 16, kNear = 1u << 17;  // keep: lo | hi << 5 | shift << 10 | one of these
   const uint32_t count = uint32_t(c.count()), first = blockIdx.x * (threads * per_thread) + threadIdx.x;
-  Vector<E> v[per_thread];
-  uint4 hi[per_thread];           // a shifted granule's second src vector
-  unsigned char* to[per_thread];  // the granule's first dst byte
-  uint32_t keep[per_thread];      // its elements to store; bits 16 on: the shift
+  const uintptr_t low = reinterpret_cast<uintptr_t>(src), high = low + uintptr_t(t.src_bytes);
+  Vector<E> a[per_thread];
+  uint4 b[per_thread];
+  unsigned char* to[per_thread];
+  uint32_t keep[per_thread];
 #pragma unroll
   for (int k = 0; k < per_thread; ++k) {
     keep[k] = 0;
-    to[k] = nullptr;
     const uint32_t i = first + k * threads;
-    if (i >= count) continue;
-    uint32_t g;
-    const uint32_t outer = c.length.divmod(i, &g);
-    g += uint32_t(c.a_base);
-    int64_t s, d;
-    f.outer_offsets(c.outer_base + outer, &s, &d);
-    const unsigned char* from = reinterpret_cast<const unsigned char*>(src + s);
-    unsigned char* row = reinterpret_cast<unsigned char*>(dst + d);
-    const layout::RowGranule r = layout::row_granule(reinterpret_cast<uintptr_t>(row), t.row_bytes, g);
-    if (r.begin >= r.end) continue;
-    to[k] = row + r.first;
-    if (r.whole) {
-      const auto at = [&](const unsigned char* p) { return reinterpret_cast<uintptr_t>(p); };
-      const layout::ShiftedChunk sc = layout::shifted_chunk(at(from + r.first), at(from), at(from + t.row_bytes));
-      if (sc.whole) {
-        const uint4* vectors = reinterpret_cast<const uint4*>(sc.first);
-        v[k].bits = vectors[0];
-        if (sc.offset != 0) hi[k] = vectors[1];
-        keep[k] = all | uint32_t(sc.offset) << 16;
-        continue;
-      }
-    }
-    const Elem<E>* elems = reinterpret_cast<const Elem<E>*>(from + r.first);  // may start before the row: not read
+    int lo, hi;
+    const unsigned char* from;
+    if (i >= count || !locate<E>(src, dst, f, t, c, i, &to[k], &lo, &hi, &from)) continue;
+    keep[k] = uint32_t(lo) | uint32_t(hi) << 5;
+    if (!partial_vectors && (lo != 0 || hi != 16)) {
+      const Elem<E>* const elems = reinterpret_cast<const Elem<E>*>(from);  // its elements in [lo, hi) only
 #pragma unroll
-    for (int j = 0; j < n; ++j) {
-      const int64_t b = r.first + int64_t(j) * E;
-      if (b >= 0 && b < t.row_bytes) {
-        v[k].e[j] = elems[j];
-        keep[k] |= 1u << j;
-      }
+      for (int e = 0; e < 16 / E; ++e)
+        if (e * E >= lo && e * E < hi) a[k].e[e] = elems[e];
+      keep[k] |= kElements;
+      continue;
+    }
+    const layout::ShiftedChunk sc = layout::shifted_chunk(reinterpret_cast<uintptr_t>(from), low, high);
+    if (sc.whole) {
+      a[k].bits = __ldg(reinterpret_cast<const uint4*>(sc.first));
+      if (sc.offset) b[k] = __ldg(reinterpret_cast<const uint4*>(sc.first) + 1);
+      keep[k] |= uint32_t(sc.offset) << 10 | kVectors;
+    } else {
+      keep[k] |= kNear;
     }
   }
 #pragma unroll
   for (int k = 0; k < per_thread; ++k) {
-    const int shift = int(keep[k] >> 16);
-    if (shift != 0) {
-      const uint4 lo = v[k].bits;
-      const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi[k].x, hi[k].y, hi[k].z, hi[k].w};
-      layout::shift_out_chunk(w, shift, v[k].words);
-    }
-    if ((keep[k] & 0xffffu) == all) {
-      __stwb(reinterpret_cast<uint4*>(to[k]), whole(v[k]));
-    } else if ((keep[k] & 0xffffu) != 0) {
-      Elem<E>* out = reinterpret_cast<Elem<E>*>(to[k]);
+    const int lo = int(keep[k] & 31), hi = int(keep[k] >> 5 & 31), shift = int(keep[k] >> 10 & 15);
+    if (keep[k] & kVectors) {
+      const uint4 v = shift ? shift_bytes(a[k].bits, b[k], shift) : a[k].bits;
+      if (lo == 0 && hi == 16)
+        __stwb(reinterpret_cast<uint4*>(to[k]), v);
+      else
+        store_part(to[k], v, lo, hi);
+    } else if (keep[k] & kElements) {
+      Elem<E>* const out = reinterpret_cast<Elem<E>*>(to[k]);
 #pragma unroll
-      for (int j = 0; j < n; ++j)
-        if (keep[k] >> j & 1u) out[j] = v[k].e[j];
+      for (int e = 0; e < 16 / E; ++e)
+        if (e * E >= lo && e * E < hi) out[e] = a[k].e[e];
+    } else if (keep[k] & kNear) {
+      unsigned char* row_to;
+      const unsigned char* from;
+      int row_lo, row_hi;
+      locate<E>(src, dst, f, t, c, first + k * threads, &row_to, &row_lo, &row_hi, &from);
+      for (int x = row_lo; x < row_hi; ++x) row_to[x] = from[x];
     }
   }
 }

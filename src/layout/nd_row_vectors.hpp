@@ -62,9 +62,7 @@ inline bool nd_row_vectors(const NdForm& f, NdRowVectors* out, const char** why)
   }
   out->row_bytes = row_bytes;
   out->granules = FastDivmod(uint32_t(granules));
-  int64_t span = f.extent_a - 1;  // strides are not negative
-  for (int i = 0; i < f.outer_rank; ++i) span += int64_t(f.outer_extent[i].divisor - 1) * f.outer_src[i];
-  out->src_bytes = (span + 1) * f.elem_bytes;
+  out->src_bytes = src_span_bytes(f);
   return true;
 }
 

@@ -67,6 +67,14 @@ inline std::string text(const NdForm& f) {
   return t;
 }
 
+// Bytes from src's first element to one past its last (strides are not negative): the kernels
+// that read aligned 16-byte vectors around src's bytes read none past it.
+inline int64_t src_span_bytes(const NdForm& f) {
+  int64_t last = (f.extent_a - 1) * f.src_a + (f.tiled ? (f.extent_b - 1) * f.src_b : 0);
+  for (int i = 0; i < f.outer_rank; ++i) last += int64_t(f.outer_extent[i].divisor - 1) * f.outer_src[i];
+  return (last + 1) * f.elem_bytes;
+}
+
 // The N-D form of a normalized permutation, or false (with *why) where its counts do not fit
 // the kernels' 32-bit indices.
 inline bool nd_form(const PermuteAxes& s, NdForm* out, const char** why) {
@@ -344,6 +352,7 @@ struct NdAlignedStores {
   uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= the outer count
   bool src_rows_aligned = false;           // every src row starts on 16 bytes
   bool dst_cols_one_shift = false;         // an outer index's dst rows all start at one address mod 32 bytes
+  int64_t src_bytes = 0;                   // src's span from its base (src_span_bytes)
 
   XPOSE_HD uint32_t blocks() const { return row_blocks * col_tiles; }
   XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
@@ -378,6 +387,7 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
     if (col_axis < 0 && f->outer_src[i] == f->extent_a && f->extent_a < most / n) col_axis = i;
   }
   NdAlignedStores t;
+  t.src_bytes = src_span_bytes(*f);
   double best = -1;
   for (int take_row = 0; take_row <= (row_axis >= 0); ++take_row)
     for (int take_col = 0; take_col <= (col_axis >= 0); ++take_col) {

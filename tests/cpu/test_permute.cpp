@@ -693,6 +693,23 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
   EXPECT_GT(overlapping, 100);  // an axis in both runs
 }
 
+// layout::src_span_bytes (what the kernels that read aligned vectors around src's bytes stay
+// inside) is the span of src's elements, tiled forms and not, every element size.
+TEST(PermuteNdKernels, SrcSpanIsTheDrawnSpan) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int tiled = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 13, false);
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, 0, r.elem_bytes, rng, &d));
+    ASSERT_EQ(layout::src_span_bytes(d.form), int64_t(d.src.size())) << r.text() << "; " << layout::text(d.form);
+    tiled += d.form.tiled;
+  }
+  EXPECT_GT(tiled, 100);
+}
+
 // permute_row_vectors' walk on rows of every alignment (the bases stand for addresses at every
 // element-aligned offset from 16 bytes, on each side), in launches cut short at random: every
 // dst byte is written once, with what the model writes.

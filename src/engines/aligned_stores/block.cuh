@@ -10,6 +10,7 @@
 
 #include "engines/common.cuh"
 #include "engines/vector.cuh"
+#include "engines/words.cuh"
 #include "layout/aligned_dst.hpp"
 #include "layout/micro_block.hpp"
 #include "layout/smem_layout.hpp"
@@ -176,9 +177,15 @@ __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src,
       if (inside[k] & (c + e < p.cols)) tile[StagedTile<A>::at(k * lanes + lane, v * A::vec + e)] = in[k].e[e];
 }
 
+// Src's bytes, first to one past the last: no aligned vector is read outside them.
+struct SrcSpan {
+  const unsigned char *low, *high;
+};
+
 // The aligned vectors around the 16-byte chunk of staged row j (src row r0 + j) from column c
-// on, their loads issued (layout::shifted_chunk): whole where both lie inside the row's bytes
-// in the matrix (or the block lies inside: !Edge); `valid`: the caller's own bound on j.
+// on, their loads issued (layout::shifted_chunk): whole where both lie inside src's bytes (or
+// the block lies inside: !Edge; a chunk past the row's last column stages bytes no store
+// reads); `valid`: the caller's own bound on j.
 struct ShiftedLoad {
   uint4 lo, hi;
   int offset;
@@ -187,7 +194,8 @@ struct ShiftedLoad {
 
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Problem& p, const Rows& rows, int64_t r0,
-                                                    int j, int64_t c, bool column_inside, bool valid) {
+                                                    int j, int64_t c, bool column_inside, bool valid,
+                                                    const SrcSpan& span) {
   const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
   const int64_t r = r0 + j;
   ShiftedLoad l;
@@ -197,7 +205,13 @@ __device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Pr
     row += rows(r);
   else if (l.inside)
     row += rows(r);
-  const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), address(row), address(row + p.cols));
+  // 1- and 2-byte elements read the vectors anywhere in src (a chunk's elements one at a time were
+  // 16 or 8 loads while the warp waited: u8 5x501x709x75 (3,1,2,0) 40 -> 62% of a copy, H200);
+  // wider ones only inside the row (the vectors past it cost fp64 batches 6-7 points).
+  const bool narrow = E <= 2;
+  const layout::ShiftedChunk s =
+      layout::shifted_chunk(address(row + c), narrow ? reinterpret_cast<uintptr_t>(span.low) : address(row),
+                            narrow ? reinterpret_cast<uintptr_t>(span.high) : address(row + p.cols));
   l.whole = l.inside & (!Edge || s.whole);
   l.offset = s.offset;
   const uint4* from = reinterpret_cast<const uint4*>(s.first);
@@ -218,10 +232,10 @@ __device__ __forceinline__ void shifted_words(const ShiftedLoad& l, uint32_t (&w
 // store (layout::chunk_byte_pairs): 16 stores for the two chunks where a byte a store took 32
 // (H200, same call: u8 aligned_stores draws +1.6 to +3.4 points at the median, 2-D and N-D; the
 // same with halves, chunk_columns<2>, cost permute_aligned_stores 52 registers and 1.2 points).
-// Chunks at the matrix's edges load their bytes one by one; rows outside it stage zeros.
+// Chunks at src's ends load their bytes one by one; rows outside the matrix stage zeros.
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>* src, const Problem& p,
-                                                    const Rows& rows, int64_t r0, int64_t c0) {
+                                                    const Rows& rows, int64_t r0, int64_t c0, const SrcSpan& span) {
   using Tile = layout::AlignedDstColumnTile<A>;
   constexpr int chunks = A::cols / A::vec, lanes = A::threads / chunks;
   constexpr int pairs = (A::rows + 1) / 2, steps = (pairs + lanes - 1) / lanes;
@@ -235,7 +249,7 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
     if (g >= pairs) break;
     ShiftedLoad l[2];
 #pragma unroll
-    for (int i = 0; i < 2; ++i) l[i] = load_shifted<A, Edge>(src, p, rows, r0, 2 * g + i, c, column_inside, true);
+    for (int i = 0; i < 2; ++i) l[i] = load_shifted<A, Edge>(src, p, rows, r0, 2 * g + i, c, column_inside, true, span);
     uint32_t words[2][4];
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
@@ -261,14 +275,15 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
 
 // Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
 // of a staged row takes the one or two aligned vectors around it and shifts its bytes out
-// (load_shifted, layout::shift_out_chunk); a chunk whose vectors would reach past its row's
-// bytes in the matrix (the first and last of a row) loads its elements one by one. Bytes two
-// rows a store (stage_shifted_pairs); wider elements a chunk's worth of rows a batch.
+// (load_shifted, layout::shift_out_chunk); a chunk whose vectors would reach past src's bytes
+// (4- and 8-byte elements: past its row's, the first and last of a row) loads its elements one
+// by one. Bytes two rows a store (stage_shifted_pairs); wider elements a chunk's worth of rows a
+// batch.
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
-                                              int64_t r0, int64_t c0) {
+                                              int64_t r0, int64_t c0, const SrcSpan& span) {
   if constexpr (E == 1) {
-    stage_shifted_pairs<A, Edge>(tile, src, p, rows, r0, c0);
+    stage_shifted_pairs<A, Edge>(tile, src, p, rows, r0, c0, span);
     return;
   }
   constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
@@ -283,7 +298,8 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
     ShiftedLoad l[in_flight];
 #pragma unroll
     for (int k = 0; k < in_flight; ++k)  // the batch's loads in flight first
-      l[k] = load_shifted<A, Edge>(src, p, rows, r0, (first + k) * per_step + lane, c, column_inside, first + k < steps);
+      l[k] = load_shifted<A, Edge>(src, p, rows, r0, (first + k) * per_step + lane, c, column_inside, first + k < steps,
+                                   span);
 #pragma unroll
     for (int k = 0; k < in_flight; ++k) {
       const int j = (first + k) * per_step + lane;
@@ -304,13 +320,14 @@ __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src,
 // edges (else the block lies inside: AlignedDstTile::interior).
 template <int E, Staging How, bool Edge, class Rows, class Cols>
 __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, const Rows& rows, const Cols& cols,
-                                           const Elem<E>* src, Elem<E>* dst, int64_t r0, int64_t c0) {
+                                           const Elem<E>* src, Elem<E>* dst, int64_t r0, int64_t c0,
+                                           const SrcSpan& span) {
   using A = TileOf<E, How>;
   using Tile = StagedTile<A>;
   if constexpr (How == vectors)
     stage_vectors<A, Edge>(tile, src, p, rows, r0, c0);
   else
-    stage_shifted<A, Edge>(tile, src, p, rows, r0, c0);
+    stage_shifted<A, Edge>(tile, src, p, rows, r0, c0, span);
   __syncthreads();
   // The matrix's rows and columns as the tile's, 32-bit: tile rows [lowest, highest) and
   // columns [0, cols_left).
@@ -327,9 +344,9 @@ __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, cons
       const int64_t first = r0 + A::max_shift - s + int64_t(v) * A::vec;  // the vector's first src row
       if (!Edge || (first >= 0 && first + A::vec <= p.rows)) {
         __stwb(reinterpret_cast<uint4*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c));
-      } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row
-        for (int k = 0; k < A::vec; ++k)
-          if (first + k >= 0 && first + k < p.rows) row[first + k] = tile[Tile::at(A::tile_row(s, v, k), c)];
+      } else if (first < p.rows && first + A::vec > 0) {  // across row 0 or the last row: its bytes alone
+        store_part(reinterpret_cast<unsigned char*>(row + first), gather_vector<A>(tile, A::tile_row(s, v, 0), c),
+                   int(max(-first, int64_t(0))), int(min(p.rows - first, int64_t(A::vec))));
       }
       continue;
     }
@@ -340,6 +357,8 @@ __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, cons
     if (!Edge || (at >= lowest && at + A::vec <= highest)) {
       __stwb(reinterpret_cast<uint4*>(row + r0 + at), gather_vector<A>(tile, at, c));
     } else if (at < highest && at + A::vec > lowest) {  // across row 0 or the last row
+      // (2-byte elements as store_part's aligned parts lost up to 11 points: H200, fp16
+      // 669x113x2x217 (2,0,3,1) 66 -> 56% of a copy)
       for (int k = max(lowest - at, 0); k < min(highest - at, A::vec); ++k)
         row[r0 + at + k] = tile[Tile::at(at + k, c)];
     }
@@ -358,16 +377,16 @@ __device__ __forceinline__ void block_body(Elem<E>* tile, const Problem& p, cons
 template <int E, Staging How, class Rows, class Cols>
 __device__ __forceinline__ void aligned_stores_block(Elem<E>* tile, const Problem& p, const Rows& rows,
                                                      const Cols& cols, const Elem<E>* src, Elem<E>* dst, int64_t r0,
-                                                     int64_t c0, bool one_shift) {
+                                                     int64_t c0, bool one_shift, const SrcSpan& span) {
   using A = TileOf<E, How>;
   if (one_shift) {
     const int s = A::shift(reinterpret_cast<uintptr_t>(dst + cols(c0)) + uintptr_t(r0 + A::max_shift) * E);
     if (r0 + A::max_shift - s >= p.rows) return;
   }
   if (E <= 2 && A::interior(p.rows, p.cols, r0, c0, How == shifted))
-    block_body<E, How, false>(tile, p, rows, cols, src, dst, r0, c0);
+    block_body<E, How, false>(tile, p, rows, cols, src, dst, r0, c0, span);
   else
-    block_body<E, How, true>(tile, p, rows, cols, src, dst, r0, c0);
+    block_body<E, How, true>(tile, p, rows, cols, src, dst, r0, c0, span);
 }
 
 }  // namespace xpose::engines::aligned

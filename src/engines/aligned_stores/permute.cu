@@ -35,8 +35,10 @@ __global__ void __launch_bounds__(TileOf<E, How>::threads)
   const auto row_map = tabled(rows, row_start, r0, A::rows);
   const auto col_map = tabled(cols, col_start, c0, A::cols);
   if constexpr (!std::is_same_v<Rows, Pitched> || !std::is_same_v<Cols, Pitched>) __syncthreads();
+  const unsigned char* const low = static_cast<const unsigned char*>(p.src);
   aligned_stores_block<E, How>(tile, p, row_map, col_map, static_cast<const Elem<E>*>(p.src) + s,
-                               static_cast<Elem<E>*>(p.dst) + d, r0, c0, t.dst_cols_one_shift);
+                               static_cast<Elem<E>*>(p.dst) + d, r0, c0, t.dst_cols_one_shift,
+                               SrcSpan{low, low + t.src_bytes});
 }
 
 Support plan(Plan* p, const Device&, const PlanOptions&) {

@@ -23,9 +23,11 @@ __global__ void __launch_bounds__(TileOf<E, How>::threads) transpose_aligned_sto
   const layout::TilePos pos = block_pos(o);
   const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
   const int64_t c0 = (o.col_tile + pos.x) * A::cols;
+  const unsigned char* const low = static_cast<const unsigned char*>(p.src);  // the batch's span
+  const SrcSpan span{low, low + ((p.rows - 1) * p.ld_src + (p.batch - 1) * p.stride_src + p.cols) * E};
   aligned_stores_block<E, How>(tile, p, Pitched{p.ld_src}, Pitched{p.ld_dst},
                                static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
-                               static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0, p.ld_dst * E % 32 == 0);
+                               static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0, p.ld_dst * E % 32 == 0, span);
 }
 
 Support supports(const Task& t, const Device& d) {

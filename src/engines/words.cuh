@@ -1,5 +1,6 @@
 // Bytes off 16 bytes moved as the aligned 16-byte words around them: loaded within a buffer's
-// bytes, shifted, stored in part (the in-place kernels; permute_row_vectors).
+// bytes, shifted, stored in part (the in-place kernels; permute_row_vectors; aligned_stores'
+// dst edges of bytes).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Parts of aligned 16-byte words: the index math of the kernels that move bytes off 16 bytes
-// as the aligned words around them (in place: engines/inplace/; permute_row_vectors).
+// as the aligned words around them (in place: engines/inplace/; permute_row_vectors; aligned_stores).
 #pragma once
 
 #include "layout/hd.hpp"

@@ -108,6 +108,8 @@ int run(int argc, char** argv) {
   app.add_option("--dtype", dtype, "with --extents and --perm: one permutation of this element type instead of the list");
   app.add_option("--extents", extents, "src's extents, e.g. 64,64,127,127")->delimiter(',');
   app.add_option("--perm", perm, "the permutation, as numpy.transpose's axes, e.g. 3,1,0,2")->delimiter(',');
+  bool explain = false;
+  app.add_flag("--explain", explain, "print the automatic choice's plan (rule, kernel, grid, tile) under each case");
   app.add_flag("--list", list, "print the cases as JSON lines and exit (bench/peers.py reads them)");
   int random = 0;
   std::string seed_text;
@@ -318,6 +320,7 @@ int run(int argc, char** argv) {
     for (const Record& r : records)
       if (r.role == "ceiling") ceiling = std::max(ceiling, r.gbps);
     std::printf("== %s (%.0f MiB)\n", label.c_str(), double(bytes) / (1 << 20));
+    if (explain) std::printf("  plan: %s\n", auto_choice.text.c_str());
     double automatic = -1, best_peer = 0;
     for (size_t i = 0; i < records.size(); ++i) {
       Record& r = records[i];

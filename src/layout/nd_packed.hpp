@@ -356,21 +356,27 @@ inline bool nd_packed_capped(NdForm* f, NdPacked* out, const char** why, int64_t
     a.staged = stride;
     stride *= a.tile;
   }
-  // The cut axes' tile indices vary fastest from one tile to the next (in src's order), then
+  // The cut axes' tile indices vary fastest from one tile to the next: first those that end
+  // src's or dst's run (in src's order), so that the tiles sharing a run's partly written
+  // sectors run together and the sectors meet in L2, not in DRAM; then any other cut one; then
   // the outer axes the tile does not span.
   uint64_t items = 1;
-  for (int k = 0; k < n; ++k) {
-    const int x = by_src[k];
-    if (!tile[x] || tile[x] == axes[x].extent) continue;
-    if (t.split_rank == nd_packed_max_split) {
-      *why = "its tile would cut more than 3 axes";
-      return false;
+  const auto ends_run = [&](int x) {
+    return index_of[x] == t.load_order[t.load_rank - 1] || index_of[x] == t.store_order[t.store_rank - 1];
+  };
+  for (int pass = 0; pass < 2; ++pass)
+    for (int k = 0; k < n; ++k) {
+      const int x = by_src[k];
+      if (!tile[x] || tile[x] == axes[x].extent || ends_run(x) != (pass == 0)) continue;
+      if (t.split_rank == nd_packed_max_split) {
+        *why = "its tile would cut more than 3 axes";
+        return false;
+      }
+      const uint64_t tiles = uint64_t(ceil_div(axes[x].extent, tile[x]));
+      t.split[t.split_rank] = int8_t(index_of[x]);
+      t.split_tiles[t.split_rank++] = FastDivmod(uint32_t(tiles));
+      items *= tiles;
     }
-    const uint64_t tiles = uint64_t(ceil_div(axes[x].extent, tile[x]));
-    t.split[t.split_rank] = int8_t(index_of[x]);
-    t.split_tiles[t.split_rank++] = FastDivmod(uint32_t(tiles));
-    items *= tiles;
-  }
   // The outer axes: those the tile does not span, in the form's (dst's) order.
   NdForm g = *f;
   g.outer_rank = 0;

@@ -182,8 +182,9 @@ struct SrcSpan {
   const unsigned char *low, *high;
 };
 
-// The aligned vectors around the 16-byte chunk of staged row j (src row r0 + j) from column c
-// on, their loads issued (layout::shifted_chunk): whole where both lie inside src's bytes (or
+// 1- and 2-byte elements: the aligned vectors around the 16-byte chunk of staged row j (src row
+// r0 + j) from column c on, their loads issued (layout::shifted_chunk): whole where both lie
+// inside src's bytes (or
 // the block lies inside: !Edge; a chunk past the row's last column stages bytes no store
 // reads); `valid`: the caller's own bound on j.
 struct ShiftedLoad {
@@ -196,6 +197,7 @@ template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Problem& p, const Rows& rows, int64_t r0,
                                                     int j, int64_t c, bool column_inside, bool valid,
                                                     const SrcSpan& span) {
+  static_assert(E <= 2, "wider elements stage by stage_scattered");
   const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
   const int64_t r = r0 + j;
   ShiftedLoad l;
@@ -205,13 +207,10 @@ __device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Pr
     row += rows(r);
   else if (l.inside)
     row += rows(r);
-  // 1- and 2-byte elements read the vectors anywhere in src (a chunk's elements one at a time were
-  // 16 or 8 loads while the warp waited: u8 5x501x709x75 (3,1,2,0) 40 -> 62% of a copy, H200);
-  // wider ones only inside the row (the vectors past it cost fp64 batches 6-7 points).
-  const bool narrow = E <= 2;
-  const layout::ShiftedChunk s =
-      layout::shifted_chunk(address(row + c), narrow ? reinterpret_cast<uintptr_t>(span.low) : address(row),
-                            narrow ? reinterpret_cast<uintptr_t>(span.high) : address(row + p.cols));
+  // The vectors anywhere in src (a chunk's elements one at a time were 16 or 8 loads while the
+  // warp waited: u8 5x501x709x75 (3,1,2,0) 40 -> 62% of a copy, H200).
+  const layout::ShiftedChunk s = layout::shifted_chunk(address(row + c), reinterpret_cast<uintptr_t>(span.low),
+                                                       reinterpret_cast<uintptr_t>(span.high));
   l.whole = l.inside & (!Edge || s.whole);
   l.offset = s.offset;
   const uint4* from = reinterpret_cast<const uint4*>(s.first);
@@ -273,44 +272,99 @@ __device__ __forceinline__ void stage_shifted_pairs(Elem<E>* tile, const Elem<E>
   }
 }
 
-// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors: each 16-byte chunk
-// of a staged row takes the one or two aligned vectors around it and shifts its bytes out
-// (load_shifted, layout::shift_out_chunk); a chunk whose vectors would reach past src's bytes
-// (4- and 8-byte elements: past its row's, the first and last of a row) loads its elements one
-// by one. Bytes two rows a store (stage_shifted_pairs); wider elements a chunk's worth of rows a
-// batch.
+// 4- and 8-byte elements from shifted src rows: each aligned 16-byte vector around a staged row's
+// columns is loaded once and its elements stored at their columns in the tile (a row's shift
+// is a whole number of elements), two vectors a batch: no two vectors a chunk and no bytes
+// shifted in registers (shifted chunks took 45% more instructions than aligned rows: H200,
+// fp32 8191x4097 63 -> 69% of a copy, fp64 4095x4097 68 -> 73; four vectors a batch gained
+// less). A vector that reaches past its row's bytes in the matrix loads only its elements
+// inside (vectors past the row cost fp64 batches 6-7 points); rows outside the matrix stage
+// nothing (no store reads them).
+template <class A, bool Edge, class Rows, int E = A::elem_bytes>
+__device__ __forceinline__ void stage_scattered(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
+                                                int64_t r0, int64_t c0) {
+  static_assert(E == 4 || E == 8, "a row's shift is a whole number of elements");
+  constexpr int vectors = A::cols / A::vec + 1;  // a row's, shifted
+  constexpr int count = A::rows * vectors, steps = (count + A::threads - 1) / A::threads;
+  constexpr int in_flight = 2;  // vectors a batch
+#pragma unroll
+  for (int first = 0; first < steps; first += in_flight) {
+    Vector<E> in[in_flight];
+    int col[in_flight];  // the vector's first element's tile column (its row's elements before 0 are not staged)
+    bool inside[in_flight];
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {  // the batch's loads in flight first
+      const int q = (first + k) * A::threads + int(threadIdx.x), j = q / vectors, v = q % vectors;
+      const int64_t r = r0 + j;
+      inside[k] = (first + k < steps) & (q < count) & (!Edge || ((r >= 0) & (r < p.rows)));
+      in[k].bits = make_uint4(0, 0, 0, 0);
+      col[k] = 0;
+      if (!inside[k]) continue;
+      const Elem<E>* const row = src + rows(r);
+      const uintptr_t start = reinterpret_cast<uintptr_t>(row + c0);
+      const int shift = int(start & 15) / E;           // elements before column c0 in its vector
+      col[k] = v * A::vec - shift;
+      const Elem<E>* const from = row + c0 + col[k];  // aligned
+      const int64_t first_col = c0 + col[k];          // its first element's matrix column
+      inside[k] = col[k] < A::cols && (!Edge || first_col < p.cols);
+      if (!inside[k]) continue;
+      if (first_col >= 0 && first_col + A::vec <= p.cols) {
+        in[k].bits = *reinterpret_cast<const uint4*>(from);
+      } else {
+        for (int e = 0; e < A::vec; ++e)
+          if (first_col + e >= 0 && first_col + e < p.cols) in[k].e[e] = from[e];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < in_flight; ++k) {
+      if (!inside[k]) continue;
+      const int j = ((first + k) * A::threads + int(threadIdx.x)) / vectors;
+#pragma unroll
+      for (int e = 0; e < A::vec; ++e)
+        if (col[k] + e >= 0 && col[k] + e < A::cols) tile[StagedTile<A>::at(j, col[k] + e)] = in[k].e[e];
+    }
+  }
+}
+
+// Src rows that are not 16-byte aligned, still as aligned 16-byte vectors. 1- and 2-byte
+// elements: each 16-byte chunk of a staged row takes the one or two aligned vectors around it
+// and shifts its bytes out (load_shifted, layout::shift_out_chunk); a chunk whose vectors would
+// reach past src's bytes loads its elements one by one; bytes two rows a store
+// (stage_shifted_pairs), halves a chunk's worth of rows a batch. Wider elements: stage_scattered.
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_shifted(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0, const SrcSpan& span) {
   if constexpr (E == 1) {
     stage_shifted_pairs<A, Edge>(tile, src, p, rows, r0, c0, span);
-    return;
-  }
-  constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
-  constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
-  static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");
-  constexpr int per_step = A::threads / chunks;  // rows a step
-  const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
-  const int64_t c = c0 + int64_t(u) * A::vec;
-  const bool column_inside = c < p.cols;
+  } else if constexpr (E >= 4) {
+    stage_scattered<A, Edge>(tile, src, p, rows, r0, c0);
+  } else {
+    constexpr int chunks = A::cols * E / 16, steps = (A::rows * chunks + A::threads - 1) / A::threads;
+    constexpr int in_flight = 2;  // chunks a batch: 3 took 60 registers a thread for bytes and fp32 (48 with 2), slower
+    static_assert(A::threads % chunks == 0, "a thread's chunk is the same column in every step");
+    constexpr int per_step = A::threads / chunks;  // rows a step
+    const int u = int(threadIdx.x) % chunks, lane = int(threadIdx.x) / chunks;
+    const int64_t c = c0 + int64_t(u) * A::vec;
+    const bool column_inside = c < p.cols;
 #pragma unroll
-  for (int first = 0; first < steps; first += in_flight) {
-    ShiftedLoad l[in_flight];
+    for (int first = 0; first < steps; first += in_flight) {
+      ShiftedLoad l[in_flight];
 #pragma unroll
-    for (int k = 0; k < in_flight; ++k)  // the batch's loads in flight first
-      l[k] = load_shifted<A, Edge>(src, p, rows, r0, (first + k) * per_step + lane, c, column_inside, first + k < steps,
-                                   span);
+      for (int k = 0; k < in_flight; ++k)  // the batch's loads in flight first
+        l[k] = load_shifted<A, Edge>(src, p, rows, r0, (first + k) * per_step + lane, c, column_inside, first + k < steps,
+                                     span);
 #pragma unroll
-    for (int k = 0; k < in_flight; ++k) {
-      const int j = (first + k) * per_step + lane;
-      if (l[k].whole) {
-        uint32_t words[4];
-        shifted_words(l[k], words);
-        stage_chunk<A>(tile, j, u * A::vec, words);
-      } else if (l[k].inside) {
-        const Elem<E>* row = src + rows(r0 + j);
-        for (int e = 0; e < A::vec; ++e)
-          if (c + e < p.cols) tile[StagedTile<A>::at(j, u * A::vec + e)] = row[c + e];
+      for (int k = 0; k < in_flight; ++k) {
+        const int j = (first + k) * per_step + lane;
+        if (l[k].whole) {
+          uint32_t words[4];
+          shifted_words(l[k], words);
+          stage_chunk<A>(tile, j, u * A::vec, words);
+        } else if (l[k].inside) {
+          const Elem<E>* row = src + rows(r0 + j);
+          for (int e = 0; e < A::vec; ++e)
+            if (c + e < p.cols) tile[StagedTile<A>::at(j, u * A::vec + e)] = row[c + e];
+        }
       }
     }
   }

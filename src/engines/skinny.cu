@@ -94,8 +94,8 @@ __device__ __forceinline__ Vector<E> load_shifted(const Elem<E>* from, int count
   v.bits = make_uint4(0, 0, 0, 0);
   const layout::ShiftedChunk c = layout::shifted_chunk(address(from), address(begin), address(end));
   if (count == 16 / E && c.whole) {
-    const uint4* at = reinterpret_cast<const uint4*>(c.first);
-    const uint4 lo = at[0], hi = c.offset ? at[1] : make_uint4(0, 0, 0, 0);
+    const uint4* at = reinterpret_cast<const uint4*>(c.first);  // global loads, not generic ones
+    const uint4 lo = __ldca(at), hi = c.offset ? __ldca(at + 1) : make_uint4(0, 0, 0, 0);
     const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
     layout::shift_out_chunk(w, c.offset, v.words);
   } else {

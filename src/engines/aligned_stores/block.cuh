@@ -213,10 +213,11 @@ __device__ __forceinline__ ShiftedLoad load_shifted(const Elem<E>* src, const Pr
                                                        reinterpret_cast<uintptr_t>(span.high));
   l.whole = l.inside & (!Edge || s.whole);
   l.offset = s.offset;
+  // Global loads (__ldca): a pointer made from an integer loads through generic addressing.
   const uint4* from = reinterpret_cast<const uint4*>(s.first);
   l.lo = l.hi = make_uint4(0, 0, 0, 0);
-  if (l.whole) l.lo = from[0];
-  if (l.whole & (s.offset != 0)) l.hi = from[1];
+  if (l.whole) l.lo = __ldca(from);
+  if (l.whole & (s.offset != 0)) l.hi = __ldca(from + 1);
   return l;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engines/common.cuh"
+#include "layout/aligned_dst.hpp"
 #include "layout/words.hpp"
 
 namespace xpose::engines {
@@ -25,15 +26,12 @@ __device__ __forceinline__ uint4 load_within(const unsigned char* p, const unsig
 }
 
 // Bytes s .. s + 15 (s in 0..15) of a followed by b (little-endian): the 16 bytes that start s
-// bytes into the aligned word a.
+// bytes into the aligned word a (layout::shift_out_chunk, which the CPU tests hold).
 __device__ __forceinline__ uint4 shift_bytes(const uint4& a, const uint4& b, int s) {
-  const bool by8 = s & 8, by4 = s & 4;  // words dropped: two where s has 8, one more where it has 4
-  const uint32_t u0 = by8 ? a.z : a.x, u1 = by8 ? a.w : a.y, u2 = by8 ? b.x : a.z, u3 = by8 ? b.y : a.w,
-                 u4 = by8 ? b.z : b.x, u5 = by8 ? b.w : b.y;
-  const uint32_t x0 = by4 ? u1 : u0, x1 = by4 ? u2 : u1, x2 = by4 ? u3 : u2, x3 = by4 ? u4 : u3, x4 = by4 ? u5 : u4;
-  const int r = (s & 3) * 8;
-  return make_uint4(__funnelshift_r(x0, x1, r), __funnelshift_r(x1, x2, r), __funnelshift_r(x2, x3, r),
-                    __funnelshift_r(x3, x4, r));
+  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  uint32_t out[4];
+  layout::shift_out_chunk(w, s, out);
+  return make_uint4(out[0], out[1], out[2], out[3]);
 }
 
 // Bytes [lo, hi) of v into the aligned 16-byte word at `word`, the other bytes left alone: one

@@ -108,7 +108,11 @@ struct AlignedDstColumnTile {
 // The 16 bytes that start `offset` (0..3) bytes into w[0] (little-endian), from 5 words.
 XPOSE_HD inline void shift_out_words(const uint32_t (&w)[5], int offset, uint32_t (&out)[4]) {
   const unsigned bits = unsigned(offset) * 8;
+#ifdef __CUDA_ARCH__  // a funnel shift of two registers, not a 64-bit shift of an aligned pair
+  for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(w[i], w[i + 1], bits);
+#else
   for (int i = 0; i < 4; ++i) out[i] = uint32_t(((uint64_t(w[i + 1]) << 32) | w[i]) >> bits);
+#endif
 }
 
 // A 16-byte chunk of a src row that is not 16-byte aligned, loaded as the aligned vectors
@@ -132,11 +136,14 @@ XPOSE_HD inline ShiftedChunk shifted_chunk(uintptr_t chunk, uintptr_t row_begin,
 }
 
 // The chunk's four words out of the two vectors' eight (little-endian): bytes offset ..
-// offset + 15 of w. Selects and funnel shifts: no indexing of registers by a run-time value.
+// offset + 15 of w (offset 0..15). Selects and funnel shifts, no indexing of registers by a
+// run-time value: two words dropped where offset has 8, one more where it has 4 (11 selects
+// where a select among four words took 15), then the bytes within a word.
 XPOSE_HD inline void shift_out_chunk(const uint32_t (&w)[8], int offset, uint32_t (&out)[4]) {
-  const int k = offset >> 2;
-  uint32_t a[5];
-  for (int i = 0; i < 5; ++i) a[i] = k == 0 ? w[i] : k == 1 ? w[i + 1] : k == 2 ? w[i + 2] : w[i + 3];
+  const bool by8 = offset & 8, by4 = offset & 4;
+  const uint32_t u0 = by8 ? w[2] : w[0], u1 = by8 ? w[3] : w[1], u2 = by8 ? w[4] : w[2], u3 = by8 ? w[5] : w[3],
+                 u4 = by8 ? w[6] : w[4], u5 = by8 ? w[7] : w[5];
+  const uint32_t a[5] = {by4 ? u1 : u0, by4 ? u2 : u1, by4 ? u3 : u2, by4 ? u4 : u3, by4 ? u5 : u4};
   shift_out_words(a, offset & 3, out);
 }
 

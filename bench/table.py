@@ -7,6 +7,10 @@
   python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel,
                                           then one per rule that chose (records with `rule`): what it loses
   python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
+  python3 bench/table.py ab OLD NEW       the same draws (one --random seed; rounds appended to a file are
+                                          averaged) through two builds: each report's median, 10th
+                                          percentile and worst, and per kernel (OLD's choice) and element
+                                          size the mean change of the automatic choice, the largest moves last
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
@@ -16,7 +20,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli import ArgumentParser  # noqa: E402
+from cli import ArgumentParser, fail  # noqa: E402
 from results import PY_CEILINGS, best_named, by_case, load, peers_in, pick  # noqa: E402
 
 
@@ -143,9 +147,56 @@ def placement(paths, tolerance=2.0, min_mib=64):
               f"({base[worst].get('chosen') or '?'}) |")
 
 
+def quantiles(values):
+    """Median, 10th percentile (the value a tenth of the way up, sorted) and worst of a report."""
+    values = sorted(values)
+    return statistics.median(values), values[len(values) // 10], values[0]
+
+
+def ab(old_path, new_path, shown=5):
+    """The automatic choice of two builds on the same draws, draw by draw (% of each run's own
+    copy; a draw's rounds in one file averaged): both reports, then per kernel that OLD chose
+    and element size the draws, the mean change and its range, then the largest losses and gains."""
+    def autos(path):
+        runs = {}
+        for r in load([path]):
+            if r["kernel"] == "auto":
+                runs.setdefault(r["case"], []).append(r)
+        return runs
+    old, new = autos(old_path), autos(new_path)
+    common = [c for c in old if c in new]
+    if not common:
+        fail(f"{old_path} and {new_path} share no draw of the automatic choice (the same --random seed?)")
+    pct = {name: {c: statistics.mean(r["pct_copy"] for r in runs[c]) for c in common}
+           for name, runs in (("old", old), ("new", new))}
+    print("| build | file | draws | median | 10th pct | worst |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, path in (("old", old_path), ("new", new_path)):
+        median, tenth, worst = quantiles(pct[name].values())
+        print(f"| {name} | {os.path.basename(path)} | {len(common)} | {median:.1f}% | {tenth:.1f}% | {worst:.1f}% |")
+    change = {c: pct["new"][c] - pct["old"][c] for c in common}
+    groups = {}
+    for c in common:
+        first = old[c][0]
+        groups.setdefault((first.get("chosen") or "?", int(first["elem_bytes"])), []).append(change[c])
+    print()
+    print("| kernel (old's choice) | element bytes | draws | mean change | least | most |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for (kernel, size), moved in sorted(groups.items(), key=lambda g: statistics.mean(g[1])):
+        print(f"| {kernel} | {size} | {len(moved)} | {statistics.mean(moved):+.1f} | {min(moved):+.1f} | "
+              f"{max(moved):+.1f} |")
+    print(f"| all | | {len(common)} | {statistics.mean(change.values()):+.1f} | {min(change.values()):+.1f} | "
+          f"{max(change.values()):+.1f} |")
+    ranked = sorted(common, key=lambda c: change[c])
+    print()
+    for c in ranked[:shown] + ranked[-shown:] if len(ranked) > 2 * shown else ranked:
+        print(f"{change[c]:+6.1f}  {pct['old'][c]:5.1f} -> {pct['new'][c]:5.1f}%  {c} "
+              f"({old[c][0].get('chosen') or '?'} -> {new[c][0].get('chosen') or '?'})")
+
+
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "placement"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "placement", "ab"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
@@ -158,6 +209,10 @@ def main():
         choice(load(args.files))
     elif args.kind == "placement":
         placement(args.files)
+    elif args.kind == "ab":
+        if len(args.files) != 2:
+            fail("ab compares two files: OLD NEW")
+        ab(*args.files)
     else:
         cases(load(args.files))
 

@@ -102,6 +102,26 @@ class BenchScripts(unittest.TestCase):
         self.assertLess(lines.index("| short_sides | 3 | 40.0% | 36 | permute_tiled 2 |"),
                         lines.index("| rows | 1 | 90.0% | 0 | - |"))  # the most points lost first
 
+    def test_ab_compares_two_builds_draw_by_draw(self):
+        def run(name, draws):  # draws: (case, the old build's choice, element bytes, % of copy)
+            path = os.path.join(self.dir.name, name)
+            with open(path, "w") as f:
+                for case, chosen, size, pct in draws:
+                    f.write(json.dumps(dict(record(case, "auto", "xpose", pct), chosen=chosen, elem_bytes=size)) + "\n")
+                    f.write(json.dumps(record(case, "copy", "ceiling", 100)) + "\n")
+            return path
+        # Draw a has two rounds in the old file (80 and 82: 81); c is the old build's worst.
+        old = run("old.jsonl", [("a", "k1", 4, 80), ("b", "k1", 4, 60), ("c", "k2", 1, 40), ("a", "k1", 4, 82)])
+        new = run("new.jsonl", [("a", "k1", 4, 85), ("b", "k1", 4, 62), ("c", "k3", 1, 30), ("only new", "k1", 4, 1)])
+        lines = self.run_table("ab", old, new).splitlines()
+        self.assertIn("| old | old.jsonl | 3 | 60.0% | 40.0% | 40.0% |", lines)
+        self.assertIn("| new | new.jsonl | 3 | 62.0% | 30.0% | 30.0% |", lines)
+        # k2 (c: -10) before k1 (a +4, b +2): the most lost first; then all three draws
+        self.assertLess(lines.index("| k2 | 1 | 1 | -10.0 | -10.0 | -10.0 |"),
+                        lines.index("| k1 | 4 | 2 | +3.0 | +2.0 | +4.0 |"))
+        self.assertIn("| all | | 3 | -1.3 | -10.0 | +4.0 |", lines)
+        self.assertEqual(lines[-3], " -10.0   40.0 ->  30.0%  c (k2 -> k3)")
+
     def test_placement_compares_each_run_with_the_exact_one(self):
         def run(name, where, rows):  # rows: (case, % of copy, GB/s); 8192 x 4096 fp32 = 128 MiB
             path = os.path.join(self.dir.name, name)
@@ -208,6 +228,8 @@ class ScriptErrors(unittest.TestCase):
         self.assertIn("No such file", self.assert_fails(1, "plot.py", "distributed", "missing.jsonl"))
         self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
         self.assertIn("no --random draws", self.assert_fails(1, "plot.py", "random", "good.jsonl"))
+        self.assertIn("ab compares two files", self.assert_fails(1, "table.py", "ab", "good.jsonl"))
+        self.assertIn("share no draw", self.assert_fails(1, "table.py", "ab", "good.jsonl", "empty.jsonl"))
         self.assertIn("no xpose-quantize-bench records", self.assert_fails(1, "plot.py", "quantize", "good.jsonl"))
         # --nccl-memory runs are against another ceiling: not on the plot.
         self.assertIn("no xpose-dist-bench records",

@@ -184,9 +184,8 @@ struct SrcSpan {
 
 // 1- and 2-byte elements: the aligned vectors around the 16-byte chunk of staged row j (src row
 // r0 + j) from column c on, their loads issued (layout::shifted_chunk): whole where both lie
-// inside src's bytes (or
-// the block lies inside: !Edge; a chunk past the row's last column stages bytes no store
-// reads); `valid`: the caller's own bound on j.
+// inside src's bytes (or the block lies inside: !Edge; a chunk past the row's last column stages
+// bytes no store reads); `valid`: the caller's own bound on j.
 struct ShiftedLoad {
   uint4 lo, hi;
   int offset;

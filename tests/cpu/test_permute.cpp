@@ -583,7 +583,9 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   int vector_tiles = 0, packed = 0, reordered = 0, rows = 0, regs = 0;
-  for (int trial = 0; trial < 1000; ++trial) {
+  // 1000 draws, and more until one reorders its outer axes (4-10 of the 1000 do; seed
+  // 4017359156 drew none).
+  for (int trial = 0; trial < 1000 || (reordered == 0 && trial < 20000); ++trial) {
     const testing::RandomPermutation r = testing::draw_permutation(rng, 1 << 14, true);
     SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
     DrawnBytes d;

@@ -15,16 +15,18 @@ namespace {
 
 using namespace aligned;
 
+// src_bytes: p.src_span_bytes(), the batch's span from p.src (no vector is read past it).
 template <int E, Staging How>
-__global__ void __launch_bounds__(TileOf<E, How>::threads) transpose_aligned_stores(Problem p, TileOrigin o) {
+__global__ void __launch_bounds__(TileOf<E, How>::threads)
+    transpose_aligned_stores(Problem p, int64_t src_bytes, TileOrigin o) {
   using A = TileOf<E, How>;
   __shared__ alignas(16) Elem<E> tile[StagedTile<A>::size];
   const int64_t b = o.batch + blockIdx.z;
   const layout::TilePos pos = block_pos(o);
   const int64_t r0 = (o.row_tile + pos.y) * A::piece - A::max_shift;  // first staged src row
   const int64_t c0 = (o.col_tile + pos.x) * A::cols;
-  const unsigned char* const low = static_cast<const unsigned char*>(p.src);  // the batch's span
-  const SrcSpan span{low, low + ((p.rows - 1) * p.ld_src + (p.batch - 1) * p.stride_src + p.cols) * E};
+  const unsigned char* const low = static_cast<const unsigned char*>(p.src);
+  const SrcSpan span{low, low + src_bytes};
   aligned_stores_block<E, How>(tile, p, Pitched{p.ld_src}, Pitched{p.ld_dst},
                                static_cast<const Elem<E>*>(p.src) + b * p.stride_src,
                                static_cast<Elem<E>*>(p.dst) + b * p.stride_dst, r0, c0, p.ld_dst * E % 32 == 0, span);
@@ -64,8 +66,9 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
   const Problem& p = plan.task.problem;
   return with_elem_bytes_up_to_8(p.elem_bytes, cudaErrorNotSupported, [&](auto e) {
     constexpr int E = decltype(e)::value;
-    return plan.variant == vectors ? launch_tiles(transpose_aligned_stores<E, vectors>, plan, s, p)
-                                   : launch_tiles(transpose_aligned_stores<E, shifted>, plan, s, p);
+    const int64_t src_bytes = p.src_span_bytes();
+    return plan.variant == vectors ? launch_tiles(transpose_aligned_stores<E, vectors>, plan, s, p, src_bytes)
+                                   : launch_tiles(transpose_aligned_stores<E, shifted>, plan, s, p, src_bytes);
   });
 }
 

@@ -9,6 +9,7 @@ namespace xpose::bench {
 namespace {
 
 std::string size_text(int64_t value, bool bytes) {
+  if (value == 0) return "0 (off)";  // a bound of 0 turns its rule off (tuning.hpp)
   if (!bytes) return std::to_string(value);
   const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

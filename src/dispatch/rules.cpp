@@ -33,6 +33,16 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
          (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
 }
 
+// Small aligned problems (rule small_aligned; the record's small_aligned_side, 0 where unmeasured):
+// CuTe's square tiles of 16-byte copy atoms ran ahead of vec_swizzled's and tma_pipeline's on the
+// H200 for every element size but 4 bytes (docs/performance.md, "Random problems"); 1- and 2-byte
+// elements only in small problems or with a side of at most a line, where the pipeline's larger
+// tiles stand half empty.
+bool small_aligned(const Problem& p, const Device&, const Tuning& t) {
+  if (p.elem_bytes == 4 || p.bytes() > t.small_aligned_side) return false;
+  return p.elem_bytes >= 8 || p.bytes() <= t.vec_side || std::min(p.rows, p.cols) * p.elem_bytes <= 128;
+}
+
 // Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
 // loads) where the problem is large enough to fill the GPU with its big tiles and each matrix
 // is at least 1 MiB; smaller ones and batches of small matrices, where its tiles stand mostly
@@ -41,6 +51,7 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // cute_padded leads (fp32 1001^2, fp16 1000 x 100x100, fp64 4096 x 33x33), past it
 // aligned_stores (fp32 3001^2). Elements of 8 bytes, which cute_padded moves near vector speed,
 // need a whole aligned_stores tile each way too (fp64 20x1000001).
+// (1- and 2-byte elements: the record's unaligned_min_matrix_narrow.)
 constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 // Dst rows long enough for aligned_stores' tile, which stages up to 256 bytes of each (short rows
@@ -49,10 +60,11 @@ constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 bool stores_rows(const Problem& p, const Tuning& t) { return p.rows * p.elem_bytes > t.stores_min_rows_bytes; }
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  if (p.matrix_bytes() < unaligned_min_matrix || !stores_rows(p, t)) return false;
+  if (p.matrix_bytes() < (p.elem_bytes <= 2 ? t.unaligned_min_matrix_narrow : unaligned_min_matrix)) return false;
+  if (p.elem_bytes == 1 ? p.rows <= t.stores_min_rows_bytes_1 : !stores_rows(p, t)) return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
-    case 2:
+    case 2: return p.bytes() > t.unaligned_side_2;
     case 4: return p.bytes() > t.unaligned_side;
     case 8: return p.bytes() > t.unaligned_side_8 && p.rows >= 32 && p.cols >= 64;
     default: return false;
@@ -132,6 +144,10 @@ const std::vector<Rule>& rules() {
        "`cute_tma_side_bytes`), src and dst rows whole 128-byte segments (cols and rows multiples of 128/E), CuTe "
        "family built",
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
+      {"small_aligned", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), small_aligned,
+       "rows and bases 16-byte aligned, elements of 1, 2, 8 or 16 bytes, at most `small_aligned_side` bytes (1- and "
+       "2-byte elements: at most `vec_side`, or a side of at most 128 bytes), CuTe family built",
+       "small aligned problems: CuTe's square tiles of 16-byte copy atoms, many blocks"},
       {"narrow_small", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {
          return p.elem_bytes <= 2 && p.bytes() <= t.vec_side && tma_addressable(p, d);
@@ -170,13 +186,13 @@ const std::vector<Rule>& rules() {
       {"unaligned_large", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return middle_size(p) && large_unaligned(p, t); },
        "2-, 4- or 8-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_side` a side "
-       "(8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at least 1 MiB, dst rows of "
-       "more than `stores_min_rows_bytes` bytes",
+       "(2-byte: `unaligned_side_2`; 8-byte: `unaligned_side_8`, and at least 32 rows and 64 columns), matrices of at "
+       "least 1 MiB (2-byte: `unaligned_min_matrix_narrow`), dst rows of more than `stores_min_rows_bytes` bytes",
        "large, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"unaligned_large_bytes", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) { return p.elem_bytes == 1 && large_unaligned(p, t); },
        "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side, "
-       "matrices of at least 1 MiB, dst rows of more than `stores_min_rows_bytes` bytes",
+       "matrices of at least `unaligned_min_matrix_narrow`, dst rows of more than `stores_min_rows_bytes_1` bytes",
        "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
       {"unaligned_small", XPOSE_CUTE_ENGINE(cute_padded),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 8; },

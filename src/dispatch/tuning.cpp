@@ -21,6 +21,7 @@ constexpr Tuning h100 = [] {
   t.cute_tma_side_bytes = 256 * MiB;
   t.cute_tma_min_rows = 1;
   t.cute_tma_max_elem = 8;
+  t.small_aligned_side = 0;  // rule small_aligned: off (not measured on an H100)
   t.vec_side = 2 * MiB;
   t.pipeline_side = 64 * MiB;
   t.pipeline_side_bytes = 64 * MiB;
@@ -28,9 +29,12 @@ constexpr Tuning h100 = [] {
   t.halves_min_cols = 4096;
   t.min_fp32_tiles_per_sm = 8;
   t.unaligned_side = 16 * MiB;
+  t.unaligned_side_2 = 16 * MiB;
   t.unaligned_side_8 = 24 * MiB;
   t.unaligned_bytes_side = 16 * MiB;
+  t.unaligned_min_matrix_narrow = 1 * MiB;
   t.stores_min_rows_bytes = 128;
+  t.stores_min_rows_bytes_1 = 128;
   t.row_tiles_max_elem = 16;
   t.col_tiles_min_row_bytes = 8192;  // where row_tiles_max_elem leaves column order (the H200)
   // N-D (docs/performance.md, "N-D permutations"; tools/experiments/nd_tiles.cu): register
@@ -135,6 +139,20 @@ constexpr Tuning h200 = [] {
   // 8-byte elements in rows of 1024 bytes or more: permute_row_vectors ahead of permute_rows on
   // all 28 such draws (+7 points on average; behind in shorter rows, level on the H100).
   t.nd_row_vectors_max_elem = 8;
+  // Every 2-D kernel timed beside the automatic choice on 1250 random draws (seeds 156642480,
+  // 2752934987 and 2773415987 at 5a392ca; docs/performance.md "Random problems", records in
+  // results/2026-11-29-small-rules): aligned problems of 1-, 2-, 8- and 16-byte elements up to
+  // 32 MiB (1- and 2-byte ones up to vec_side, or with a side of at most 128 bytes) ran faster
+  // through cute_vectorized_swizzled than through vec_swizzled or tma_pipeline: 161 of 185 more
+  // than 2 points ahead, 6 more than 2 behind (at most 6), +7.7 points on average. Unaligned
+  // rows ran faster through aligned_stores than through cute_padded from 6 MiB of bytes
+  // (matrices of 256 KiB on, dst rows of 128 bytes) and 12 MiB of 2-byte elements: 49 of 58
+  // ahead, 2 behind (at most 3.6), +11 on average.
+  t.small_aligned_side = 32 * MiB;
+  t.unaligned_side_2 = 12 * MiB;
+  t.unaligned_bytes_side = 6 * MiB;
+  t.unaligned_min_matrix_narrow = 256 * KiB;
+  t.stores_min_rows_bytes_1 = 127;
   return t;
 }();
 

@@ -24,6 +24,7 @@ namespace xpose::detail {
   X(cute_tma_side_bytes, true, "rule large_tma: the same for 1-byte elements") \
   X(cute_tma_min_rows, false, "rule large_tma: the fewest src rows it takes of 2-, 4- and 8-byte elements") \
   X(cute_tma_max_elem, false, "rule large_tma: the largest element it takes, bytes") \
+  X(small_aligned_side, true, "rule small_aligned: aligned problems of 1-, 2-, 8- and 16-byte elements up to this many bytes go to cute_vectorized_swizzled (0: the rule is off)") \
   X(vec_side, true, "rule narrow_small: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled") \
   X(pipeline_side, true, "rule narrow_pipeline: ... up to this many to tma_pipeline") \
   X(pipeline_side_bytes, true, "rule narrow_pipeline: the same bound for 1-byte elements") \
@@ -32,8 +33,11 @@ namespace xpose::detail {
   X(min_fp32_tiles_per_sm, false, "rule small_fp32: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles") \
   X(unaligned_side, true, "rule unaligned_large: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
   X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \
+  X(unaligned_side_2, true, "rule unaligned_large: the same bound for 2-byte elements") \
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
-  X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large, unaligned_large_bytes: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
+  X(unaligned_min_matrix_narrow, true, "rules unaligned_large, unaligned_large_bytes: the smallest matrix of 1- or 2-byte elements they take (wider elements: 1 MiB)") \
+  X(stores_min_rows_bytes_1, true, "rule unaligned_large_bytes: the bytes of a dst row aligned_stores needs more than, for 1-byte elements") \
+  X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
   X(col_tiles_min_row_bytes, true, "... but row by row where the rows outnumber the columns and a src row has fewer bytes than this") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \

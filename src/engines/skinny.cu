@@ -20,6 +20,7 @@ namespace xpose::engines {
 namespace {
 
 constexpr int threads = 256;
+static_assert(threads % 8 == 0, "dense-order loads offset thread t's staged index (layout::skinny_staged)");
 template <int E> constexpr int span = threads * (16 / E);  // long-side indices per block
 
 // A thread's 16-byte vector of each of the S lines turned into the S vectors of the dense run
@@ -57,13 +58,15 @@ __device__ __forceinline__ void interleave_vectors(const Elem<E>* lines, int64_t
     for (int i = 0; i < S; ++i) line[i].bits = *reinterpret_cast<const uint4*>(lines + i * ld + threadIdx.x * (16 / E));
     lines_to_dense<E, S>(line, run);
 #pragma unroll
-    for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+    for (int q = 0; q < S; ++q) staged[layout::skinny_staged<S>(threadIdx.x * S) + q] = whole(run[q]);
   }
   __syncthreads();
+  const int at = layout::skinny_staged<S>(threadIdx.x);  // dense vector q * threads + t
 #pragma unroll
   for (int q = 0; q < S; ++q)
     if (q * threads + int(threadIdx.x) < S * m)
-      __stwb(reinterpret_cast<uint4*>(dense) + q * threads + threadIdx.x, staged[q * threads + threadIdx.x]);
+      __stwb(reinterpret_cast<uint4*>(dense) + q * threads + threadIdx.x,
+             staged[layout::skinny_staged<S>(q * threads) + at]);
 }
 
 // The inverse: the dense run's first S * m vectors in, the first m vectors of each line out.
@@ -72,12 +75,13 @@ __device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<
 #pragma unroll
   for (int q = 0; q < S; ++q)
     if (q * threads + int(threadIdx.x) < S * m)
-      staged[q * threads + threadIdx.x] = reinterpret_cast<const uint4*>(dense)[q * threads + threadIdx.x];
+      staged[layout::skinny_staged<S>(q * threads) + layout::skinny_staged<S>(threadIdx.x)] =
+          reinterpret_cast<const uint4*>(dense)[q * threads + threadIdx.x];
   __syncthreads();
   if (int(threadIdx.x) >= m) return;
   Vector<E> run[S], line[S];
 #pragma unroll
-  for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
+  for (int q = 0; q < S; ++q) run[q].bits = staged[layout::skinny_staged<S>(threadIdx.x * S) + q];
   dense_to_lines<E, S>(run, line);
 #pragma unroll
   for (int i = 0; i < S; ++i) __stwb(reinterpret_cast<uint4*>(lines + i * ld + threadIdx.x * (16 / E)), whole(line[i]));
@@ -158,13 +162,13 @@ __device__ __forceinline__ void deinterleave_shifted(const Elem<E>* dense, const
   constexpr int V = 16 / E;
   const int elements = n * S;
   for (int q = int(threadIdx.x); q * V < elements; q += threads)
-    staged[q] = load_shifted<E>(dense + q * V, min(V, elements - q * V), begin, end).bits;
+    staged[layout::skinny_staged<S>(q)] = load_shifted<E>(dense + q * V, min(V, elements - q * V), begin, end).bits;
   __syncthreads();
   const bool mine = int(threadIdx.x) * V < n;
   Vector<E> run[S], line[S];
   if (mine) {
 #pragma unroll
-    for (int q = 0; q < S; ++q) run[q].bits = staged[threadIdx.x * S + q];
+    for (int q = 0; q < S; ++q) run[q].bits = staged[layout::skinny_staged<S>(threadIdx.x * S) + q];
     dense_to_lines<E, S>(run, line);
   }
   __syncthreads();
@@ -178,7 +182,7 @@ __device__ __forceinline__ void deinterleave_shifted(const Elem<E>* dense, const
 
 template <int E, int S, bool Interleave>
 __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigin o) {
-  __shared__ uint4 staged[S * threads];
+  __shared__ uint4 staged[layout::skinny_staged<S>(S * threads)];
   constexpr int J = span<E>;
   const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, J) : block_tile<Elem<E>>(p, o, J, S);
   const int n = Interleave ? t.cols : t.rows;
@@ -210,7 +214,7 @@ __global__ void __launch_bounds__(threads) transpose_skinny(Problem p, TileOrigi
 // more registers than the aligned kernel's budget allows it.
 template <int E, int S, bool Interleave>
 __global__ void __launch_bounds__(threads) transpose_skinny_shifted(Problem p, TileOrigin o) {
-  __shared__ uint4 staged[S * threads + 1];  // + 1: store_shifted reads a vector past its bytes
+  __shared__ uint4 staged[layout::skinny_staged<S>(S * threads) + 1];  // + 1: store_shifted reads past its bytes
   constexpr int J = span<E>;
   const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, J) : block_tile<Elem<E>>(p, o, J, S);
   if constexpr (Interleave)  // line i's row: [t.src - t.c0 + i * ld_src, + cols)

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -295,6 +296,48 @@ TEST(Skinny, SpansMapLinesOntoTheDenseRunOnce) {
   check_skinny_span<7, 2>();
   check_skinny_span<8, 1>();
   check_skinny_span<8, 16>();
+}
+
+// skinny's staging: every dense vector has its own place within skinny_staged(S * threads), a
+// thread's S vectors follow each other, the 8 threads of a quarter-warp storing their vector q
+// reach 8 different bank groups of 16 bytes (S = 6: at least 4), and so do 8 consecutive dense
+// vectors where S divides 8; a multiple of 8 dense vectors on adds its own offset.
+template <int S>
+void check_skinny_staged() {
+  constexpr int threads = 256;
+  std::set<int> places;
+  for (int d = 0; d < S * threads; ++d) {
+    const int at = skinny_staged<S>(d);
+    EXPECT_LT(at, skinny_staged<S>(S * threads));
+    places.insert(at);
+    if (d % S) EXPECT_EQ(skinny_staged<S>(d - 1) + 1, at) << "S " << S << ", d " << d;
+    for (int m : {8, 64, 256, 8 * S})
+      if (m + d < S * threads) EXPECT_EQ(skinny_staged<S>(m) + at, skinny_staged<S>(m + d)) << "S " << S << ", d " << d;
+  }
+  EXPECT_EQ(size_t(S * threads), places.size());
+  for (int quarter = 0; quarter < threads; quarter += 8)
+    for (int q = 0; q < S; ++q) {
+      std::set<int> groups;
+      for (int t = quarter; t < quarter + 8; ++t) groups.insert(skinny_staged<S>(t * S + q) % 8);
+      EXPECT_GE(groups.size(), S == 6 ? 4u : 8u) << "S " << S << ", threads " << quarter << "+, vector " << q;
+    }
+  if (8 % S == 0)
+    for (int d = 0; d < S * threads; d += 8) {
+      std::set<int> groups;
+      for (int k = d; k < d + 8; ++k) groups.insert(skinny_staged<S>(k) % 8);
+      EXPECT_EQ(8u, groups.size()) << "S " << S << ", dense vectors " << d << "+";
+    }
+}
+
+TEST(Skinny, StagingReachesEveryBankGroupOnce) {
+  check_skinny_staged<1>();
+  check_skinny_staged<2>();
+  check_skinny_staged<3>();
+  check_skinny_staged<4>();
+  check_skinny_staged<5>();
+  check_skinny_staged<6>();
+  check_skinny_staged<7>();
+  check_skinny_staged<8>();
 }
 
 // aligned_stores: for any start of a dst row (E-aligned) and any row length, the blocks'

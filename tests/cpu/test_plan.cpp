@@ -455,6 +455,7 @@ const std::map<std::string, Problem>& examples() {
       {"short_bytes_vec", with_ld(4096, 128, 1, 0, 0, 256)},  // where rule short_bytes's engine is not built
       {"pitch_16_mod_32", with_ld(32768, 32768, 4, 0, 32772)},
       {"large_tma", problem(32768, 32768, 4)},
+      {"small_aligned", problem(1024, 1024, 8)},  // decided on the H200 (decided_on): off on the H100
       {"narrow_small", problem(1024, 1024, 1)},
       {"narrow_pipeline", problem(4096, 4096, 2)},
       {"narrow_large_halves", problem(16384, 16384, 2)},
@@ -468,6 +469,9 @@ const std::map<std::string, Problem>& examples() {
   };
   return all;
 }
+
+// The device a rule's example is decided on: the H100 but for rules its record turns off.
+const Device& decided_on(const std::string& id) { return id == "small_aligned" ? h200 : h100; }
 
 TEST(RuleTable, EveryRuleDecidesItsExample) {
   std::set<std::string> ids;
@@ -486,10 +490,12 @@ TEST(RuleTable, EveryRuleDecidesItsExample) {
     if (std::string(r.id) == "fallback") continue;   // likewise rule unaligned_small's
 #endif
     Choice c;
-    ASSERT_FALSE(choose(examples().at(r.id), h100, &c).failed());
+    const Device& d = decided_on(r.id);
+    ASSERT_FALSE(choose(examples().at(r.id), d, &c).failed());
     EXPECT_EQ(r.id, std::string(c.rule->id));
     EXPECT_EQ(r.engine, c.plan.engine);
-    EXPECT_NE(std::string::npos, choice_text(c).find(std::string("rule ") + r.id + " (H100 tuning): kernel " + r.engine_name))
+    EXPECT_NE(std::string::npos, choice_text(c).find(std::string("rule ") + r.id + " (" + tuning_for(d).name +
+                                                     " tuning): kernel " + r.engine_name))
         << choice_text(c);
   }
   EXPECT_EQ(examples().size(), rules().size());
@@ -498,8 +504,9 @@ TEST(RuleTable, EveryRuleDecidesItsExample) {
 TEST(RuleTable, ThePlanIsTheEnginesOwnForTheProblem) {
   for (const auto& [id, p] : examples()) {
     Choice automatic, named;
-    if (choose(p, h100, &automatic).failed()) continue;
-    ASSERT_FALSE(choose_named(*automatic.plan.engine, p, h100, &named).failed()) << id;
+    const Device& d = decided_on(id);
+    if (choose(p, d, &automatic).failed()) continue;
+    ASSERT_FALSE(choose_named(*automatic.plan.engine, p, d, &named).failed()) << id;
     EXPECT_EQ(describe(automatic.plan), describe(named.plan)) << id;
     EXPECT_EQ(automatic.plan.smem_bytes, named.plan.smem_bytes) << id;
   }
@@ -518,8 +525,11 @@ TEST(Tuning, RecordsAreChosenByTheDevicesProperties) {
   slow_hopper.memory_gbps = 2000;  // an H100 PCIe: still Hopper under 4 TB/s
   EXPECT_STREQ("H100", tuning_for(slow_hopper).name);
   EXPECT_STREQ("other GPUs", tunings().back().name);  // the defaults come last and match every device
-  for (const Tuning& t : tunings())
-    for (const TuningField& f : tuning_fields()) EXPECT_GT(t.*f.value, 0) << t.name << " " << f.name;
+  for (const Tuning& t : tunings())  // every value set; 0 only where it turns a rule off
+    for (const TuningField& f : tuning_fields())
+      EXPECT_TRUE(t.*f.value > 0 ||
+                  (t.*f.value == 0 && std::string(f.meaning).find("(0: the rule is off)") != std::string::npos))
+          << t.name << " " << f.name;
 }
 
 TEST(Tuning, EveryParameterIsNamedInARuleCondition) {
@@ -576,6 +586,43 @@ TEST(Tuning, TheH200TakesTilesOfLargeElementsColumnByColumn) {
   EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "cute_tma"));  // cute_tma keeps the grid's order
 #endif
   EXPECT_FALSE(by_column(problem(8192, 8192, 4), h200, "smem_swizzled"));
+}
+
+// The H200's record from random draws with every kernel timed (tuning.cpp): small aligned
+// problems of every element size but 4 bytes to CuTe's vector tiles, unaligned 1- and 2-byte
+// ones to aligned_stores from smaller sizes than on the H100, whose choices stay.
+TEST(Tuning, TheH200SendsSmallAlignedProblemsToCuteVectorTiles) {
+#ifdef XPOSE_HAVE_CUTE
+  const std::string cute = "cute_vectorized_swizzled";
+  for (int64_t e : {8, 16}) {
+    EXPECT_EQ(cute, chosen(problem(1024, 1024, e), h200)) << e;  // 8 and 16 MiB
+    EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, e), h100)) << e;
+    EXPECT_EQ(cute, chosen(problem(2048, 2048 * 8 / e, e), h200)) << e;                  // 32 MiB
+    EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048 * 8 / e + 2, e), h200)) << e;  // just past it
+  }
+  EXPECT_EQ("vec_swizzled", chosen(problem(1024, 8192, 4), h200));   // 4-byte elements keep their rules
+  EXPECT_EQ(cute, chosen(problem(1024, 1024, 2), h200));             // 2 MiB: vec_side
+  EXPECT_EQ("tma_pipeline", chosen(problem(1024, 1032, 2), h200));   // past it, both sides long
+  EXPECT_EQ(cute, chosen(problem(26752, 64, 2), h200));              // a side of 128 bytes
+  EXPECT_EQ("tma_pipeline", chosen(problem(26752, 72, 2), h200));    // of 144
+  EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 1), h100));   // rule narrow_small on the H100
+  EXPECT_EQ("skinny", chosen(problem(9685, 8, 16), h200));           // the rules before it keep theirs
+  EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 8), h200));  // rows not aligned: not its kind
+#endif
+  // Unaligned bytes: aligned_stores past 6 MiB (the H100: 16), from matrices of 256 KiB and dst
+  // rows of 128 bytes.
+  EXPECT_EQ("aligned_stores", chosen(problem(24289, 512, 1), h200));  // 11.9 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(24289, 512, 1), h100));
+  EXPECT_EQ(small_unaligned, chosen(problem(4097, 1001, 1), h200));                // 3.9 MiB
+  EXPECT_EQ("aligned_stores", chosen(with_ld(128, 50203, 1, 0, 0, 27), h200));     // dst rows of 128 bytes
+  EXPECT_EQ(small_unaligned, chosen(with_ld(128, 50203, 1, 0, 0, 27), h100));
+  EXPECT_EQ(small_unaligned, chosen(with_ld(127, 50203, 1, 0, 0, 27), h200));      // of 127
+  EXPECT_EQ("aligned_stores", chosen(with_ld(277, 2304, 1, 0, 0, 61), h200));      // matrices of 624 KiB
+  EXPECT_EQ(small_unaligned, chosen(with_ld(151, 747, 1, 0, 0, 60), h200));        // of 110 KiB
+  // 2-byte elements past 12 MiB (the H100: 16)
+  EXPECT_EQ("aligned_stores", chosen(problem(512, 13339, 2), h200));  // 13 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(512, 13339, 2), h100));
+  EXPECT_EQ(small_unaligned, chosen(problem(512, 11001, 2), h200));  // 10.7 MiB
 }
 
 TEST(Tuning, TheRulesReadTheRecord) {

@@ -194,6 +194,13 @@ const std::vector<Rule>& rules() {
        "1-byte elements whose rows or bases are not 16-byte aligned, more than `unaligned_bytes_side` a side, "
        "matrices of at least `unaligned_min_matrix_narrow`, dst rows of more than `stores_min_rows_bytes_1` bytes",
        "large bytes, rows not 16-byte aligned: shifted 16-byte loads, 16-byte stores on 32-byte sectors"},
+      {"unaligned_mid", XPOSE_ENGINE(smem_padded),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         return (p.elem_bytes == 2 || p.elem_bytes == 4) && t.unaligned_mid_side > 0 && p.bytes() >= t.unaligned_mid_side;
+       },
+       "2- or 4-byte elements whose rows or bases are not 16-byte aligned that the rules above leave, at least "
+       "`unaligned_mid_side` bytes",
+       "mid-sized unaligned 2- and 4-byte problems: 32x32 element tiles, 4x the blocks"},
       {"unaligned_small", XPOSE_CUTE_ENGINE(cute_padded),
        [](const Problem& p, const Device&, const Tuning&) { return p.elem_bytes <= 8; },
        "... smaller, or batches of smaller matrices (CuTe family built)",

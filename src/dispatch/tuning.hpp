@@ -36,6 +36,7 @@ namespace xpose::detail {
   X(unaligned_side_2, true, "rule unaligned_large: the same bound for 2-byte elements") \
   X(unaligned_bytes_side, true, "rule unaligned_large_bytes: the same bound for 1-byte elements") \
   X(unaligned_min_matrix_narrow, true, "rules unaligned_large, unaligned_large_bytes: the smallest matrix of 1- or 2-byte elements they take (wider elements: 1 MiB)") \
+  X(unaligned_mid_side, true, "rule unaligned_mid: 2- and 4-byte elements with rows not 16-byte aligned from this many bytes that the rules before it leave go to smem_padded (0: the rule is off)") \
   X(stores_min_rows_bytes_1, true, "rule unaligned_large_bytes: the bytes of a dst row aligned_stores needs more than, for 1-byte elements") \
   X(stores_min_rows_bytes, true, "rules pitch_16_mod_32, unaligned_large: the bytes of a dst row (rows times the element) aligned_stores needs more than (its tile stages up to 256 bytes of each)") \
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \

@@ -332,8 +332,8 @@ TEST(PlanAuto, UnalignedRowsTakeShiftedLoadsWhenLargeAndPaddedTilesWhenSmall) {
   EXPECT_EQ(small_unaligned, chosen(problem(2047, 2049, 4)));                // just under 16 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(2049, 2049, 4)));               // just over
   EXPECT_EQ("unaligned_large", rule_of(problem(2049, 2049, 4)));
-  EXPECT_EQ(small_unaligned, chosen(problem(2049, 2049, 4), h200));          // the H200: 24 MiB
-  EXPECT_EQ(small_unaligned, chosen(problem(2501, 2501, 4), h200));
+  EXPECT_EQ("smem_padded", chosen(problem(2049, 2049, 4), h200));  // the H200: 24 MiB (under it rule unaligned_mid)
+  EXPECT_EQ("smem_padded", chosen(problem(2501, 2501, 4), h200));
   EXPECT_EQ("aligned_stores", chosen(problem(2507, 2511, 4), h200));         // just over 24 MiB
   EXPECT_EQ("aligned_stores", chosen(problem(100, 1000001, 2)));             // long and thin: big tiles fill
   EXPECT_EQ(small_unaligned, chosen(with_ld(100, 100, 2, 0, 0, 1000)));      // 20 MB of 20 KB matrices
@@ -464,6 +464,7 @@ const std::map<std::string, Problem>& examples() {
       {"aligned", problem(4096, 4096, 8)},
       {"unaligned_large", problem(30011, 29989, 4)},
       {"unaligned_large_bytes", problem(30011, 29989, 1)},
+      {"unaligned_mid", problem(1000, 3001, 2)},  // decided on the H200 (decided_on): off on the H100
       {"unaligned_small", problem(1000, 3001, 1)},
       {"fallback", problem(1000, 3001, 1)},  // where rule unaligned_small's engine is not built
   };
@@ -471,7 +472,9 @@ const std::map<std::string, Problem>& examples() {
 }
 
 // The device a rule's example is decided on: the H100 but for rules its record turns off.
-const Device& decided_on(const std::string& id) { return id == "small_aligned" ? h200 : h100; }
+const Device& decided_on(const std::string& id) {
+  return id == "small_aligned" || id == "unaligned_mid" ? h200 : h100;
+}
 
 TEST(RuleTable, EveryRuleDecidesItsExample) {
   std::set<std::string> ids;
@@ -622,7 +625,13 @@ TEST(Tuning, TheH200SendsSmallAlignedProblemsToCuteVectorTiles) {
   // 2-byte elements past 12 MiB (the H100: 16)
   EXPECT_EQ("aligned_stores", chosen(problem(512, 13339, 2), h200));  // 13 MiB
   EXPECT_EQ(small_unaligned, chosen(problem(512, 13339, 2), h100));
-  EXPECT_EQ(small_unaligned, chosen(problem(512, 11001, 2), h200));  // 10.7 MiB
+  // The rest of the unaligned 2- and 4-byte problems from 4 MiB on: smem_padded's 32x32 tiles.
+  EXPECT_EQ("smem_padded", chosen(problem(512, 11001, 2), h200));  // 10.7 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(512, 11001, 2), h100));
+  EXPECT_EQ("smem_padded", chosen(problem(1024, 1025, 4), h200));   // 4 MiB + 4 KiB
+  EXPECT_EQ(small_unaligned, chosen(problem(1023, 1025, 4), h200));  // just under 4 MiB
+  EXPECT_EQ(small_unaligned, chosen(problem(4097, 1001, 1), h200));  // bytes and 8-byte elements keep theirs
+  EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 8), h200));
 }
 
 TEST(Tuning, TheRulesReadTheRecord) {

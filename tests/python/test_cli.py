@@ -116,7 +116,7 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.stderr, "")
         tables = [line for line in r.stdout.splitlines() if line.startswith("|")]
         self.assertGreater(len(tables), 20)
-        for rule in ["short_side", "tiny_batch", "short_bytes", "pitch_16_mod_32", "large_tma", "small_aligned", "narrow_small", "narrow_large", "small_fp32", "aligned", "unaligned_large", "unaligned_large_bytes", "unaligned_small", "fallback"]:
+        for rule in ["short_side", "tiny_batch", "short_bytes", "pitch_16_mod_32", "large_tma", "small_aligned", "narrow_small", "narrow_large", "small_fp32", "aligned", "unaligned_large", "unaligned_large_bytes", "unaligned_mid", "unaligned_small", "fallback"]:
             self.assertTrue(any(line.startswith(f"| {rule} |") for line in tables), rule)
         with open(README) as f:
             readme = f.read()

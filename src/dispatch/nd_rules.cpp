@@ -101,8 +101,12 @@ const std::vector<NdRule>& nd_rules() {
        "percent full",
        "vectors not whole or not aligned: full sectors on both sides all the same"},
       {"short_sides", &engines::permute_packed,
-       [](const Plan& p, const Tuning& t) { return short_sides(p.task.form, t); },
-       "src's fastest axis and dst's differ, one's run shorter than `nd_packed_max_run` bytes",
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
+         return short_sides(f, t) || (f.tiled && std::min(f.extent_a, f.extent_b) < t.nd_packed_min_axis);
+       },
+       "src's fastest axis and dst's differ, one's run shorter than `nd_packed_max_run` bytes or one's axis shorter "
+       "than `nd_packed_min_axis` elements",
        "short axes packed several to a tile side: longer runs on both sides"},
       {"tiles", &engines::permute_tiled, [](const Plan&, const Tuning&) { return true; },
        "src's fastest axis and dst's differ", "any strides, any alignment"},

@@ -94,6 +94,7 @@ constexpr Tuning h100 = [] {
   t.filled_transpose_side = 16 * MiB;
   t.filled_transpose_min_pct = 75;
   t.nd_packed_max_run = 128;
+  t.nd_packed_min_axis = 0;  // off: not measured on an H100
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
   // draws (docs/performance.md, "Random problems", rule contiguous_rows): ahead for 1- to
@@ -157,6 +158,10 @@ constexpr Tuning h200 = [] {
   t.unaligned_min_matrix_narrow = 256 * KiB;
   t.stores_min_rows_bytes_1 = 127;
   t.unaligned_mid_side = 4 * MiB;
+  // N-D forms of 8-byte elements whose fastest axes differ and have runs of 152-184 bytes but 19-23
+  // elements, which no vector kernel took: permute_packed 75-87% of a copy where permute_tiled ran
+  // 40-59 (all 3 of 1500 draws, seeds 3186675229, 954949985, 102586186, 2419345305).
+  t.nd_packed_min_axis = 32;
   return t;
 }();
 

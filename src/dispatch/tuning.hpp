@@ -54,6 +54,7 @@ namespace xpose::detail {
   X(filled_transpose_side, true, "rule filled_transposes: one side's bytes from which a batched transpose the transpose table gives an element-wise tile goes to permute_aligned_stores ...") \
   X(filled_transpose_min_pct, false, "rule filled_transposes: ... where it fills at least this share of that kernel's blocks' elements (percent)") \
   X(nd_packed_max_run, true, "rule short_sides: src's or dst's fastest run shorter than this goes to permute_packed") \
+  X(nd_packed_min_axis, false, "rule short_sides: ... or src's or dst's fastest axis of fewer elements than this (0: the rule is off)") \
   X(nd_packed_rows_min_run, true, "rule narrow_rows: rows of 4-byte elements longer than this go to permute_packed") \
   X(nd_packed_rows_short_run, true, "rule narrow_rows: ... and those shorter than this") \
   X(nd_row_vectors_min_run, true, "rule contiguous_rows: the shortest row, contiguous on both sides, permute_row_vectors takes") \

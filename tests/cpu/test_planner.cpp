@@ -270,6 +270,23 @@ TEST(NdRules, TransposesHandedOverAsPermutationsAre) {
   EXPECT_EQ(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
 }
 
+// The H200's record sends forms whose fastest axes have fewer than 32 elements to permute_packed
+// even where their runs are long (8-byte elements), the H100's to permute_tiled.
+TEST(NdRules, TheH200PacksShortAxesOfWideElements) {
+  for (const Device* d : {&testing::h100, &testing::h200}) {
+    testing::RandomPermutation r;
+    r.extents = {5, 7, 21, 21}, r.perm = {1, 0, 3, 2}, r.elem_bytes = 8;  // runs of 168 bytes, 21 columns
+    Permutation p;
+    ASSERT_TRUE(layout_of(r, &p));
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    ASSERT_FALSE(plan_permute(nullptr, p, *d, &plan).failed());
+    ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
+    EXPECT_STREQ(d == &testing::h200 ? "short_sides" : "tiles", plan.choice.nd_rule->id) << plan_text(plan).text;
+  }
+}
+
 // Every N-D rule decides an example on the H100's record, and random draws reach every rule.
 TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   struct Example {

@@ -53,7 +53,8 @@ const std::vector<NdRule>& nd_rules() {
        },
        "(handed over by the transpose table, from transposes too) a batched transpose of at least "
        "`short_transpose_min` bytes with a side of fewer than `short_transpose_side` bytes (1-byte elements: "
-       "`short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores or smem_swizzled",
+       "`short_transpose_side_bytes`), which that table gives cute_padded, aligned_stores, smem_padded or "
+       "smem_swizzled",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true, true},
       {"filled_transposes", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {

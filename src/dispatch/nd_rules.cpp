@@ -64,7 +64,7 @@ const std::vector<NdRule>& nd_rules() {
                 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
        },
        "(handed over by the transpose table, from permutations only) ... any other batched transpose that table "
-       "gives cute_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least "
+       "gives cute_padded, smem_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least "
        "`filled_transpose_min_pct` percent of permute_aligned_stores' blocks (and as rule contiguous_sides' columns "
        "and rows)",
        "unaligned rows that fill the big blocks: shifted 16-byte loads, 16-byte stores on 32-byte sectors", true},

@@ -106,19 +106,21 @@ bool interleaves(const Problem& p) {
 }
 
 // Whether the N-D rules for what the transpose table hands over may take `c`: a general tile
-// kernel (aligned_stores, smem_padded, cute_padded, or without the CuTe family the fallback
+// kernel (aligned_stores, cute_padded, smem_padded, or without the CuTe family the fallback
 // smem_swizzled) where a side has fewer than short_transpose_bound() bytes (rule
-// short_transposes), or an element-wise tile kernel of the unaligned rules' last resort
-// (cute_padded, smem_swizzled) whatever its sides (rule filled_transposes). (smem_padded, the
-// H200's rule unaligned_mid, only where a side is short: permute_packed ran 60-83% of a copy
-// there where it ran 27-47, H200 2026-11-29.)
+// short_transposes), or an element-wise tile kernel (cute_padded, smem_swizzled, smem_padded
+// where rows are not 16-byte aligned) whatever its sides (rule filled_transposes). (smem_padded,
+// the H200's rule unaligned_mid, took unaligned transposes from cute_padded: handed over only
+// where a side was short, fp32 ones that fill permute_aligned_stores' blocks ran 8-14 points
+// slower, H200 2026-11-29. Aligned ones, rule small_fp32's, stay.)
 bool hands_over(const Problem& p, const Choice& c) {
   const Engine* e = c.plan.engine;
-  bool element_wise = e == &engines::smem_swizzled;
+  bool element_wise = e == &engines::smem_swizzled ||
+                      (e == &engines::smem_padded && !needs_16_byte_rows(p, "smem_padded").served());
 #ifdef XPOSE_HAVE_CUTE
   element_wise = element_wise || e == &engines::cute_padded;
 #endif
-  if (!c.tuning || !(element_wise || e == &engines::aligned_stores || e == &engines::smem_padded)) return false;
+  if (!c.tuning || !(element_wise || e == &engines::aligned_stores)) return false;
   return element_wise || std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
 }
 

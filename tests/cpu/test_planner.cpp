@@ -287,19 +287,33 @@ TEST(NdRules, TheH200PacksShortAxesOfWideElements) {
   }
 }
 
-// What the H200's rule unaligned_mid gives smem_padded goes to permute_packed where a side is
-// short (fp16 92x15x21x2231 (0,2,3,1): 31% of a copy through smem_padded, 77 through permute_packed).
-TEST(NdRules, ShortSidesLeaveSmemPaddedToPermutePacked) {
-  testing::RandomPermutation r;
-  r.extents = {92, 15, 21, 2231}, r.perm = {0, 2, 3, 1}, r.elem_bytes = 2;  // a batched transpose, 30-byte side
-  Permutation p;
-  ASSERT_TRUE(layout_of(r, &p));
-  p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
-  p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+// What the H200's rule unaligned_mid gives smem_padded is handed over as cute_padded's was: to
+// permute_packed where a side is short (fp16 92x15x21x2231 (0,2,3,1): 31% of a copy through
+// smem_padded, 77 through permute_packed), to permute_aligned_stores where its blocks fill (fp32
+// 17x211x1659 (2,0,1): 69 against 83).
+TEST(NdRules, TheH200HandsOverWhatUnalignedMidGivesSmemPadded) {
+  const auto rule = [](std::vector<int64_t> extents, std::vector<int> perm, int64_t e) {
+    testing::RandomPermutation r;
+    r.extents = extents, r.perm = perm, r.elem_bytes = e;
+    Permutation p;
+    EXPECT_TRUE(layout_of(r, &p));
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    EXPECT_FALSE(plan_permute(nullptr, p, testing::h200, &plan).failed());
+    return plan.choice.nd_rule ? std::string(plan.choice.nd_rule->id) : "the transpose table's " + plan_text(plan).text;
+  };
+  EXPECT_EQ("short_transposes", rule({92, 15, 21, 2231}, {0, 2, 3, 1}, 2));  // a side of 30 bytes
+  EXPECT_EQ("filled_transposes", rule({17, 211, 1659}, {2, 0, 1}, 4));      // 23.8 MB, blocks filled
+  Problem aligned;  // an aligned small fp32 transpose (rule small_fp32's smem_padded) stays
+  ASSERT_FALSE(resolve_transpose(Args{reinterpret_cast<const void*>(1 << 20), reinterpret_cast<void*>(uintptr_t(1) << 40),
+                                      1024, 1024, 4, 0, 0, 1, 0, 0},
+                                 &aligned)
+                   .failed());
   CallPlan plan;
-  ASSERT_FALSE(plan_permute(nullptr, p, testing::h200, &plan).failed());
-  ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
-  EXPECT_STREQ("short_transposes", plan.choice.nd_rule->id) << plan_text(plan).text;
+  ASSERT_FALSE(plan_transpose(nullptr, aligned, testing::h200, &plan).failed());
+  EXPECT_EQ(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
+  EXPECT_STREQ("smem_padded", plan.choice.plan.engine->name);
 }
 
 // Every N-D rule decides an example on the H100's record, and random draws reach every rule.

@@ -6,6 +6,9 @@
   python3 bench/table.py kernels FILE... --kernel NAME...   one row per case, one column per kernel
   python3 bench/table.py choice FILE...   one row per case: the automatic choice against the best named kernel,
                                           then one per rule that chose (records with `rule`): what it loses
+  python3 bench/table.py bands FILE...    draws timed with every kernel, grouped by the rule that chose, the
+                                          element size and the problem's size (MiB): where another kernel
+                                          would do better, and how consistently (a rule bound to measure)
   python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
   python3 bench/table.py ab OLD NEW       the same draws (one --random seed; rounds appended to a file are
                                           averaged) through two builds: each report's median, 10th
@@ -121,6 +124,50 @@ def by_rule(records, tolerance):
         print(f"| {rule} | {len(e['pct'])} | {statistics.median(e['pct']):.1f}% | {e['lost']:.0f} | {faster or '-'} |")
 
 
+BANDS_MIB = (4, 16, 64)  # bands: under 4 MiB, 4-16, 16-64, 64 and more
+
+
+def band_of(auto):
+    mib = auto["rows"] * auto["cols"] * auto["batch"] * auto["elem_bytes"] / 2**20
+    lows = [0, *BANDS_MIB]
+    k = sum(mib >= b for b in BANDS_MIB)
+    return f"{lows[k]}+" if k == len(BANDS_MIB) else f"{lows[k]}-{BANDS_MIB[k]}"
+
+
+def bands(records, tolerance=2.0, shown=3):
+    """Draws timed with every kernel (xpose-bench --random --kernel auto K..., xpose-permute-bench
+    --random --every-kernel), grouped by the rule that chose, the element size and the problem's
+    size band: the choice's median and, for the kernels that would have done best on average,
+    the mean change over the choice with how many draws it was more than `tolerance` points
+    ahead and behind. Groups with the most points to gain come first."""
+    groups = {}
+    for rows in by_case(records).values():
+        auto = pick(rows, "auto")
+        if not auto or not auto.get("rule") or "rows" not in auto:
+            continue
+        key = (auto["rule"], auto["elem_bytes"], band_of(auto))
+        g = groups.setdefault(key, {"pct": [], "by": {}})
+        g["pct"].append(auto["pct_copy"])
+        for r in rows:
+            if r.get("role") == "xpose" and r["kernel"] != "auto":
+                g["by"].setdefault(r["kernel"], []).append(r["pct_copy"] - auto["pct_copy"])
+    if not groups:
+        fail("bands needs records of the automatic choice that name their rule (--random with every kernel)")
+    print(f"| rule | element bytes | MiB | draws | choice (median) | kernels ahead on average: mean change "
+          f"(draws more than {tolerance:g} points ahead / behind) |")
+    print("|---|---:|---|---:|---:|---|")
+
+    def gain(g):  # what the best kernel on average would add over the group
+        return max([sum(d) for d in g["by"].values()] + [0.0])
+
+    for (rule, size, band), g in sorted(groups.items(), key=lambda kv: (-gain(kv[1]), kv[0])):
+        ranked = sorted(((statistics.mean(d), k, d) for k, d in g["by"].items()), key=lambda t: (-t[0], t[1]))
+        cells = [f"{k} {m:+.1f} ({sum(x > tolerance for x in d)}/{sum(x < -tolerance for x in d)} of {len(d)})"
+                 for m, k, d in ranked[:shown] if m > 0]
+        print(f"| {rule} | {size} | {band} | {len(g['pct'])} | {statistics.median(g['pct']):.1f}% | "
+              f"{', '.join(cells) or '-'} |")
+
+
 def placement(paths, tolerance=2.0, min_mib=64):
     """Each run's automatic choice against the first file's (placed exactly, the same draws), on
     the draws of at least `min_mib` MiB: as % of each run's own copy, how many stay within
@@ -196,7 +243,7 @@ def ab(old_path, new_path, shown=5):
 
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "placement", "ab"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "placement", "ab"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
@@ -207,6 +254,8 @@ def main():
         kernels(load(args.files), args.kernel)
     elif args.kind == "choice":
         choice(load(args.files))
+    elif args.kind == "bands":
+        bands(load(args.files))
     elif args.kind == "placement":
         placement(args.files)
     elif args.kind == "ab":

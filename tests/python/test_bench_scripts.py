@@ -102,6 +102,24 @@ class BenchScripts(unittest.TestCase):
         self.assertLess(lines.index("| short_sides | 3 | 40.0% | 36 | permute_tiled 2 |"),
                         lines.index("| rows | 1 | 90.0% | 0 | - |"))  # the most points lost first
 
+    def test_bands_group_draws_by_rule_element_size_and_size(self):
+        path = os.path.join(self.dir.name, "bands.jsonl")
+        mib = 2**20 // 4  # fp32 elements a MiB
+        with open(path, "w") as f:  # (case, rule, MiB, auto, k1, k2): k1 ahead in the small band
+            for case, rule, size, auto, k1, k2 in [("a", "r", 1, 50, 60, 40), ("b", "r", 2, 60, 63, 70),
+                                                   ("c", "r", 100, 90, 85, 91), ("d", "s", 1, 80, 70, 70)]:
+                f.write(json.dumps(dict(record(case, "auto", "xpose", auto), rule=rule, rows=size * mib, cols=1)) + "\n")
+                f.write(json.dumps(record(case, "k1", "xpose", k1)) + "\n")
+                f.write(json.dumps(record(case, "k2", "xpose", k2)) + "\n")
+        lines = self.run_table("bands", path).splitlines()
+        # r, 0-4 MiB: k1 +10 and +3 (mean +6.5, both ahead), k2 -10 and +10 (mean 0: not shown)
+        small = "| r | 4 | 0-4 | 2 | 55.0% | k1 +6.5 (2/0 of 2) |"
+        large = "| r | 4 | 64+ | 1 | 90.0% | k2 +1.0 (0/0 of 1) |"
+        self.assertIn(small, lines)
+        self.assertIn(large, lines)
+        self.assertIn("| s | 4 | 0-4 | 1 | 80.0% | - |", lines)  # nothing ahead
+        self.assertLess(lines.index(small), lines.index(large))  # the most points to gain first
+
     def test_ab_compares_two_builds_draw_by_draw(self):
         def run(name, draws):  # draws: (case, the old build's choice, element bytes, % of copy)
             path = os.path.join(self.dir.name, name)
@@ -229,6 +247,7 @@ class ScriptErrors(unittest.TestCase):
         self.assertIn("no xpose-dist-bench records", self.assert_fails(1, "plot.py", "distributed", "good.jsonl"))
         self.assertIn("no --random draws", self.assert_fails(1, "plot.py", "random", "good.jsonl"))
         self.assertIn("ab compares two files", self.assert_fails(1, "table.py", "ab", "good.jsonl"))
+        self.assertIn("bands needs records", self.assert_fails(1, "table.py", "bands", "good.jsonl"))
         self.assertIn("share no draw", self.assert_fails(1, "table.py", "ab", "good.jsonl", "empty.jsonl"))
         self.assertIn("no xpose-quantize-bench records", self.assert_fails(1, "plot.py", "quantize", "good.jsonl"))
         # --nccl-memory runs are against another ceiling: not on the plot.

@@ -66,6 +66,12 @@ def kernels(records, names):
         print(f"| {label} | " + " | ".join(f"{r['pct_copy']:.1f}%" if r else "-" for r in cells) + " |")
 
 
+def quantiles(values):
+    """Median, 10th percentile (the value a tenth of the way up, sorted) and worst of a report."""
+    values = sorted(values)
+    return statistics.median(values), values[len(values) // 10], values[0]
+
+
 def choice(records, tolerance=2.0):
     """The automatic choice beside the fastest named kernel of the same run. The kernel auto
     ran (its record's `chosen`) is timed twice: as `auto` and under its own name, the same
@@ -93,8 +99,8 @@ def choice(records, tolerance=2.0):
     by_rule(records, tolerance)
     if autos:  # random draws timed with every kernel: how much better choices alone could do
         def spread(v):
-            v = sorted(v)
-            return f"median {statistics.median(v):.1f}%, 10th percentile {v[len(v) // 10]:.1f}%, worst {v[0]:.1f}%"
+            median, tenth, worst = quantiles(v)
+            return f"median {median:.1f}%, 10th percentile {tenth:.1f}%, worst {worst:.1f}%"
         print(f"automatic choice: {spread(autos)}; the best kernel of each case: {spread(bests)} of copy")
 
 
@@ -192,12 +198,6 @@ def placement(paths, tolerance=2.0, min_mib=64):
         print(f"| {os.path.basename(path)} | {where} | {len(common)} | {within} | "
               f"{sum(abs(v) > tolerance for v in moved.values())} | {moved[worst]:+.1f}% {worst} "
               f"({base[worst].get('chosen') or '?'}) |")
-
-
-def quantiles(values):
-    """Median, 10th percentile (the value a tenth of the way up, sorted) and worst of a report."""
-    values = sorted(values)
-    return statistics.median(values), values[len(values) // 10], values[0]
 
 
 def ab(old_path, new_path, shown=5):

@@ -56,12 +56,14 @@ constexpr int64_t unaligned_min_matrix = int64_t(1) << 20;
 
 // Dst rows long enough for aligned_stores' tile, which stages up to 256 bytes of each (short rows
 // leave most of it empty: cute_padded's element tiles lead there; docs/performance.md, rule
-// unaligned_large).
-bool stores_rows(const Problem& p, const Tuning& t) { return p.rows * p.elem_bytes > t.stores_min_rows_bytes; }
+// unaligned_large). 1-byte elements: the record's stores_min_rows_bytes_1.
+bool stores_rows(const Problem& p, const Tuning& t) {
+  return p.rows * p.elem_bytes > (p.elem_bytes == 1 ? t.stores_min_rows_bytes_1 : t.stores_min_rows_bytes);
+}
 
 bool large_unaligned(const Problem& p, const Tuning& t) {
-  if (p.matrix_bytes() < (p.elem_bytes <= 2 ? t.unaligned_min_matrix_narrow : unaligned_min_matrix)) return false;
-  if (p.elem_bytes == 1 ? p.rows <= t.stores_min_rows_bytes_1 : !stores_rows(p, t)) return false;
+  if (p.matrix_bytes() < (p.elem_bytes <= 2 ? t.unaligned_min_matrix_narrow : unaligned_min_matrix) || !stores_rows(p, t))
+    return false;
   switch (p.elem_bytes) {
     case 1: return p.bytes() > t.unaligned_bytes_side;
     case 2: return p.bytes() > t.unaligned_side_2;

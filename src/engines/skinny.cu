@@ -9,6 +9,8 @@
 // offset bases), the same vectors are read as the aligned vectors around them, shifted
 // (layout::shifted_chunk), and written as the aligned 16-byte vectors of the destination,
 // shifted out of shared memory, with the partial first and last ones element by element.
+#include <type_traits>
+
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -110,24 +112,38 @@ __device__ __forceinline__ Vector<E> load_shifted(const Elem<E>* from, int count
   return v;
 }
 
-// The first `bytes` bytes of `stream` (16-byte aligned shared memory, readable one 16-byte
-// piece past them) stored from `to` on, at any alignment (layout::ShiftedRun): the whole dst
-// vectors as one store each, the partial first and last element by element; the block's
-// threads take the vectors in turn.
-template <int E>
-__device__ __forceinline__ void store_shifted(Elem<E>* to, int bytes, const uint4* stream) {
+// Where piece k of a stream lies in shared memory: in order, or staged (layout::skinny_staged).
+struct InOrder {
+  __device__ __forceinline__ int operator()(int k) const { return k; }
+};
+template <int S>
+struct Staged {
+  __device__ __forceinline__ int operator()(int k) const { return layout::skinny_staged<S>(k); }
+};
+// The shifted interleave stages padded only for S = 8: H200, 16 MiB, af77c0a's unpadded staging
+// against padded (s72): S = 8 +8 to +19 points, S = 4 -2 to +3, S = 2 -3 to -6 (its reads of
+// piece j - 1 cross the pads, presumably, where the conflicts they remove were only 2-way).
+template <int S>
+using ShiftedStaging = std::conditional_t<S == 8, Staged<S>, InOrder>;
+
+// The first `bytes` bytes of `stream` (16-byte pieces in shared memory, piece k at stream[at(k)],
+// readable one piece past them) stored from `to` on, at any alignment (layout::ShiftedRun): the
+// whole dst vectors as one store each, the partial first and last element by element; the
+// block's threads take the vectors in turn.
+template <int E, class At = InOrder>
+__device__ __forceinline__ void store_shifted(Elem<E>* to, int bytes, const uint4* stream, At at = {}) {
   const layout::ShiftedRun run{int(reinterpret_cast<uintptr_t>(to) % 16), bytes};  // skew: a multiple of E
   unsigned char* const aligned = reinterpret_cast<unsigned char*>(to) - run.skew;
   for (int j = int(threadIdx.x); j < run.vectors(); j += threads) {
     if (run.whole(j)) {
-      const uint4 lo = stream[run.at(j) / 16], hi = stream[run.at(j) / 16 + 1];
+      const uint4 lo = stream[at(run.at(j) / 16)], hi = stream[at(run.at(j) / 16 + 1)];
       const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
       uint32_t out[4];
       layout::shift_out_chunk(w, run.at(j) % 16, out);
       __stwb(reinterpret_cast<uint4*>(aligned + 16 * j), make_uint4(out[0], out[1], out[2], out[3]));
     } else {
-      const Elem<E>* const from = reinterpret_cast<const Elem<E>*>(stream);
-      for (int b = run.first(j); b < run.last(j); b += E) to[b / E] = from[b / E];
+      for (int b = run.first(j); b < run.last(j); b += E)  // an element never straddles two pieces
+        to[b / E] = *reinterpret_cast<const Elem<E>*>(reinterpret_cast<const unsigned char*>(stream + at(b / 16)) + b % 16);
     }
   }
 }
@@ -147,10 +163,10 @@ __device__ __forceinline__ void interleave_shifted(const Elem<E>* lines, int64_t
       line[i] = load_shifted<E>(lines + i * ld + k0, count, row + i * ld, row + i * ld + row_length);
     lines_to_dense<E, S>(line, run);
 #pragma unroll
-    for (int q = 0; q < S; ++q) staged[threadIdx.x * S + q] = whole(run[q]);
+    for (int q = 0; q < S; ++q) staged[ShiftedStaging<S>{}(threadIdx.x * S) + q] = whole(run[q]);
   }
   __syncthreads();
-  store_shifted<E>(dense, n * S * E, staged);
+  store_shifted<E>(dense, n * S * E, staged, ShiftedStaging<S>{});
 }
 
 // The inverse: the dense run shifted in (it lies within [begin, end), the matrix's dense

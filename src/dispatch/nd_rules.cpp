@@ -81,6 +81,18 @@ const std::vector<NdRule>& nd_rules() {
        "permute_aligned_stores joins with the axis src continues it with, dst's whole 16-byte vectors, as rule "
        "contiguous_sides' columns and rows",
        "a src run of half a sector: the blocks read it with the next src axis, whole sectors"},
+      {"short_runs_16", &engines::permute_packed,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
+         const char* why = nullptr;
+         return f.elem_bytes == 16 && f.extent_a * 16 > t.nd_regs_max_src_run &&
+                std::max(f.extent_a, f.extent_b) * 16 <= t.nd_packed_runs_16 &&
+                layout::nd_whole_vectors(f, reinterpret_cast<uintptr_t>(p.task.src),
+                                         reinterpret_cast<uintptr_t>(p.task.dst), &why);
+       },
+       "16-byte elements, src's and dst's fastest axes contiguous, aligned, src's run longer than "
+       "`nd_regs_max_src_run` and both at most `nd_packed_runs_16` bytes",
+       "register blocks of 9-16 by up to 16 elements fall behind tiles packed from several axes"},
       {"short_runs", &engines::permute_vec_regs,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;

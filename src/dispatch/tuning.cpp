@@ -95,6 +95,7 @@ constexpr Tuning h100 = [] {
   t.filled_transpose_min_pct = 75;
   t.nd_packed_max_run = 128;
   t.nd_packed_min_axis = 0;  // off: not measured on an H100
+  t.nd_packed_runs_16 = 0;  // off: not measured on an H100
   t.nd_packed_rows_min_run = 256;
   // permute_row_vectors against permute_rows and permute_packed, every kernel timed on random
   // draws (docs/performance.md, "Random problems", rule contiguous_rows): ahead for 1- to
@@ -162,6 +163,12 @@ constexpr Tuning h200 = [] {
   // elements, which no vector kernel took: permute_packed 75-87% of a copy where permute_tiled ran
   // 40-59 (all 3 of 1500 draws, seeds 3186675229, 954949985, 102586186, 2419345305).
   t.nd_packed_min_axis = 32;
+  // N-D forms of 16-byte elements that rule short_runs gave permute_vec_regs by both runs (9-16
+  // elements of src's, at most 16 of dst's): permute_packed ahead on all 6 of 1750 draws, +7 to
+  // +25 points, every N-D kernel timed (seeds 954949985, 102586186, 2419345305, 3271648247; c128
+  // 1313x428x4x9 (1,3,0,2) 65 -> 89%, 43x296x2x9x14 (2,0,1,4,3) 65 -> 90). Those with src runs of
+  // 2-8 elements stay: permute_packed ahead of permute_vec_regs on 13 of 35, behind on 17.
+  t.nd_packed_runs_16 = 256;
   return t;
 }();
 

@@ -287,6 +287,27 @@ TEST(NdRules, TheH200PacksShortAxesOfWideElements) {
   }
 }
 
+// The H200's record sends 16-byte elements whose src run is 9-16 elements and dst's at most 16
+// to permute_packed (c128 1313x428x4x9 (1,3,0,2): 65% of a copy through permute_vec_regs, 89
+// packed); src runs of up to 8 stay with permute_vec_regs, as everything does on the H100.
+TEST(NdRules, TheH200PacksShortRunsOfSixteenByteElements) {
+  const auto rule = [](const Device& d, std::vector<int64_t> extents, std::vector<int> perm) {
+    testing::RandomPermutation r;
+    r.extents = extents, r.perm = perm, r.elem_bytes = 16;
+    Permutation p;
+    EXPECT_TRUE(layout_of(r, &p));
+    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+    CallPlan plan;
+    EXPECT_FALSE(plan_permute(nullptr, p, d, &plan).failed());
+    return plan.choice.nd_rule ? std::string(plan.choice.nd_rule->id) : "the transpose table's " + plan_text(plan).text;
+  };
+  EXPECT_EQ("short_runs_16", rule(testing::h200, {1313, 428, 4, 9}, {1, 3, 0, 2}));   // runs of 9 and 4
+  EXPECT_EQ("short_runs_16", rule(testing::h200, {43, 296, 2, 9, 14}, {2, 0, 1, 4, 3}));  // 14 and 9
+  EXPECT_EQ("short_runs", rule(testing::h200, {609, 3, 418, 8}, {3, 1, 0, 2}));  // src's run 8
+  EXPECT_EQ("short_runs", rule(testing::h100, {1313, 428, 4, 9}, {1, 3, 0, 2}));
+}
+
 // What the H200's rule unaligned_mid gives smem_padded is handed over as cute_padded's was: to
 // permute_packed where a side is short (fp16 92x15x21x2231 (0,2,3,1): 31% of a copy through
 // smem_padded, 77 through permute_packed), to permute_aligned_stores where its blocks fill (fp32
@@ -316,18 +337,21 @@ TEST(NdRules, TheH200HandsOverWhatUnalignedMidGivesSmemPadded) {
   EXPECT_STREQ("smem_padded", plan.choice.plan.engine->name);
 }
 
-// Every N-D rule decides an example on the H100's record, and random draws reach every rule.
+// Every N-D rule decides an example on the H100's record (the H200's for a rule the H100's turns
+// off), and random draws on the two records reach every rule.
 TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
   struct Example {
     std::vector<int64_t> extents;
     std::vector<int> perm;
     int64_t elem_bytes;
     const char* rule;
+    const Device* device = &testing::h100;
   };
   const Example examples[] = {
       {{217, 1045, 16, 11}, {0, 3, 1, 2}, 2, "short_transposes"},  // batched transpose, 22-byte src rows
       {{296, 1505, 592}, {0, 2, 1}, 1, "filled_transposes"},     // 891 KB matrices: 91% of the blocks filled
       {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "one_vector_src_run"},  // NHWC -> CHWN, 4 fp32 channels
+      {{1313, 428, 4, 9}, {1, 3, 0, 2}, 16, "short_runs_16", &testing::h200},  // runs of 9 and 4 c128
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
@@ -340,24 +364,25 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{4, 5, 3, 3}, {1, 0, 2, 3}, 8, "rows"},                   // fp64 rows of 72 bytes
   };
   std::set<std::string> seen;
-  // The automatic choice's plan of r at 16-byte aligned bases on the H100; false where r has no
+  // The automatic choice's plan of r at 16-byte aligned bases on device d; false where r has no
   // layout or is refused.
-  const auto planned = [](const testing::RandomPermutation& r, CallPlan* plan) {
+  const auto planned = [](const testing::RandomPermutation& r, CallPlan* plan, const Device& d = testing::h100) {
     Permutation p;
     if (!layout_of(r, &p)) return false;
     p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
     p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
-    return !plan_permute(nullptr, p, testing::h100, plan).failed();
+    return !plan_permute(nullptr, p, d, plan).failed();
   };
   for (const Example& e : examples) {
     SCOPED_TRACE(e.rule);
     testing::RandomPermutation r;
     r.extents = e.extents, r.perm = e.perm, r.elem_bytes = e.elem_bytes;
     CallPlan plan;
-    ASSERT_TRUE(planned(r, &plan));
+    ASSERT_TRUE(planned(r, &plan, *e.device));
     ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
     EXPECT_STREQ(e.rule, plan.choice.nd_rule->id) << plan_text(plan).text;
-    EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (H100 tuning): "));
+    EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (" +
+                                                           tuning_for(*e.device).name + " tuning): "));
   }
   // The transpose table keeps batched transposes whose sides reach short_transpose_side bytes.
   for (const int64_t side : {int64_t(40), int64_t(11)}) {
@@ -378,7 +403,8 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     const testing::RandomPermutation r =
         trial % 4 == 3 ? random_batched_transpose(rng) : testing::draw_permutation(rng, 1 << 16, rng() % 2);
     CallPlan plan;
-    if (planned(r, &plan) && plan.choice.nd_rule) seen.insert(plan.choice.nd_rule->id);
+    if (planned(r, &plan, trial % 2 ? testing::h200 : testing::h100) && plan.choice.nd_rule)
+      seen.insert(plan.choice.nd_rule->id);
   }
   for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen in " << trial << " draws";
 }

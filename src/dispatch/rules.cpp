@@ -40,7 +40,9 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // tiles stand half empty.
 bool small_aligned(const Problem& p, const Device&, const Tuning& t) {
   if (p.elem_bytes == 4 || p.bytes() > t.small_aligned_side) return false;
-  return p.elem_bytes >= 8 || p.bytes() <= t.vec_side || std::min(p.rows, p.cols) * p.elem_bytes <= 128;
+  if (p.elem_bytes >= 8) return true;
+  return p.bytes() <= (p.elem_bytes == 1 ? t.small_aligned_bytes_side : t.small_aligned_side_2) ||
+         std::min(p.rows, p.cols) * p.elem_bytes <= 128;
 }
 
 // Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
@@ -148,7 +150,8 @@ const std::vector<Rule>& rules() {
        "large problems on Hopper with rows of whole 128-byte segments: TMA boxes of whole 256-byte tile rows"},
       {"small_aligned", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), small_aligned,
        "rows and bases 16-byte aligned, elements of 1, 2, 8 or 16 bytes, at most `small_aligned_side` bytes (1- and "
-       "2-byte elements: at most `vec_side`, or a side of at most 128 bytes), CuTe family built",
+       "2-byte elements: at most `small_aligned_bytes_side` and `small_aligned_side_2`, or a side of at most 128 "
+       "bytes), CuTe family built",
        "small aligned problems: CuTe's square tiles of 16-byte copy atoms, many blocks"},
       {"narrow_small", XPOSE_ENGINE(vec_swizzled),
        [](const Problem& p, const Device& d, const Tuning& t) {

@@ -22,6 +22,8 @@ constexpr Tuning h100 = [] {
   t.cute_tma_min_rows = 1;
   t.cute_tma_max_elem = 8;
   t.small_aligned_side = 0;  // rule small_aligned: off (not measured on an H100)
+  t.small_aligned_bytes_side = 2 * MiB;
+  t.small_aligned_side_2 = 2 * MiB;
   t.vec_side = 2 * MiB;
   t.pipeline_side = 64 * MiB;
   t.pipeline_side_bytes = 64 * MiB;
@@ -154,6 +156,12 @@ constexpr Tuning h200 = [] {
   // or more those rules still left to cute_padded ran faster through smem_padded: 69 of 107
   // ahead, 8 behind (at most 7.8), +3.1 on average (1- and 8-byte ones: level or behind).
   t.small_aligned_side = 32 * MiB;
+  // Those draws and 500 more at ce1cdfa (seed 3165697607; 1750 in all): aligned 1-byte problems
+  // past 2 MiB up to 6 ran faster through cute_vectorized_swizzled than through tma_pipeline on
+  // all 7 (+3.7 to +8.8 points; from 8 MiB: behind by 3 to 36), 2-byte ones up to 13 MiB on all 6
+  // (+1.7 to +14.5; from 16 MiB: behind by 4 to 21).
+  t.small_aligned_bytes_side = 6 * MiB;
+  t.small_aligned_side_2 = 12 * MiB;
   t.unaligned_side_2 = 12 * MiB;
   t.unaligned_bytes_side = 6 * MiB;
   t.unaligned_min_matrix_narrow = 256 * KiB;

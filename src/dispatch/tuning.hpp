@@ -25,6 +25,8 @@ namespace xpose::detail {
   X(cute_tma_min_rows, false, "rule large_tma: the fewest src rows it takes of 2-, 4- and 8-byte elements") \
   X(cute_tma_max_elem, false, "rule large_tma: the largest element it takes, bytes") \
   X(small_aligned_side, true, "rule small_aligned: aligned problems of 1-, 2-, 8- and 16-byte elements up to this many bytes go to cute_vectorized_swizzled (0: the rule is off)") \
+  X(small_aligned_bytes_side, true, "rule small_aligned: ... 1-byte elements up to this many bytes (or a side of at most 128)") \
+  X(small_aligned_side_2, true, "rule small_aligned: ... 2-byte elements up to this many bytes (or a side of at most 128)") \
   X(vec_side, true, "rule narrow_small: 1- and 2-byte elements up to this many bytes a side go to vec_swizzled") \
   X(pipeline_side, true, "rule narrow_pipeline: ... up to this many to tma_pipeline") \
   X(pipeline_side_bytes, true, "rule narrow_pipeline: the same bound for 1-byte elements") \

@@ -604,10 +604,12 @@ TEST(Tuning, TheH200SendsSmallAlignedProblemsToCuteVectorTiles) {
     EXPECT_EQ("vec_swizzled", chosen(problem(2048, 2048 * 8 / e + 2, e), h200)) << e;  // just past it
   }
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 8192, 4), h200));   // 4-byte elements keep their rules
-  EXPECT_EQ(cute, chosen(problem(1024, 1024, 2), h200));             // 2 MiB: vec_side
-  EXPECT_EQ("tma_pipeline", chosen(problem(1024, 1032, 2), h200));   // past it, both sides long
-  EXPECT_EQ(cute, chosen(problem(26752, 64, 2), h200));              // a side of 128 bytes
-  EXPECT_EQ("tma_pipeline", chosen(problem(26752, 72, 2), h200));    // of 144
+  EXPECT_EQ(cute, chosen(problem(2048, 3072, 2), h200));             // 12 MiB: small_aligned_side_2
+  EXPECT_EQ("tma_pipeline", chosen(problem(2048, 3080, 2), h200));   // past it, both sides long
+  EXPECT_EQ(cute, chosen(problem(2048, 3072, 1), h200));             // 6 MiB: small_aligned_bytes_side
+  EXPECT_EQ("tma_pipeline", chosen(problem(2048, 3088, 1), h200));   // past it
+  EXPECT_EQ(cute, chosen(problem(107008, 64, 2), h200));             // 13 MiB, a side of 128 bytes
+  EXPECT_EQ("tma_pipeline", chosen(problem(107008, 72, 2), h200));   // of 144
   EXPECT_EQ("vec_swizzled", chosen(problem(1024, 1024, 1), h100));   // rule narrow_small on the H100
   EXPECT_EQ("skinny", chosen(problem(9685, 8, 16), h200));           // the rules before it keep theirs
   EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 8), h200));  // rows not aligned: not its kind

@@ -20,10 +20,8 @@ bool stores_filled(const Plan& p, const Tuning& t) {
   return stores_filled(p.params<layout::NdAlignedStores>(), p.task.form.elem_bytes, t);
 }
 
-// The bytes the form moves.
-int64_t moved_bytes(const layout::NdForm& f) {
-  return f.extent_a * f.extent_b * int64_t(f.outer_count) * f.elem_bytes;
-}
+// The bytes the form moves (the outer axes of a plan's form may be fewer: NdForm::elements).
+int64_t moved_bytes(const layout::NdForm& f) { return f.elements * f.elem_bytes; }
 
 // The shorter of src's and dst's fastest runs, bytes.
 int64_t shortest_run(const layout::NdForm& f) { return std::min(f.extent_a, f.extent_b) * f.elem_bytes; }

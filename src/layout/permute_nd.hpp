@@ -38,6 +38,9 @@ struct NdForm {
   int64_t outer_src[nd_max_outer] = {}, outer_dst[nd_max_outer] = {};
   uint32_t outer_count = 1;
   uint32_t tiles_a = 1, tiles_b = 1;  // permute_tiled's 32x32 tiles along a and b (tiled forms)
+  // Every element the permutation moves. A planner that takes outer axes into its tiles or rows
+  // (permute_packed, permute_aligned_stores) drops them from the outer ones and leaves this.
+  int64_t elements = 1;
 
   // src and dst element offsets of outer index `linear` (< outer_count).
   XPOSE_HD void outer_offsets(uint32_t linear, int64_t* src, int64_t* dst) const {
@@ -112,6 +115,7 @@ inline bool nd_form(const PermuteAxes& s, NdForm* out, const char** why) {
   }
   f.outer_rank = n;
   f.outer_count = uint32_t(count);
+  f.elements = f.extent_a * f.extent_b * int64_t(count);
   if (f.tiled) {
     const int64_t tiles_a = (f.extent_a + nd_tile - 1) / nd_tile, tiles_b = (f.extent_b + nd_tile - 1) / nd_tile;
     if (tiles_a * tiles_b > int64_t(INT32_MAX)) {

@@ -1002,6 +1002,9 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
     const detail::Plan& plan = choice.plan;
     ++(*planned)[k];
     const layout::NdForm& f = plan.task.form;
+    int64_t elements = 1;  // what the rules' size bounds count, whatever outer axes a plan took in
+    for (int i = 0; i < n.rank; ++i) elements *= n.axes[i].extent;
+    ASSERT_EQ(elements, f.elements);
     ASSERT_GE(plan.block.x * plan.block.y * plan.block.z, 32u);
     ASSERT_LE(plan.block.x * plan.block.y * plan.block.z, 1024u);
     const std::string kernel = plan.engine->name;

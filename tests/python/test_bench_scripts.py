@@ -211,6 +211,22 @@ class ScriptErrors(unittest.TestCase):
         self.assertEqual(r.stdout, "")
         return r.stderr
 
+    def test_a_reader_that_stops_early_gets_no_traceback(self):
+        """`table.py ... | head -1`: the table stops quietly when its reader closes the pipe."""
+        many = os.path.join(self.dir.name, "many.jsonl")
+        with open(many, "w") as f:
+            for i in range(3000):
+                f.write(json.dumps(record(f"case {i}", "copy", "ceiling", 100)) + "\n")
+                f.write(json.dumps(record(f"case {i}", "auto", "xpose", 50 + i % 40)) + "\n")
+        p = subprocess.Popen([sys.executable, os.path.join(BENCH_DIR, "table.py"), "cases", many],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()
+        p.stdout.close()
+        err = p.stderr.read()
+        self.assertEqual(p.wait(), 0, err)
+        self.assertTrue(first.startswith("|"), first)
+        self.assertEqual(err, "")
+
     def test_usage_errors_exit_2(self):
         peers = ["--bench", "./bench", "--json", "p.jsonl"]
         for script, args, why in [("table.py", [], "required: kind, files"),

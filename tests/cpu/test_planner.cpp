@@ -205,6 +205,29 @@ testing::RandomPermutation random_batched_transpose(std::mt19937_64& rng) {
                                            int64_t(1) << (rng() % 4));
 }
 
+// The automatic choice's plan of r at 16-byte aligned bases on device d; false where r has no
+// layout or is refused.
+bool planned(const testing::RandomPermutation& r, const Device& d, CallPlan* plan) {
+  Permutation p;
+  if (!layout_of(r, &p)) return false;
+  p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+  p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
+  return !plan_permute(nullptr, p, d, plan).failed();
+}
+
+// The N-D rule that takes `extents` permuted by `perm` (e-byte elements) on device d, or what
+// the transpose table chose where it kept the problem.
+std::string nd_rule_of(const Device& d, std::vector<int64_t> extents, std::vector<int> perm, int64_t e) {
+  testing::RandomPermutation r;
+  r.extents = extents, r.perm = perm, r.elem_bytes = e;
+  CallPlan plan;
+  if (!planned(r, d, &plan)) {
+    ADD_FAILURE() << r.text() << " was not planned";
+    return "not planned";
+  }
+  return plan.choice.nd_rule ? std::string(plan.choice.nd_rule->id) : "the transpose table's " + plan_text(plan).text;
+}
+
 // A batched transpose that the transpose table hands an N-D rule taking transposes too
 // (short_transposes) gets the same kernel whether it comes as a transpose or as a permutation;
 // the rest keep the transpose table's choice as transposes (filled_transposes: permutations
@@ -273,18 +296,8 @@ TEST(NdRules, TransposesHandedOverAsPermutationsAre) {
 // The H200's record sends forms whose fastest axes have fewer than 32 elements to permute_packed
 // even where their runs are long (8-byte elements), the H100's to permute_tiled.
 TEST(NdRules, TheH200PacksShortAxesOfWideElements) {
-  for (const Device* d : {&testing::h100, &testing::h200}) {
-    testing::RandomPermutation r;
-    r.extents = {5, 7, 21, 21}, r.perm = {1, 0, 3, 2}, r.elem_bytes = 8;  // runs of 168 bytes, 21 columns
-    Permutation p;
-    ASSERT_TRUE(layout_of(r, &p));
-    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
-    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
-    CallPlan plan;
-    ASSERT_FALSE(plan_permute(nullptr, p, *d, &plan).failed());
-    ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
-    EXPECT_STREQ(d == &testing::h200 ? "short_sides" : "tiles", plan.choice.nd_rule->id) << plan_text(plan).text;
-  }
+  for (const Device* d : {&testing::h100, &testing::h200})  // runs of 168 bytes, 21 columns
+    EXPECT_EQ(d == &testing::h200 ? "short_sides" : "tiles", nd_rule_of(*d, {5, 7, 21, 21}, {1, 0, 3, 2}, 8));
 }
 
 // The H200's record sends 16-byte elements whose src run is 9-16 elements and dst's at most 16
@@ -292,15 +305,7 @@ TEST(NdRules, TheH200PacksShortAxesOfWideElements) {
 // packed); src runs of up to 8 stay with permute_vec_regs, as everything does on the H100.
 TEST(NdRules, TheH200PacksShortRunsOfSixteenByteElements) {
   const auto rule = [](const Device& d, std::vector<int64_t> extents, std::vector<int> perm) {
-    testing::RandomPermutation r;
-    r.extents = extents, r.perm = perm, r.elem_bytes = 16;
-    Permutation p;
-    EXPECT_TRUE(layout_of(r, &p));
-    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
-    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
-    CallPlan plan;
-    EXPECT_FALSE(plan_permute(nullptr, p, d, &plan).failed());
-    return plan.choice.nd_rule ? std::string(plan.choice.nd_rule->id) : "the transpose table's " + plan_text(plan).text;
+    return nd_rule_of(d, extents, perm, 16);
   };
   EXPECT_EQ("short_runs_16", rule(testing::h200, {1313, 428, 4, 9}, {1, 3, 0, 2}));   // runs of 9 and 4
   EXPECT_EQ("short_runs_16", rule(testing::h200, {43, 296, 2, 9, 14}, {2, 0, 1, 4, 3}));  // 14 and 9
@@ -314,15 +319,7 @@ TEST(NdRules, TheH200PacksShortRunsOfSixteenByteElements) {
 // 17x211x1659 (2,0,1): 69 against 83).
 TEST(NdRules, TheH200HandsOverWhatUnalignedMidGivesSmemPadded) {
   const auto rule = [](std::vector<int64_t> extents, std::vector<int> perm, int64_t e) {
-    testing::RandomPermutation r;
-    r.extents = extents, r.perm = perm, r.elem_bytes = e;
-    Permutation p;
-    EXPECT_TRUE(layout_of(r, &p));
-    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
-    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
-    CallPlan plan;
-    EXPECT_FALSE(plan_permute(nullptr, p, testing::h200, &plan).failed());
-    return plan.choice.nd_rule ? std::string(plan.choice.nd_rule->id) : "the transpose table's " + plan_text(plan).text;
+    return nd_rule_of(testing::h200, extents, perm, e);
   };
   EXPECT_EQ("short_transposes", rule({92, 15, 21, 2231}, {0, 2, 3, 1}, 2));  // a side of 30 bytes
   EXPECT_EQ("filled_transposes", rule({17, 211, 1659}, {2, 0, 1}, 4));      // 23.8 MB, blocks filled
@@ -364,21 +361,12 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{4, 5, 3, 3}, {1, 0, 2, 3}, 8, "rows"},                   // fp64 rows of 72 bytes
   };
   std::set<std::string> seen;
-  // The automatic choice's plan of r at 16-byte aligned bases on device d; false where r has no
-  // layout or is refused.
-  const auto planned = [](const testing::RandomPermutation& r, CallPlan* plan, const Device& d = testing::h100) {
-    Permutation p;
-    if (!layout_of(r, &p)) return false;
-    p.src = reinterpret_cast<const void*>(uintptr_t(1) << 20);
-    p.dst = reinterpret_cast<void*>(uintptr_t(1) << 40);
-    return !plan_permute(nullptr, p, d, plan).failed();
-  };
   for (const Example& e : examples) {
     SCOPED_TRACE(e.rule);
     testing::RandomPermutation r;
     r.extents = e.extents, r.perm = e.perm, r.elem_bytes = e.elem_bytes;
     CallPlan plan;
-    ASSERT_TRUE(planned(r, &plan, *e.device));
+    ASSERT_TRUE(planned(r, *e.device, &plan));
     ASSERT_NE(nullptr, plan.choice.nd_rule) << plan_text(plan).text;
     EXPECT_STREQ(e.rule, plan.choice.nd_rule->id) << plan_text(plan).text;
     EXPECT_NE(std::string::npos, plan_text(plan).text.find(std::string("rule ") + e.rule + " (" +
@@ -389,7 +377,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     testing::RandomPermutation r;
     r.extents = {217, 1045, 16, side}, r.perm = {0, 3, 1, 2}, r.elem_bytes = 2;
     CallPlan plan;
-    ASSERT_TRUE(planned(r, &plan));
+    ASSERT_TRUE(planned(r, testing::h100, &plan));
     EXPECT_EQ(side * 2 < tuning_for(testing::h100).short_transpose_side, plan.choice.nd_rule != nullptr)
         << plan_text(plan).text;
   }
@@ -403,7 +391,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     const testing::RandomPermutation r =
         trial % 4 == 3 ? random_batched_transpose(rng) : testing::draw_permutation(rng, 1 << 16, rng() % 2);
     CallPlan plan;
-    if (planned(r, &plan, trial % 2 ? testing::h200 : testing::h100) && plan.choice.nd_rule)
+    if (planned(r, trial % 2 ? testing::h200 : testing::h100, &plan) && plan.choice.nd_rule)
       seen.insert(plan.choice.nd_rule->id);
   }
   for (const NdRule& r : nd_rules()) EXPECT_EQ(1u, seen.count(r.id)) << r.id << " was never chosen in " << trial << " draws";

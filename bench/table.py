@@ -10,6 +10,9 @@
                                           element size and the problem's size (MiB): where another kernel
                                           would do better, and how consistently (a rule bound to measure)
   python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
+  python3 bench/table.py behind FILE...  xpose's automatic choice against each peer on the same cases, by time
+                                          (each process measures its own copy): per peer the cases it served,
+                                          how many xpose leads or trails by more than 5%, and every case it trails
   python3 bench/table.py ab OLD NEW       the same draws (one --random seed; rounds appended to a file are
                                           averaged) through two builds: each report's median, 10th
                                           percentile and worst, and per kernel (OLD's choice) and element
@@ -24,7 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli import ArgumentParser, fail  # noqa: E402
-from results import PY_CEILINGS, best_named, by_case, load, peers_in, pick  # noqa: E402
+from results import PEERS, PY_CEILINGS, best_named, by_case, load, peers_in, pick  # noqa: E402
 
 
 def ladder(records, only):
@@ -174,6 +177,41 @@ def bands(records, tolerance=2.0, shown=3):
               f"{', '.join(cells) or '-'} |")
 
 
+def behind(records, margin=5.0, min_mib=0):
+    """xpose's automatic choice against every peer on the cases both ran (peers.py's records
+    beside xpose-bench's, or xpose-bench's own peers), compared by time: the copy each process
+    measures differs, the GPU's work does not. Per peer: the cases, the median time ratio (peer
+    / xpose: above 1 xpose is faster), how many xpose leads and trails by more than `margin`
+    percent; then every case it trails by more than that, the slowest first. Cases under
+    `min_mib` MiB are left out."""
+    stats, trails = {}, []
+    for label, rows in by_case(records).items():
+        auto = pick(rows, "auto")
+        if not auto or auto["rows"] * auto["cols"] * auto["batch"] * auto["elem_bytes"] < min_mib * 2**20:
+            continue
+        for r in rows:
+            if r["role"] != "peer" or r["ms_median"] <= 0 or auto["ms_median"] <= 0:
+                continue
+            ratio = r["ms_median"] / auto["ms_median"]
+            s = stats.setdefault(r["kernel"], {"ratios": [], "leads": 0, "trails": 0})
+            s["ratios"].append(ratio)
+            s["leads"] += ratio > 1 + margin / 100
+            if ratio < 1 - margin / 100:
+                s["trails"] += 1
+                trails.append((ratio, r["kernel"], label, auto, r))
+    if not stats:
+        fail("behind needs records of the automatic choice and of a peer on the same cases")
+    print(f"| peer | cases | peer time / xpose time (median) | xpose ahead by more than {margin:g}% | "
+          f"peer ahead by more than {margin:g}% |")
+    print("|---|---:|---:|---:|---:|")
+    for peer in sorted(stats, key=lambda p: PEERS.index(p) if p in PEERS else len(PEERS)):
+        s = stats[peer]
+        print(f"| {peer} | {len(s['ratios'])} | {statistics.median(s['ratios']):.2f}x | {s['leads']} | {s['trails']} |")
+    for ratio, peer, label, auto, r in sorted(trails, key=lambda t: t[0]):
+        print(f"{peer} {1 / ratio:.2f}x faster: {label} (xpose {auto.get('chosen') or 'auto'} {auto['ms_median']:.4f} ms "
+              f"{auto['pct_copy']:.1f}% of copy, {peer} {r['ms_median']:.4f} ms {r['pct_copy']:.1f}%)")
+
+
 def placement(paths, tolerance=2.0, min_mib=64):
     """Each run's automatic choice against the first file's (placed exactly, the same draws), on
     the draws of at least `min_mib` MiB: as % of each run's own copy, how many stay within
@@ -243,10 +281,11 @@ def ab(old_path, new_path, shown=5):
 
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "placement", "ab"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "behind", "placement", "ab"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
+    ap.add_argument("--min-mib", type=float, default=0, help="behind: only cases of at least this many MiB")
     args = ap.parse_args()
     if args.kind == "ladder":
         ladder(load(args.files), args.case)
@@ -256,6 +295,8 @@ def main():
         choice(load(args.files))
     elif args.kind == "bands":
         bands(load(args.files))
+    elif args.kind == "behind":
+        behind(load(args.files), min_mib=args.min_mib)
     elif args.kind == "placement":
         placement(args.files)
     elif args.kind == "ab":

@@ -140,6 +140,24 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("| all | | 3 | -1.3 | -10.0 | +4.0 |", lines)
         self.assertEqual(lines[-3], " -10.0   40.0 ->  30.0%  c (k2 -> k3)")
 
+    def test_behind_compares_the_choice_with_each_peer_by_time(self):
+        path = os.path.join(self.dir.name, "peers-by-time.jsonl")
+        rows = [record("a", "auto", "xpose", 90, ms=1.0), record("a", "torch", "peer", 50, ms=2.0),
+                record("a", "cublas_geam", "peer", 95, ms=0.9),  # 1.11x faster than xpose
+                record("b", "auto", "xpose", 80, ms=1.0), record("b", "torch", "peer", 79, ms=1.02),  # within 5%
+                record("c", "torch", "peer", 10, ms=5.0)]  # no xpose record: not compared
+        with open(path, "w") as f:
+            f.writelines(json.dumps(dict(r, chosen="k1") if r["kernel"] == "auto" else r) + "\n" for r in rows)
+        lines = self.run_table("behind", path).splitlines()
+        self.assertIn("| cublas_geam | 1 | 0.90x | 0 | 1 |", lines)
+        self.assertIn("| torch | 2 | 1.51x | 1 | 0 |", lines)
+        self.assertEqual(lines[-1], "cublas_geam 1.11x faster: a (xpose k1 1.0000 ms 90.0% of copy, cublas_geam 0.9000 ms "
+                                    "95.0%)")
+        # 8 x 8 fp32 is 256 bytes: nothing of 1 MiB or more to compare
+        with self.assertRaises(SystemExit):
+            with redirect_stderr(io.StringIO()):
+                self.run_table("behind", path, "--min-mib", "1")
+
     def test_placement_compares_each_run_with_the_exact_one(self):
         def run(name, where, rows):  # rows: (case, % of copy, GB/s); 8192 x 4096 fp32 = 128 MiB
             path = os.path.join(self.dir.name, name)

@@ -45,6 +45,22 @@ bool small_aligned(const Problem& p, const Device&, const Tuning& t) {
          std::min(p.rows, p.cols) * p.elem_bytes <= 128;
 }
 
+// The share of the tiles of `edge` x `edge` elements covering an E-byte rows x cols matrix that it fills.
+double tile_fill(const Problem& p, int64_t edge) {
+  return double(p.rows) / double(layout::ceil_div(p.rows, edge) * edge) * double(p.cols) /
+         double(layout::ceil_div(p.cols, edge) * edge);
+}
+
+// Aligned 4- and 8-byte problems with a side that half fills vec_swizzled's tiles (rule
+// half_tiles; the record's half_tiles_fill_pct, 0 where unmeasured): CuTe's vector tiles, half
+// as wide for these sizes, fill more of theirs.
+bool half_tiles(const Problem& p, const Device&, const Tuning& t) {
+  if ((p.elem_bytes != 4 && p.elem_bytes != 8) || t.half_tiles_fill_pct <= 0) return false;
+  const int64_t vec_edge = p.elem_bytes == 4 ? layout::VecTile<4>::tile : layout::VecTile<8>::tile;
+  return 100.0 * tile_fill(p, layout::cute_vec_edge(p.elem_bytes)) >=
+         double(t.half_tiles_fill_pct) * tile_fill(p, vec_edge);
+}
+
 // Rows not 16-byte aligned: aligned_stores (256-byte dst pieces of 64 src columns, shifted
 // loads) where the problem is large enough to fill the GPU with its big tiles and each matrix
 // is at least 1 MiB; smaller ones and batches of small matrices, where its tiles stand mostly
@@ -183,6 +199,10 @@ const std::vector<Rule>& rules() {
        },
        "fp32, 16-byte aligned, fewer than `min_fp32_tiles_per_sm` x SMs of 64x64 tiles",
        "fp32 with few 64x64 tiles per SM: 32x32 tiles, 4x the blocks"},
+      {"half_tiles", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), half_tiles,
+       "4- or 8-byte elements, rows and bases 16-byte aligned, matrices that fill at least `half_tiles_fill_pct` "
+       "percent as much of CuTe's 32x32 (8-byte: 16x16) tiles as of vec_swizzled's 64x64 (32x32), CuTe family built",
+       "a side that half fills vec_swizzled's tiles: CuTe's, half as wide, fill more of theirs"},
       {"aligned", XPOSE_ENGINE(vec_swizzled), [](const Problem&, const Device&, const Tuning&) { return true; },
        "rows and bases 16-byte aligned (tiles of elements larger than `row_tiles_max_elem` column by column but in "
        "tall matrices of src rows shorter than `col_tiles_min_row_bytes`, here and in rules pitch_16_mod_32 and "

@@ -36,6 +36,7 @@ constexpr Tuning h100 = [] {
   t.unaligned_bytes_side = 16 * MiB;
   t.unaligned_min_matrix_narrow = 1 * MiB;
   t.unaligned_mid_side = 0;  // rule unaligned_mid: off (not measured on an H100)
+  t.half_tiles_fill_pct = 0;  // rule half_tiles: off (not measured on an H100)
   t.stores_min_rows_bytes = 128;
   t.stores_min_rows_bytes_1 = 128;
   t.row_tiles_max_elem = 16;
@@ -167,6 +168,14 @@ constexpr Tuning h200 = [] {
   t.unaligned_min_matrix_narrow = 256 * KiB;
   t.stores_min_rows_bytes_1 = 127;
   t.unaligned_mid_side = 4 * MiB;
+  // Aligned fp32 and fp64 problems that reached rule aligned (every 2-D kernel timed, seeds
+  // 156642480, 2752934987, 2773415987, 3165697607, and s82's draws; results/2026-11-29-small-rules,
+  // 2026-11-29-skinny-packed, 2026-12-01-peers-rules): where a side half fills vec_swizzled's
+  // tiles (64 fp32, 32 fp64), CuTe's, half as wide, fill twice as much, and cute_vectorized_swizzled
+  // ran ahead on all 10 such draws, +1.6 to +43 points (fp32 batched 61x19264x32 78 -> 101%, fp64
+  // batched 42x16x64512 82 -> 95); where the fills differ by 1.33x or less it ran behind on 44 of
+  // 45 (40 by more than 2 points, at most 15; one +3.2).
+  t.half_tiles_fill_pct = 150;
   // N-D forms of 8-byte elements whose fastest axes differ and have runs of 152-184 bytes but 19-23
   // elements, which no vector kernel took: permute_packed 75-87% of a copy where permute_tiled ran
   // 40-59 (all 3 of 1500 draws, seeds 3186675229, 954949985, 102586186, 2419345305).

@@ -32,6 +32,7 @@ namespace xpose::detail {
   X(pipeline_side_bytes, true, "rule narrow_pipeline: the same bound for 1-byte elements") \
   X(halves_min_rows, false, "rule narrow_large_halves: 2-byte elements past pipeline_side with at least these rows ...") \
   X(halves_min_cols, false, "rule narrow_large_halves: ... and columns go to aligned_stores") \
+  X(half_tiles_fill_pct, false, "rule half_tiles: aligned 4- and 8-byte problems go to cute_vectorized_swizzled where they fill this many percent or more of the share of CuTe's tiles that they fill of vec_swizzled's, twice as wide (150: 1.5 times) (0: the rule is off)") \
   X(min_fp32_tiles_per_sm, false, "rule small_fp32: fp32 with fewer of vec_swizzled's 64x64 tiles per SM takes smem_padded's 32x32 tiles") \
   X(unaligned_side, true, "rule unaligned_large: one side's bytes past which 2- and 4-byte elements with rows not 16-byte aligned go to aligned_stores") \
   X(unaligned_side_8, true, "rule unaligned_large: the same bound for 8-byte elements") \

@@ -461,6 +461,7 @@ const std::map<std::string, Problem>& examples() {
       {"narrow_large_halves", problem(16384, 16384, 2)},
       {"narrow_large", problem(16384, 16384, 1)},
       {"small_fp32", problem(1024, 1024, 4)},
+      {"half_tiles", with_ld(19264, 32, 4, 0, 0, 61)},  // decided on the H200 (decided_on): off on the H100
       {"aligned", problem(4096, 4096, 8)},
       {"unaligned_large", problem(30011, 29989, 4)},
       {"unaligned_large_bytes", problem(30011, 29989, 1)},
@@ -473,7 +474,7 @@ const std::map<std::string, Problem>& examples() {
 
 // The device a rule's example is decided on: the H100 but for rules its record turns off.
 const Device& decided_on(const std::string& id) {
-  return id == "small_aligned" || id == "unaligned_mid" ? h200 : h100;
+  return id == "small_aligned" || id == "unaligned_mid" || id == "half_tiles" ? h200 : h100;
 }
 
 TEST(RuleTable, EveryRuleDecidesItsExample) {
@@ -634,6 +635,25 @@ TEST(Tuning, TheH200SendsSmallAlignedProblemsToCuteVectorTiles) {
   EXPECT_EQ(small_unaligned, chosen(problem(1023, 1025, 4), h200));  // just under 4 MiB
   EXPECT_EQ(small_unaligned, chosen(problem(4097, 1001, 1), h200));  // bytes and 8-byte elements keep theirs
   EXPECT_EQ(small_unaligned, chosen(problem(1001, 1001, 8), h200));
+}
+
+// The H200's rule half_tiles: aligned 4- and 8-byte problems with a side that half fills
+// vec_swizzled's tiles go to CuTe's, half as wide; where the two fill alike vec_swizzled keeps
+// them, and the H100 keeps its choice.
+TEST(Tuning, TheH200SendsHalfFilledTilesToCuteVectorTiles) {
+#ifdef XPOSE_HAVE_CUTE
+  const std::string cute = "cute_vectorized_swizzled";
+  EXPECT_EQ(cute, chosen(with_ld(19264, 32, 4, 0, 0, 61), h200));    // fp32, a side of 32: fills 1 / 0.5
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(19264, 32, 4, 0, 0, 61), h100));
+  EXPECT_EQ(cute, chosen(with_ld(16, 64512, 8, 0, 0, 42), h200));    // fp64, a side of 16
+  EXPECT_EQ(cute, chosen(with_ld(55408, 16, 8, 0, 0, 62), h200));    // either side
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(48, 20704, 8, 0, 0, 42), h200));  // 48 of 64 against 48 of 48: 1.33x
+  EXPECT_EQ("vec_swizzled", chosen(problem(8832, 16992, 4), h200));  // whole tiles both ways
+  EXPECT_EQ("vec_swizzled", chosen(with_ld(16, 16384, 16, 0, 0, 64), h200));  // 16-byte elements: tiles alike
+  EXPECT_EQ("skinny", chosen(problem(8, 1 << 22, 4), h200));       // the rules before it keep theirs
+#else
+  GTEST_SKIP() << "built without the CuTe family: rule half_tiles has no engine";
+#endif
 }
 
 TEST(Tuning, TheRulesReadTheRecord) {

@@ -3,7 +3,8 @@
 // (up to 16 KiB, layout::TinyBatch): the chunk's src comes in as 16-byte vectors into
 // shared memory, and its dst, the same range of the batch, goes out as 16-byte vectors,
 // each element gathered from the staged src (its index by multiply-high divisions: with
-// integer divisions the gather, not memory, set the pace; docs/performance.md, rule tiny_batch).
+// integer divisions the gather, not memory, set the pace; docs/performance.md, rule tiny_batch;
+// 8- and 16-byte elements in rows of an even length staged swizzled: TinyBatch::swizzle).
 // Chunks that do not start on 16 bytes, and the last vector's tail, move element by element.
 #include <climits>
 
@@ -30,11 +31,30 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
   Elem<E>* dst = static_cast<Elem<E>*>(p.dst) + first;
   const uint32_t cols = uint32_t(p.cols);
   const int vecs = aligned_16(src) && aligned_16(dst) ? len / V : 0;
+  const uint32_t swizzle = TinyBatch::swizzle(E, p.cols);
 
+  if constexpr (E >= 8) {
 #pragma unroll 4
-  for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads)
-    reinterpret_cast<uint4*>(staged)[v] = reinterpret_cast<const uint4*>(src)[v];
-  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads) staged[i] = src[i];
+    for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
+      Vector<E> out;
+      out.bits = reinterpret_cast<const uint4*>(src)[v];
+      // Element k to place k ^ m (m < 2: fp64's pair swapped or not; a select, no register
+      // indexed at run time).
+      const uint32_t m = TinyBatch::vector_mask(uint32_t(v * V), E, swizzle);
+      if constexpr (V == 2) {
+        const Vector<E> in = out;
+        out.e[0] = m ? in.e[1] : in.e[0];
+        out.e[1] = m ? in.e[0] : in.e[1];
+      }
+      reinterpret_cast<uint4*>(staged)[TinyBatch::staged_at(uint32_t(v * V), E, swizzle) / V] = whole(out);
+    }
+  } else {  // in place (TinyBatch::swizzle)
+#pragma unroll 4
+    for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads)
+      reinterpret_cast<uint4*>(staged)[v] = reinterpret_cast<const uint4*>(src)[v];
+  }
+  for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)
+    staged[TinyBatch::staged_at(uint32_t(i), E, swizzle)] = src[i];
   __syncthreads();
 #pragma unroll 4
   for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads) {
@@ -45,12 +65,14 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
       for (int k = 0; k < V; ++k, walk.next()) out.e[k] = staged[walk.src()];
     } else {
 #pragma unroll
-      for (int k = 0; k < V; ++k) out.e[k] = staged[TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols)];
+      for (int k = 0; k < V; ++k)
+        out.e[k] = staged[TinyBatch::staged_at(TinyBatch::src_of_dst(uint32_t(v * V + k), n_div, rows_div, cols), E,
+                                               swizzle)];
     }
     __stwb(reinterpret_cast<uint4*>(dst) + v, whole(out));
   }
   for (int i = vecs * V + threadIdx.x; i < len; i += TinyBatch::threads)
-    dst[i] = staged[TinyBatch::src_of_dst(uint32_t(i), n_div, rows_div, cols)];
+    dst[i] = staged[TinyBatch::staged_at(TinyBatch::src_of_dst(uint32_t(i), n_div, rows_div, cols), E, swizzle)];
 }
 
 int64_t chunk_elems(const Problem& p) {

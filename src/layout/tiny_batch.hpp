@@ -61,6 +61,30 @@ struct TinyBatch {
     }
   };
 
+  // The swizzle of the chunk's staged src (staged_at): for 8- and 16-byte elements in src rows
+  // of an even number of elements, the 128-byte row's place XORed with the row's index, else
+  // none (0). A warp gathers src elements a src row apart (cols elements) for consecutive dst
+  // elements: in place, rows of 2 or 4 put up to 8 lanes on one bank; odd rows spread them over
+  // every bank already. H200, batches of 96 MiB (results/2026-12-01-peers-rules, s84): c128
+  // +6.6 to +15 points (16x8 82 -> 97%, 46x2 86 -> 94), fp64 0 to +7.4 (33x4 82 -> 89);
+  // 4-byte elements lost 4 to 9 (the staging's selects took 34 registers, 7 blocks an SM, not
+  // 8), and 1- and 2-byte ones, which the gather walks in steps (Walk), stay in place too.
+  XPOSE_HD static constexpr uint32_t swizzle(int E, int64_t cols) {
+    return E >= 8 && cols % 2 == 0 ? 128u / uint32_t(E) - 1 : 0u;
+  }
+  // Where staged src element s sits in the block's shared memory under swizzle `mask`: its
+  // place in its 128-byte row XORed with the row's index (the mask: elements a row, less one).
+  // A 16-byte vector of staged elements stays one aligned vector, its elements permuted by the
+  // XOR's bits below the vector (vector_mask).
+  XPOSE_HD static constexpr uint32_t staged_at(uint32_t s, int E, uint32_t mask) {
+    return s ^ ((s / (128u / uint32_t(E))) & mask);
+  }
+  // Element k of the vector that holds staged element s sits at place k ^ vector_mask of the
+  // vector's place.
+  XPOSE_HD static constexpr uint32_t vector_mask(uint32_t s, int E, uint32_t mask) {
+    return (s / (128u / uint32_t(E))) & mask & uint32_t(16 / E - 1);
+  }
+
   // The chunk-local src index of chunk-local dst index t, for matrices of rows x cols (n =
   // rows * cols; n and rows as FastDivmods): t is element (w / rows, w % rows) of dst matrix
   // q = t / n (w = t % n), which is src element (w % rows, w / rows).

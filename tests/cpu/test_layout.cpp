@@ -6,7 +6,6 @@
 #include <cstring>
 #include <random>
 #include <set>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -393,6 +392,56 @@ TEST(TinyBatch, GathersEachDstElementFromItsTransposedSrcElement) {
 }
 
 // The fill of the 32x64-element tiles over a matrix, against a count of the tiles' elements.
+// The swizzled staging (8- and 16-byte elements in even rows) is a permutation of each 128-byte
+// row that keeps every 16-byte vector whole (its elements permuted by vector_mask), and spreads
+// the gather of rows of 2 elements over the banks: a warp's read of fp64 N x 2 matrices is at
+// most 2-way conflicted, where in place it was 3-way or worse (layout/bank_model.hpp).
+TEST(TinyBatch, SwizzledStagingPermutesRowsKeepsVectorsAndSpreadsTheGather) {
+  for (int E : {1, 2, 4}) EXPECT_EQ(0u, TinyBatch::swizzle(E, 2)) << E;
+  for (int E : {8, 16}) {
+    SCOPED_TRACE(E);
+    const uint32_t w = 128u / uint32_t(E), V = 16u / uint32_t(E), chunk = uint32_t(TinyBatch::chunk_bytes / E);
+    const uint32_t on = TinyBatch::swizzle(E, 2);
+    EXPECT_EQ(w - 1, on);
+    EXPECT_EQ(0u, TinyBatch::swizzle(E, 3));
+    std::vector<int> seen(chunk, 0);
+    for (uint32_t s = 0; s < chunk; ++s) {
+      const uint32_t at = TinyBatch::staged_at(s, E, on);
+      ASSERT_LT(at, chunk);
+      EXPECT_EQ(s / w, at / w) << s;  // within its 128-byte row
+      ++seen[at];
+      const uint32_t first = s - s % V;  // its vector: one aligned vector, the element at k ^ mask
+      EXPECT_EQ(TinyBatch::staged_at(first, E, on) / V * V + ((s % V) ^ TinyBatch::vector_mask(first, E, on)), at);
+      EXPECT_EQ(s, TinyBatch::staged_at(s, E, 0));
+    }
+    EXPECT_EQ(std::vector<int>(chunk, 1), seen);
+    if (E == 16) continue;
+    // The gather's reads of element k of each lane's vector, the worst of them.
+    const auto ways = [&](int rows, int cols, uint32_t first_dst, uint32_t swizzle) {
+      const FastDivmod n_div{uint32_t(rows * cols)}, rows_div{uint32_t(rows)};
+      int worst = 0;
+      for (uint32_t k = 0; k < V; ++k) {
+        std::vector<int64_t> at;
+        for (uint32_t lane = 0; lane < 32; ++lane) {
+          const uint32_t s = TinyBatch::src_of_dst(first_dst + lane * V + k, n_div, rows_div, uint32_t(cols));
+          at.push_back(int64_t(TinyBatch::staged_at(s, E, swizzle)) * E);
+        }
+        worst = std::max(worst, conflict_ways(at, E));
+      }
+      return worst;
+    };
+    for (int rows : {189, 46, 4096 / E / 2}) {
+      SCOPED_TRACE(rows);
+      int in_place = 0;
+      for (uint32_t first = 0; first < 4096 / uint32_t(E); first += 32 * V) {
+        EXPECT_LE(ways(rows, 2, first, on), 2) << first;
+        in_place = std::max(in_place, ways(rows, 2, first, 0));
+      }
+      EXPECT_GE(in_place, 3);
+    }
+  }
+}
+
 TEST(TinyBatch, TilesMostlyEmptyMeansUnderThreeQuartersFull) {
   for (int64_t rows = 1; rows <= 130; ++rows)
     for (int64_t cols = 1; cols <= 200; ++cols) {

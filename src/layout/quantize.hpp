@@ -146,6 +146,15 @@ XPOSE_HD constexpr int staged_chunk(int E, int r, int c) {
   return 8 * s + ((i + s + 4 * (r & 1)) & 7);
 }
 
+// Where data_t's 16-byte chunk j (its rows 16 j ..) of tile column c waits in the kernel's
+// 128 x 128 code buffer before its row of data_t is stored: byte c * 128 + 16 (j ^ key), the key
+// the column's group of P (columns a 32-bit word of the input: 2 for 2-byte inputs, 1 for fp32),
+// modulo 8. A warp's lanes, P columns apart, write their chunk j of neighbouring groups: eight
+// lanes meet eight 16-byte bank groups (keyed by c % 8, 2-byte inputs put two lanes on each:
+// 52% of the shared store wavefronts excess, Nsight Compute, H200, bf16 1x128 both); eight lanes
+// reading one column's eight chunks meet them too. Host-tested (test_quantize).
+XPOSE_HD constexpr int code_chunk_at(int c, int j, int P) { return c * 128 + 16 * (j ^ ((c / P) % 8)); }
+
 // Why recipe r cannot be served (one line), or null: blocks of 1 to 2^20 a side (the GPU path
 // asks more), the 128 x 4 tiles for MXFP8 only.
 inline const char* recipe_refusal(const QuantizeRecipe& r) {

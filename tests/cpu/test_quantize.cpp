@@ -17,6 +17,7 @@
 
 #include "cpu/quantize.hpp"
 #include "engines/quantize/quantize.hpp"
+#include "layout/bank_model.hpp"
 #include "support/quantize.hpp"
 #include "support/testing.hpp"
 #include "api/validate.hpp"
@@ -354,6 +355,44 @@ TEST(Quantize, RowBlockStageReadsMeetInNoBank) {
         }
         for (int g = 0; g < 8; ++g) EXPECT_EQ(1, group[size_t(g)]) << "rows " << r << ", chunk " << i << ", group " << g;
       }
+  }
+}
+
+// data_t's code buffer (code_chunk_at): each column's 8 chunks a permutation of its 128 bytes,
+// and both of the kernel's accesses conflict-free in the bank model (layout/bank_model.hpp): a
+// warp's 32 lanes writing chunk j of columns P apart (one column of each lane's group of P), and
+// its lanes reading 4 columns' 8 chunks in order. Keyed by the column alone (the layout before),
+// the writes of 2-byte inputs were 2-way conflicted.
+TEST(Quantize, CodeBufferAccessesMeetInNoBank) {
+  for (int P : {1, 2}) {
+    SCOPED_TRACE("columns a word " + std::to_string(P));
+    for (int c = 0; c < 128; ++c) {
+      std::vector<int> seen(8, 0);
+      for (int j = 0; j < 8; ++j) {
+        const int at = code_chunk_at(c, j, P);
+        ASSERT_TRUE(at >= c * 128 && at < (c + 1) * 128 && at % 16 == 0) << c << " " << j;
+        ++seen[size_t(at % 128 / 16)];
+      }
+      EXPECT_EQ(std::vector<int>(8, 1), seen) << "column " << c;
+    }
+    const int groups = 128 / P;
+    for (int first = 0; first < groups; first += 32)  // a warp's groups
+      for (int p = 0; p < P; ++p)
+        for (int j = 0; j < 8; ++j) {
+          std::vector<int64_t> at, keyed_by_column;
+          for (int lane = 0; lane < 32; ++lane) {
+            const int c = (first + lane) * P + p;
+            at.push_back(code_chunk_at(c, j, P));
+            keyed_by_column.push_back(c * 128 + 16 * (j ^ (c % 8)));
+          }
+          EXPECT_EQ(1, conflict_ways(at, 16)) << "groups " << first << ", column " << p << ", chunk " << j;
+          if (P == 2) EXPECT_EQ(2, conflict_ways(keyed_by_column, 16));
+        }
+    for (int q0 = 0; q0 < 128 * 8; q0 += 32) {  // lanes q: column q / 8, chunk q % 8
+      std::vector<int64_t> at;
+      for (int q = q0; q < q0 + 32; ++q) at.push_back(code_chunk_at(q / 8, q % 8, P));
+      EXPECT_EQ(1, conflict_ways(at, 16)) << q0;
+    }
   }
 }
 

@@ -36,7 +36,7 @@ struct Stage {
   // fp32 with the buffer would fit 2 blocks an SM, not 3).
   static constexpr bool hold_codes = E == 4;
   unsigned char x[kTile][row_bytes];  // chunk c of row r at chunk layout::staged_chunk(E, r, c)
-  unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: row c's chunk j at j ^ (c % 8)
+  unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: layout::code_chunk_at
   float seg_max[kSegs][kTile];        // data_t, K > 32: each column's max |x| over each row segment
   uint32_t scale_t[kTile][kSegs];     // data_t's scales (column c's K-row blocks), stored after the tile
   float row_seg_max[kTile][kSegs];    // Same, K x K blocks: each row's max |x| over each segment
@@ -354,7 +354,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     const auto stage_codes = [&](int c, int rs, const uint32_t (&cc)[8]) {  // row c's codes 32 rs ..
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        *reinterpret_cast<uint4*>(t + c * kTile + ((2 * rs + h) ^ (c % 8)) * 16) =
+        *reinterpret_cast<uint4*>(t + layout::code_chunk_at(c, 2 * rs + h, P)) =
             make_uint4(cc[4 * h], cc[4 * h + 1], cc[4 * h + 2], cc[4 * h + 3]);
     };
     uint32_t held[S::hold_codes ? units : 1][P][8];
@@ -427,7 +427,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
         const int c = q / 8, j = q % 8, n = min(16, R - 16 * j);
         if (c >= C || n <= 0) continue;
-        const uint4 v = *reinterpret_cast<const uint4*>(t + c * kTile + (j ^ (c % 8)) * 16);
+        const uint4 v = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
         uint8_t* const to = data_t + (j0 + c) * rows + i0 + 16 * j;
         if (n == 16 && reinterpret_cast<uintptr_t>(to) % 16 == 0) {
           *reinterpret_cast<uint4*>(to) = v;

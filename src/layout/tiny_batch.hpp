@@ -66,8 +66,8 @@ struct TinyBatch {
   // none (0). A warp gathers src elements a src row apart (cols elements) for consecutive dst
   // elements: in place, rows of 2 or 4 put up to 8 lanes on one bank; odd rows spread them over
   // every bank already. H200, batches of 96 MiB (results/2026-12-01-peers-rules, s84): c128
-  // +6.6 to +15 points (16x8 82 -> 97%, 46x2 86 -> 94), fp64 0 to +7.4 (33x4 82 -> 89);
-  // 4-byte elements lost 4 to 9 (the staging's selects took 34 registers, 7 blocks an SM, not
+  // +6.5 to +15 points (16x8 82 -> 97%, 46x2 86 -> 94), fp64 -0.7 to +7.5 (33x4 82 -> 89);
+  // 4-byte elements -8.7 to +0.8 (the staging's selects took 34 registers, 7 blocks an SM, not
   // 8), and 1- and 2-byte ones, which the gather walks in steps (Walk), stay in place too.
   XPOSE_HD static constexpr uint32_t swizzle(int E, int64_t cols) {
     return E >= 8 && cols % 2 == 0 ? 128u / uint32_t(E) - 1 : 0u;

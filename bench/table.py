@@ -10,6 +10,8 @@
                                           element size and the problem's size (MiB): where another kernel
                                           would do better, and how consistently (a rule bound to measure)
   python3 bench/table.py placement EXACT FILE...   each run (xpose-bench --placement) against the exact one
+  python3 bench/table.py random FILE... [--min-mib M]   each --random file's median, 10th percentile and worst,
+                                          over its draws of at least M MiB
   python3 bench/table.py behind FILE...  xpose's automatic choice against each peer on the same cases, by time
                                           (each process measures its own copy): per peer the cases it served,
                                           how many xpose leads or trails by more than 5%, and every case it trails
@@ -70,9 +72,24 @@ def kernels(records, names):
 
 
 def quantiles(values):
-    """Median, 10th percentile (the value a tenth of the way up, sorted) and worst of a report."""
+    """Median, 10th percentile (nearest rank, the ceil(n / 10)-th lowest, as the benches' own
+    --random reports take it) and worst of a report."""
     values = sorted(values)
-    return statistics.median(values), values[len(values) // 10], values[0]
+    return statistics.median(values), values[(len(values) + 9) // 10 - 1], values[0]
+
+
+def random_report(paths, min_mib=0):
+    """Each file's automatic choice as the --random reports give it (median, 10th percentile,
+    worst % of copy), over its draws of at least `min_mib` MiB."""
+    print(f"| file | draws{f' of {min_mib:g} MiB or more' if min_mib else ''} | median | 10th pct | worst |")
+    print("|---|---:|---:|---:|---:|")
+    for path in paths:
+        pct = [r["pct_copy"] for r in load([path]) if r["kernel"] == "auto"
+               and r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"] >= min_mib * 2**20]
+        if not pct:
+            fail(f"{path}: no draw of the automatic choice{f' of {min_mib:g} MiB or more' if min_mib else ''}")
+        median, tenth, worst = quantiles(pct)
+        print(f"| {os.path.basename(path)} | {len(pct)} | {median:.1f}% | {tenth:.1f}% | {worst:.1f}% |")
 
 
 def choice(records, tolerance=2.0):
@@ -281,11 +298,11 @@ def ab(old_path, new_path, shown=5):
 
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "behind", "placement", "ab"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "random", "behind", "placement", "ab"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
-    ap.add_argument("--min-mib", type=float, default=0, help="behind: only cases of at least this many MiB")
+    ap.add_argument("--min-mib", type=float, default=0, help="random, behind: only cases of at least this many MiB")
     args = ap.parse_args()
     if args.kind == "ladder":
         ladder(load(args.files), args.case)
@@ -295,6 +312,8 @@ def main():
         choice(load(args.files))
     elif args.kind == "bands":
         bands(load(args.files))
+    elif args.kind == "random":
+        random_report(args.files, min_mib=args.min_mib)
     elif args.kind == "behind":
         behind(load(args.files), min_mib=args.min_mib)
     elif args.kind == "placement":

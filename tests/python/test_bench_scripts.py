@@ -140,6 +140,20 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("| all | | 3 | -1.3 | -10.0 | +4.0 |", lines)
         self.assertEqual(lines[-3], " -10.0   40.0 ->  30.0%  c (k2 -> k3)")
 
+    def test_random_reports_each_file_over_its_large_draws(self):
+        path = os.path.join(self.dir.name, "draws.jsonl")
+        with open(path, "w") as f:  # 20 draws of 8 x 8 fp32 at 1..20%, and two of 64 MiB at 90 and 70%
+            for k in range(1, 21):
+                f.write(json.dumps(record(f"d{k}", "auto", "xpose", float(k))) + "\n")
+            for name, pct in (("big a", 90.0), ("big b", 70.0)):
+                f.write(json.dumps(dict(record(name, "auto", "xpose", pct), rows=4096, cols=4096)) + "\n")
+        lines = self.run_table("random", path).splitlines()
+        # 22 draws: median (11 + 12) / 2; nearest rank: the 3rd lowest; worst 1
+        self.assertEqual(lines[2], "| draws.jsonl | 22 | 11.5% | 3.0% | 1.0% |")
+        lines = self.run_table("random", path, "--min-mib", "64").splitlines()
+        self.assertIn("of 64 MiB or more", lines[0])
+        self.assertEqual(lines[2], "| draws.jsonl | 2 | 80.0% | 70.0% | 70.0% |")
+
     def test_behind_compares_the_choice_with_each_peer_by_time(self):
         path = os.path.join(self.dir.name, "peers-by-time.jsonl")
         rows = [record("a", "auto", "xpose", 90, ms=1.0), record("a", "torch", "peer", 50, ms=2.0),

@@ -19,7 +19,7 @@ union Vector {
 // compiler into per-element stores (st.global.u32 x4 for fp32, v2.u16 x4 for fp16, v2.u32
 // x2 for 8-byte elements): four times the store sectors of a 16-byte store in Nsight
 // Compute, and far more instructions than a kernel storing float4 directly
-// (docs/performance.md, "What the experiments concluded", 2).
+// (docs/experiments.md, 2).
 template <int E>
 __device__ __forceinline__ uint4 whole(const Vector<E>& v) {
   return make_uint4(v.words[0], v.words[1], v.words[2], v.words[3]);

@@ -99,7 +99,7 @@ struct CuteVecTile {
 //    make_tma_copy cannot merge the two modes back into one: it issues one 3-D box
 //    (segment, 2 segments, rows), and each row's 256 bytes come and go together. Ahead of
 //    slabs on fp32 32768^2 at 3 tiles per SM, and further ahead on bytes
-//    (tools/experiments/cute_tma.cu; docs/performance.md, "What the experiments concluded", 4;
+//    (tools/experiments/cute_tma.cu; docs/experiments.md, 4;
 //    rows of 512 bytes were slower for every size). The view needs whole segments: cols
 //    (src) and rows (dst) multiples of 128 / E (cute_tma_whole_rows, layout/tma_tile.hpp).
 // blocks_per_sm: how many tiles an SM should hold at once, measured (same experiment):

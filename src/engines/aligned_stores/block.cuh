@@ -144,7 +144,7 @@ __device__ __forceinline__ void stage_words(Elem<E>* tile, const Elem<E>* src, c
 // Src rows r0.. of columns c0.. into the tile from 16-byte aligned src rows, a 16-byte vector
 // per load (measured well ahead of element by element on fp16 with a padded src). Each
 // staging is its own kernel, not a branch: with two paths in one kernel the slower one lost
-// ground (docs/performance.md, "What the experiments concluded", 6).
+// ground (docs/experiments.md, 6).
 template <class A, bool Edge, class Rows, int E = A::elem_bytes>
 __device__ __forceinline__ void stage_vectors(Elem<E>* tile, const Elem<E>* src, const Problem& p, const Rows& rows,
                                               int64_t r0, int64_t c0) {

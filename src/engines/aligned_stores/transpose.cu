@@ -1,6 +1,6 @@
 // aligned_stores: for rows that are not 16-byte aligned, or dst pitches that put every
 // other dst row in the middle of a 32-byte sector (each costs vec_swizzled and the TMA
-// kernels much of their speed: docs/performance.md, "What the experiments concluded", 5).
+// kernels much of their speed: docs/experiments.md, 5).
 // Src rows come in along their length (coalesced) into a shared tile as 16-byte vectors:
 // where src rows are not 16-byte aligned, the aligned vectors around each 16-byte chunk,
 // its bytes shifted out in registers. Each dst row's piece goes out as 16-byte vectors

@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(cute_threads) transpose_cute_smem(Problem p, T
 // (__stwb, the default write-back policy). Through UniversalCopy<uint128_t> the compiler
 // split the store of a fragment filled element by element into two or four narrower
 // stores (st.global.v2.u32 for fp32, st.global.u64 for fp16: PTX), the mistake that slowed
-// vec_swizzled (docs/performance.md, "What the experiments concluded", 2).
+// vec_swizzled (docs/experiments.md, 2).
 struct StoreWhole16 {
   using SRegisters = cute::uint128_t[1];
   using DRegisters = cute::uint128_t[1];

@@ -8,7 +8,7 @@
 namespace xpose::engines {
 namespace {
 
-// tools/experiments/tma_pipeline.cu (docs/performance.md, "What the experiments concluded", 3):
+// tools/experiments/tma_pipeline.cu (docs/experiments.md, 3):
 // every configuration tried lands close to the others once L2 promotion is at most 128
 // bytes; 256-byte promotion fetched the neighbouring tile's lines too.
 using Config = tma::PipeConfig<128, 4, 2, 256>;

@@ -255,6 +255,7 @@ class ScriptErrors(unittest.TestCase):
         first = p.stdout.readline()
         p.stdout.close()
         err = p.stderr.read()
+        p.stderr.close()
         self.assertEqual(p.wait(), 0, err)
         self.assertTrue(first.startswith("|"), first)
         self.assertEqual(err, "")

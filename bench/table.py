@@ -71,6 +71,11 @@ def kernels(records, names):
         print(f"| {label} | " + " | ".join(f"{r['pct_copy']:.1f}%" if r else "-" for r in cells) + " |")
 
 
+def mib(r):
+    """The MiB a record's problem holds (its elements times their size)."""
+    return r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"] / 2**20
+
+
 def quantiles(values):
     """Median, 10th percentile (nearest rank, the ceil(n / 10)-th lowest, as the benches' own
     --random reports take it) and worst of a report."""
@@ -85,7 +90,7 @@ def random_report(paths, min_mib=0):
     print("|---|---:|---:|---:|---:|")
     for path in paths:
         pct = [r["pct_copy"] for r in load([path]) if r["kernel"] == "auto"
-               and r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"] >= min_mib * 2**20]
+               and mib(r) >= min_mib]
         if not pct:
             fail(f"{path}: no draw of the automatic choice{f' of {min_mib:g} MiB or more' if min_mib else ''}")
         median, tenth, worst = quantiles(pct)
@@ -154,9 +159,9 @@ BANDS_MIB = (4, 16, 64)  # bands: under 4 MiB, 4-16, 16-64, 64 and more
 
 
 def band_of(auto):
-    mib = auto["rows"] * auto["cols"] * auto["batch"] * auto["elem_bytes"] / 2**20
+    size = mib(auto)
     lows = [0, *BANDS_MIB]
-    k = sum(mib >= b for b in BANDS_MIB)
+    k = sum(size >= b for b in BANDS_MIB)
     return f"{lows[k]}+" if k == len(BANDS_MIB) else f"{lows[k]}-{BANDS_MIB[k]}"
 
 
@@ -204,7 +209,7 @@ def behind(records, margin=5.0, min_mib=0):
     stats, trails = {}, []
     for label, rows in by_case(records).items():
         auto = pick(rows, "auto")
-        if not auto or auto["rows"] * auto["cols"] * auto["batch"] * auto["elem_bytes"] < min_mib * 2**20:
+        if not auto or mib(auto) < min_mib:
             continue
         for r in rows:
             if r["role"] != "peer" or r["ms_median"] <= 0 or auto["ms_median"] <= 0:
@@ -235,7 +240,7 @@ def placement(paths, tolerance=2.0, min_mib=64):
     `tolerance` points; xpose's GB/s, how many move more than `tolerance` percent."""
     def autos(path):
         rows = [r for r in load([path]) if r["kernel"] == "auto"
-                and r["rows"] * r["cols"] * r["batch"] * r["elem_bytes"] >= min_mib << 20]
+                and mib(r) >= min_mib]
         return {r["case"]: r for r in rows}
     base = autos(paths[0])
     print(f"| run | placement | draws | within {tolerance:g} points (% of copy) | GB/s moved more than "

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(TinyBatch::threads) transpose_tiny_batched(Pro
       }
       reinterpret_cast<uint4*>(staged)[TinyBatch::staged_at(uint32_t(v * V), E, swizzle) / V] = whole(out);
     }
-  } else {  // in place (TinyBatch::swizzle)
+  } else {  // in place (TinyBatch::swizzle); the loop above, mask 0, took 4-byte elements to 39 registers
 #pragma unroll 4
     for (int v = threadIdx.x; v < vecs; v += TinyBatch::threads)
       reinterpret_cast<uint4*>(staged)[v] = reinterpret_cast<const uint4*>(src)[v];

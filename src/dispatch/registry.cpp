@@ -38,6 +38,7 @@ const std::vector<const Engine*>& engines() {
       &permute_packed,
       &permute_tiled,
       &permute_rows,
+      &permute_gather,
   };
   return all;
 }

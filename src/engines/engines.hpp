@@ -27,4 +27,5 @@ extern const Engine permute_row_vectors;     // permute/row_vectors.cu
 extern const Engine permute_packed;          // permute/packed.cu
 extern const Engine permute_tiled;           // permute/tiled.cu
 extern const Engine permute_rows;            // permute/rows.cu
+extern const Engine permute_gather;          // permute/rows.cu
 }  // namespace xpose::engines

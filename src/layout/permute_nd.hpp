@@ -468,6 +468,21 @@ struct NdRowsChunk {
 constexpr int nd_rows_threads = 256, nd_rows_per_thread = 4;
 constexpr int64_t nd_rows_max_count = int64_t(1) << 30;
 
+// permute_gather: a tiled form's elements moved as permute_rows moves a rows form's, one at a
+// time in dst's order (PyTorch's copy of a permuted tensor moves them so): the items of an outer
+// index are its a x b elements, b (dst's fastest axis) fastest, so that consecutive threads store
+// consecutive dst elements and each gathers its src element from its own address. Item p's
+// offsets from its outer index's; an outer index holds fewer than nd_gather_max_items
+// (32-bit divisions).
+constexpr int64_t nd_gather_max_items = int64_t(1) << 31;
+
+XPOSE_HD inline void nd_gather_offsets(const NdForm& f, const FastDivmod& by_b, uint32_t p, int64_t* src, int64_t* dst) {
+  uint32_t b;
+  const uint32_t a = by_b.divmod(p, &b);
+  *src += int64_t(a) * f.src_a + int64_t(b) * f.src_b;
+  *dst += int64_t(a) * f.dst_a + int64_t(b) * f.dst_b;
+}
+
 // Calls each(chunk) for each launch over `per_row` items of each of a rows form's outer indices,
 // in order; `max_count` (a test's) bounds a chunk.
 template <class F>

@@ -462,11 +462,14 @@ template <class Rows, class Cols>
   return ::testing::AssertionSuccess();
 }
 
-// permute_rows' launches on the host, each chunk's linear index split as the kernel splits it.
-void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count) {
+// permute_rows' launches on the host, each chunk's linear index split as the kernel splits it;
+// `gather`: permute_gather's (a tiled form's a x b elements an outer index, b fastest).
+void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, int64_t max_count,
+                     bool gather = false) {
   const size_t E = size_t(f.elem_bytes);
+  const layout::FastDivmod by_b(uint32_t(gather ? f.extent_b : 1));
   layout::for_each_rows_chunk(
-      f, f.extent_a,
+      f, gather ? f.extent_a * f.extent_b : f.extent_a,
       [&](const layout::NdRowsChunk& c) {
         ASSERT_LE(int64_t(c.count()), max_count);
         for (uint32_t i = 0; i < uint32_t(c.count()); ++i) {
@@ -474,8 +477,13 @@ void run_rows_chunks(const layout::NdForm& f, const uint8_t* src, uint8_t* dst, 
           const uint32_t outer = c.length.divmod(i, &pos);
           int64_t s, d;
           f.outer_offsets(c.outer_base + outer, &s, &d);
-          const int64_t a = c.a_base + pos;
-          std::memcpy(dst + size_t(d + a * f.dst_a) * E, src + size_t(s + a * f.src_a) * E, E);
+          if (gather) {
+            layout::nd_gather_offsets(f, by_b, uint32_t(c.a_base + pos), &s, &d);
+          } else {
+            s += (c.a_base + pos) * f.src_a;
+            d += (c.a_base + pos) * f.dst_a;
+          }
+          std::memcpy(dst + size_t(d) * E, src + size_t(s) * E, E);
         }
       },
       max_count);
@@ -576,13 +584,13 @@ struct DrawnBytes {
 }
 
 // Draws whose shapes permute_vec_tiled serves about half the time (whole vectors, vector
-// pads, 16-byte bases): its walk (in dst's and in src's block order), permute_vec_regs' walk
-// and the rows kernel's chunks (cut small) write what the model writes.
+// pads, 16-byte bases): its walk (in dst's and in src's block order), permute_vec_regs' walk,
+// the rows kernel's chunks and permute_gather's (cut small) write what the model writes.
 TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   const uint64_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  int vector_tiles = 0, packed = 0, reordered = 0, rows = 0, regs = 0;
+  int vector_tiles = 0, packed = 0, reordered = 0, rows = 0, regs = 0, gathered = 0;
   // 1000 draws, and more until one reorders its outer axes (4-10 of the 1000 do; seed
   // 4017359156 drew none).
   for (int trial = 0; trial < 1000 || (reordered == 0 && trial < 20000); ++trial) {
@@ -600,6 +608,12 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
       ASSERT_EQ(d.want, by_regs) << "the register blocks (" << g.lanes_a.divisor << " lanes along a) write otherwise; "
                                  << layout::text(f);
       ++regs;
+    }
+    if (f.tiled) {  // permute_gather, on the form as planned (before the vector tiles reorder it)
+      std::vector<uint8_t> by_gather(d.got.size(), 0xA5);
+      run_rows_chunks(f, d.src.data(), by_gather.data(), 1 + int64_t(rng() % 40), true);
+      ASSERT_EQ(d.want, by_gather) << "permute_gather's chunks write otherwise; " << layout::text(f);
+      ++gathered;
     }
     layout::NdVecTiles t;
     if (layout::nd_vec_tiles(f, from, to, &t, &why)) {
@@ -621,6 +635,7 @@ TEST(PermuteNdKernels, VectorTilesAndRowChunksMatchTheModel) {
   EXPECT_GT(packed, 100);
   EXPECT_GT(reordered, 0);  // about 1 in 30 of the vector tiles
   EXPECT_GT(rows, 200);
+  EXPECT_GT(gathered, 400);
 }
 
 // Draws at any alignment (element-aligned bases off 16 bytes): permute_aligned_stores' walk,
@@ -1020,6 +1035,20 @@ void check_nd_plans(const Permutation& p, int (*planned)[max_nd_kernels + 1]) {
         ++chunks;
       });
       ASSERT_EQ(uint64_t(f.outer_count) * uint64_t(f.extent_a), covered);
+      continue;
+    }
+    if (kernel == "permute_gather") {
+      ASSERT_TRUE(f.tiled);
+      ASSERT_LT(f.extent_a * f.extent_b, layout::nd_gather_max_items);
+      uint64_t covered = 0;
+      if (f.extent_a * f.extent_b / layout::nd_rows_max_count + f.outer_count / 64 > 100000) continue;
+      layout::for_each_rows_chunk(f, f.extent_a * f.extent_b, [&](const layout::NdRowsChunk& c) {
+        ASSERT_GE(c.outers, 1u);
+        ASSERT_LE(c.count(), uint64_t(layout::nd_rows_max_count));
+        ASSERT_LE(c.a_base + c.length.divisor, f.extent_a * f.extent_b);
+        covered += c.count();
+      });
+      ASSERT_EQ(uint64_t(f.outer_count) * uint64_t(f.extent_a * f.extent_b), covered);
       continue;
     }
     if (kernel == "permute_row_vectors") {

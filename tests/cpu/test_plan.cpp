@@ -416,7 +416,7 @@ TEST(Registry, OneListOneContract) {
   std::vector<const Engine*> both = engines(Input::transpose);
   for (const Engine* e : engines(Input::nd_form)) both.push_back(e);
   EXPECT_EQ(engines(), both);
-  EXPECT_EQ(7u, engines(Input::nd_form).size());
+  EXPECT_EQ(8u, engines(Input::nd_form).size());
   std::set<std::string> names;
   for (const Engine* e : engines()) {
     EXPECT_TRUE(names.insert(e->name).second) << e->name << " is listed twice";

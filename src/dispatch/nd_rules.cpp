@@ -103,6 +103,18 @@ const std::vector<NdRule>& nd_rules() {
        "bytes (16-byte elements: `nd_regs_max_run_16`) or src's at most `nd_regs_max_src_run`; 1-byte elements: "
        "src's at least `nd_regs_min_byte_run`",
        "short runs on both sides: a tile's rows and columns would be short pieces"},
+      {"small_planes", &engines::permute_gather,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
+         const char* why = nullptr;
+         return f.elem_bytes == 16 && f.extent_a * f.extent_b * 16 <= t.nd_gather_max_plane &&
+                shortest_run(f) > t.nd_gather_min_run &&
+                layout::nd_whole_vectors(f, reinterpret_cast<uintptr_t>(p.task.src),
+                                         reinterpret_cast<uintptr_t>(p.task.dst), &why);
+       },
+       "16-byte elements, src's and dst's fastest axes contiguous and aligned, runs longer than "
+       "`nd_gather_min_run`, holding at most `nd_gather_max_plane` bytes together (extent a x extent b)",
+       "a small plane leaves permute_vec_tiled's tiles mostly empty: elements one a thread in dst's order"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",
        "long runs of whole vectors: full 16-byte traffic on both sides"},
       {"contiguous_sides", &engines::permute_aligned_stores, stores_take,

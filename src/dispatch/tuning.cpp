@@ -37,6 +37,8 @@ constexpr Tuning h100 = [] {
   t.unaligned_min_matrix_narrow = 1 * MiB;
   t.unaligned_mid_side = 0;  // rule unaligned_mid: off (not measured on an H100)
   t.half_tiles_fill_pct = 0;  // rule half_tiles: off (not measured on an H100)
+  t.nd_gather_max_plane = 0;  // rule small_planes: off (not measured on an H100)
+  t.nd_gather_min_run = 128;
   t.stores_min_rows_bytes = 128;
   t.stores_min_rows_bytes_1 = 128;
   t.row_tiles_max_elem = 16;
@@ -186,6 +188,14 @@ constexpr Tuning h200 = [] {
   // 1313x428x4x9 (1,3,0,2) 65 -> 89%, 43x296x2x9x14 (2,0,1,4,3) 65 -> 90). Those with src runs of
   // 2-8 elements stay: permute_packed ahead of permute_vec_regs on 13 of 35, behind on 17.
   t.nd_packed_runs_16 = 256;
+  // N-D forms of 16-byte elements that rule whole_vectors gave permute_vec_tiled, every N-D kernel
+  // timed (seeds 13966792869280284426 and 1807346968259422386, and the 23 draws PyTorch led in
+  // s81 and s85; results/2026-12-02-gather): where both fastest axes have more than 8 elements and
+  // hold at most 512 together (a x b), permute_gather ran ahead on all 6, +3.9 to +23 points (c128
+  // 18x51x267x2x4x13 (3,2,4,1,5,0) 64 -> 87%, 5x343x48x25x12 (1,2,0,4,3) 79 -> 92); the next
+  // plane, 23 x 26, 2.6 points behind, and behind on every larger one (by 1 to 50); with a side
+  // of 3-7 elements behind on 4 of 5 (32 x 3: 99 -> 59).
+  t.nd_gather_max_plane = 8 * KiB;
   return t;
 }();
 

@@ -45,6 +45,8 @@ namespace xpose::detail {
   X(row_tiles_max_elem, false, "rules pitch_16_mod_32, aligned, unaligned_large, unaligned_large_bytes: vec_swizzled and aligned_stores take tiles row by row for elements of at most this many bytes, column by column for larger ones") \
   X(col_tiles_min_row_bytes, true, "... but row by row where the rows outnumber the columns and a src row has fewer bytes than this") \
   X(nd_packed_runs_16, true, "rule short_runs_16: 16-byte elements whose runs are both at most this, src's longer than nd_regs_max_src_run, go to permute_packed (0: the rule is off)") \
+  X(nd_gather_max_plane, true, "rule small_planes: aligned 16-byte elements whose src and dst fastest axes hold at most this many bytes together (extent a x extent b x 16), which rule whole_vectors would give permute_vec_tiled, go to permute_gather (0: the rule is off) ...") \
+  X(nd_gather_min_run, true, "rule small_planes: ... where both fastest runs are longer than this") \
   X(nd_regs_max_run, true, "rule short_runs: the longest fastest run, src's and dst's, that permute_vec_regs takes") \
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_src_run, true, "rule short_runs: ... or src's run at most this") \

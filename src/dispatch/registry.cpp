@@ -14,6 +14,7 @@ const std::vector<const Engine*>& engines() {
       &smem_swizzled,
       &vec_swizzled,
       &skinny,
+      &short_lines,
       &tiny_batched,
       &aligned_stores,
       &tma_plain,

@@ -139,6 +139,14 @@ const std::vector<Rule>& rules() {
        "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
        "cols), any element size, any batch the rules above leave",
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
+      {"short_lines", XPOSE_ENGINE(short_lines),
+       [](const Problem& p, const Device&, const Tuning& t) {
+         const int64_t side = (p.ld_dst == p.rows ? p.rows : p.cols) * p.elem_bytes;  // the engine's dense one
+         return side <= t.short_lines_side && side % 16 != 0;
+       },
+       "a short side of 9 elements up to `short_lines_side` bytes stored dense, not a whole number of 16-byte vectors "
+       "(a tile's rows there are unaligned), bases, line pitch and batch strides 16-byte aligned",
+       "a short side of unaligned rows: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
        "a matrix), rows and bases 16-byte aligned, CuTe family built",

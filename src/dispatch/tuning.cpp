@@ -37,6 +37,7 @@ constexpr Tuning h100 = [] {
   t.unaligned_min_matrix_narrow = 1 * MiB;
   t.unaligned_mid_side = 0;  // rule unaligned_mid: off (not measured on an H100)
   t.half_tiles_fill_pct = 0;  // rule half_tiles: off (not measured on an H100)
+  t.short_lines_side = 0;     // rule short_lines: off (not measured on an H100)
   t.nd_gather_max_plane = 0;  // rule small_planes: off (not measured on an H100)
   t.nd_gather_min_run = 128;
   t.stores_min_rows_bytes = 128;
@@ -196,6 +197,7 @@ constexpr Tuning h200 = [] {
   // plane, 23 x 26, 2.6 points behind, and behind on every larger one (by 1 to 50); with a side
   // of 3-7 elements behind on 4 of 5 (32 x 3: 99 -> 59).
   t.nd_gather_max_plane = 8 * KiB;
+  t.short_lines_side = 128;
   return t;
 }();
 

@@ -9,6 +9,7 @@ extern const Engine naive_read, naive_write;         // naive.cu
 extern const Engine smem, smem_padded, smem_swizzled;  // smem.cu
 extern const Engine vec_swizzled;                    // vec_swizzled.cu
 extern const Engine skinny;                          // skinny.cu
+extern const Engine short_lines;                     // short_lines.cu
 extern const Engine tiny_batched;                    // tiny_batched.cu
 extern const Engine aligned_stores;                  // aligned_stores/transpose.cu
 extern const Engine tma_plain, tma_swizzle128, tma_batched;  // tma/tma.cu

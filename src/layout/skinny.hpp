@@ -42,4 +42,30 @@ XPOSE_HD constexpr int skinny_staged(int d) {
     return d + d / 8;
 }
 
+// short_lines: the same two sides for a short side of 9 to short_lines_max_bytes bytes, too
+// many lines for a thread to hold one vector of each. A block moves a span of J long-side
+// indices (short_lines_span_bytes of each line) through shared memory that holds the span's
+// dense run as it is in memory (S x J elements, S * short_lines_span_bytes bytes): the line side
+// as 16-byte vectors, item q being vector q / S of line q % S (so that a warp's lanes take
+// neighbouring lines and meet neighbouring bytes of the run), each element of it placed at its
+// dense position one by one; the dense side as the run's 16-byte vectors in order.
+constexpr int short_lines_max_bytes = 128;   // the longest short side, bytes
+constexpr int short_lines_span_bytes = 256;  // a span's bytes of each line
+constexpr int short_lines_threads = 256;
+
+template <int E>
+struct ShortLines {
+  static constexpr int V = 16 / E;                               // elements a vector
+  static constexpr int J = short_lines_span_bytes / E;           // long-side indices a span
+  static constexpr int line_vectors = J / V;                     // vectors a line's span
+  static constexpr int max_short = short_lines_max_bytes / E;    // S at most
+  static constexpr int max_items = max_short * line_vectors;     // 16-byte vectors a span, each side
+  static constexpr int per_thread = max_items / short_lines_threads;
+  static_assert(max_items % short_lines_threads == 0, "whole items a thread");
+  // Item q of a span whose short side is S: its line, and the dense position of its element u.
+  XPOSE_HD static constexpr int line(int S, int q) { return q % S; }
+  XPOSE_HD static constexpr int vector(int S, int q) { return q / S; }
+  XPOSE_HD static constexpr int dense_at(int S, int q, int u) { return (vector(S, q) * V + u) * S + line(S, q); }
+};
+
 }  // namespace xpose::layout

@@ -339,6 +339,35 @@ TEST(Skinny, StagingReachesEveryBankGroupOnce) {
   check_skinny_staged<8>();
 }
 
+// short_lines' span: for every short side it takes, the items' elements land on every dense
+// position of the span once, element k of line i at k * S + i.
+template <int E>
+void check_short_lines() {
+  using L = ShortLines<E>;
+  for (int S = skinny_max + 1; S <= L::max_short; ++S) {
+    const int items = S * L::line_vectors;
+    ASSERT_LE(items, L::max_items);
+    std::vector<int> seen(size_t(S) * L::J, 0);
+    for (int q = 0; q < items; ++q)
+      for (int u = 0; u < L::V; ++u) {
+        const int at = L::dense_at(S, q, u), i = L::line(S, q), k = L::vector(S, q) * L::V + u;
+        ASSERT_LT(i, S);
+        ASSERT_LT(k, L::J);
+        ASSERT_EQ(k * S + i, at) << "E " << E << ", S " << S << ", q " << q << ", u " << u;
+        ++seen[size_t(at)];
+      }
+    for (size_t at = 0; at < seen.size(); ++at) ASSERT_EQ(1, seen[at]) << "E " << E << ", S " << S << ", position " << at;
+    EXPECT_EQ(size_t(items) * 16, seen.size() * E);  // the dense side's vectors are the same count
+  }
+}
+
+TEST(Skinny, ShortLinesSpansCoverTheDenseRunOnce) {
+  check_short_lines<1>();
+  check_short_lines<2>();
+  check_short_lines<4>();
+  check_short_lines<8>();
+}
+
 // aligned_stores: for any start of a dst row (E-aligned) and any row length, the blocks'
 // shifted pieces cover the row once, each starts on a 32-byte sector (the first is cut at
 // row 0), every vector is 16-byte aligned, and the staged rows hold every element a piece needs.

@@ -397,7 +397,7 @@ TEST(Registry, ListsTheLadderInOrder) {
   std::vector<std::string> names;
   for (const Engine* e : engines(Input::transpose)) names.push_back(e->name);
   std::vector<std::string> want = {"naive_read", "naive_write", "smem", "smem_padded", "smem_swizzled",
-                                   "vec_swizzled", "skinny", "tiny_batched", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
+                                   "vec_swizzled", "skinny", "short_lines", "tiny_batched", "aligned_stores", "tma", "tma_swizzle128", "tma_batched", "tma_pipeline"};
 #ifdef XPOSE_HAVE_CUTE
   for (const char* name : {"cute_naive_read", "cute_naive_write", "cute_smem_conflict_read", "cute_smem_conflict_write",
                            "cute_padded", "cute_swizzled", "cute_vectorized", "cute_vectorized_swizzled", "cute_tma"})
@@ -449,6 +449,7 @@ TEST(Registry, OneListOneContract) {
 const std::map<std::string, Problem>& examples() {
   static const std::map<std::string, Problem> all = {
       {"short_side", problem(2, 4096, 4)},
+      {"short_lines", problem(54, 1 << 20, 1)},  // decided on the H200 (decided_on): off on the H100
       {"tile_batch", with_ld(32, 32, 4, 0, 0, 100)},
       {"tiny_batch", with_ld(16, 16, 4, 0, 0, 100)},
       {"short_bytes", with_ld(4096, 128, 1, 0, 0, 256)},
@@ -474,7 +475,7 @@ const std::map<std::string, Problem>& examples() {
 
 // The device a rule's example is decided on: the H100 but for rules its record turns off.
 const Device& decided_on(const std::string& id) {
-  return id == "small_aligned" || id == "unaligned_mid" || id == "half_tiles" ? h200 : h100;
+  return id == "small_aligned" || id == "unaligned_mid" || id == "half_tiles" || id == "short_lines" ? h200 : h100;
 }
 
 TEST(RuleTable, EveryRuleDecidesItsExample) {

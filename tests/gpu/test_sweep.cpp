@@ -71,6 +71,12 @@ const std::vector<Case> cases = {
     {"Nx8 odd, two spans and a tail, skinny shifted", 8243, 8, 2, 0, 1},
     {"7xN batch strides off 16 bytes, skinny shifted", 7, 4099, 3, 0, 0, 3, 0},
     {"9xN just past skinny", 9, 4112, 1},
+    {"54xN short lines, whole spans and a tail", 54, 4112, 1},  // short_lines: interleave
+    {"Nx43 short lines, whole spans and a tail", 4112, 43, 1},  // de-interleave
+    {"19xN batched short lines", 19, 2064, 3},
+    {"Nx13 batched short lines", 2064, 13, 3},
+    {"16xN short lines at 128 bytes of fp64", 16, 4096, 1},
+    {"Nx127 short lines, one span and a tail", 304, 127, 1},
     {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
     {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule tile_batch)
     {"tiny batch of whole 16x16 tiles", 16, 16, 500},  // 8-byte: rule tile_batch

@@ -1,0 +1,148 @@
+// short_lines: matrices with a short side of 9 to 128 bytes stored dense (S x N -> N x S
+// interleave, N x S -> S x N de-interleave), too many lines for skinny's registers and too
+// short a side for a tile's rows to fill sectors. A block moves a span of 256 bytes of each
+// line: the lines as 16-byte vectors, the dense run (S x 256 bytes, contiguous) as 16-byte
+// vectors in order, the run staged in shared memory as it lies in memory (layout::ShortLines).
+// Lines and run 16-byte aligned in every matrix (the plan refuses the rest); a span the
+// matrix cuts moves element by element.
+#include "engines/common.cuh"
+#include "engines/engines.hpp"
+#include "engines/launch.cuh"
+#include "engines/vector.cuh"
+#include "layout/skinny.hpp"
+
+namespace xpose::engines {
+namespace {
+
+constexpr int threads = layout::short_lines_threads;
+
+template <int E, bool Interleave>
+__global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, TileOrigin o) {
+  using L = layout::ShortLines<E>;
+  __shared__ uint4 staged[L::max_items];
+  Elem<E>* const run = reinterpret_cast<Elem<E>*>(staged);
+  const int S = int(Interleave ? p.rows : p.cols);
+  const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, L::J) : block_tile<Elem<E>>(p, o, L::J, S);
+  const int n = Interleave ? t.cols : t.rows;
+  const int64_t ld = Interleave ? p.ld_src : p.ld_dst;
+  if (n < L::J) {  // the span the matrix cuts: dense position f is element f / S of line f % S
+    for (int f = int(threadIdx.x); f < n * S; f += threads) {
+      const int k = f / S, i = f % S;
+      if constexpr (Interleave)
+        t.dst[f] = t.src[i * ld + k];
+      else
+        t.dst[i * ld + k] = t.src[f];
+    }
+    return;
+  }
+  const int items = S * L::line_vectors;
+  if constexpr (Interleave) {
+    Vector<E> v[L::per_thread];  // every load in flight before the first shared store
+#pragma unroll
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items)
+        v[r].bits = *reinterpret_cast<const uint4*>(t.src + L::line(S, q) * ld + L::vector(S, q) * L::V);
+    }
+#pragma unroll
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items)
+#pragma unroll
+        for (int u = 0; u < L::V; ++u) run[L::dense_at(S, q, u)] = v[r].e[u];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items) __stwb(reinterpret_cast<uint4*>(t.dst) + q, staged[q]);
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items) staged[q] = reinterpret_cast<const uint4*>(t.src)[q];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items) {
+        Vector<E> v;
+#pragma unroll
+        for (int u = 0; u < L::V; ++u) v.e[u] = run[L::dense_at(S, q, u)];
+        __stwb(reinterpret_cast<uint4*>(t.dst + L::line(S, q) * ld + L::vector(S, q) * L::V), whole(v));
+      }
+    }
+  }
+}
+
+// Interleave where the rows are the short side and dst is dense; de-interleave where the
+// columns are and src is; the shorter side where both are. 0: neither.
+int direction(const Problem& p) {
+  const auto short_side = [&](int64_t side) {
+    return side > layout::skinny_max && side * p.elem_bytes <= layout::short_lines_max_bytes;
+  };
+  const bool rows = short_side(p.rows) && p.ld_dst == p.rows, cols = short_side(p.cols) && p.ld_src == p.cols;
+  if (rows && (!cols || p.rows <= p.cols)) return 1;
+  return cols ? -1 : 0;
+}
+
+Support supports(const Task& t, const Device& d) {
+  if (Support s = detail::needs_built_device(d); !s.served()) return s;
+  const Problem& p = t.problem;
+  const int dir = direction(p);
+  if (dir == 0)
+    return detail::refused(detail::Refusal::other,
+                           "short_lines needs a short side of 9 elements to 128 bytes stored dense (rows with "
+                           "ld_dst == rows, or cols with ld_src == cols)");
+  // Every span's lines and run start on 16 bytes: the bases, the lines' pitch, the batch strides
+  // (a span starts 256 bytes, or S times that, into its matrix).
+  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
+  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
+  if (!base(p.src) || !base(p.dst) || !whole(dir > 0 ? p.ld_src : p.ld_dst) ||
+      (p.batch > 1 && !(whole(p.stride_src) && whole(p.stride_dst))))
+    return detail::refused(detail::Refusal::other,
+                           "short_lines needs 16-byte aligned bases, line pitch and batch strides");
+  return detail::served();
+}
+static_assert(layout::short_lines_max_bytes == 128 && layout::skinny_max == 8, "the refusal names the bounds");
+
+Support plan(Plan* plan, const Device&, const PlanOptions&) {
+  const Problem& p = plan->task.problem;
+  const int dir = direction(p);
+  const int J = layout::short_lines_span_bytes / int(p.elem_bytes);
+  if (dir > 0)
+    tile_plan(plan, int(p.rows), J, {threads, 1, 1});
+  else
+    tile_plan(plan, J, int(p.cols), {threads, 1, 1});
+  plan->variant = dir;
+  plan->variant_name = dir > 0 ? "interleave" : "de-interleave";
+  return detail::served();
+}
+
+cudaError_t launch(const Plan& plan, cudaStream_t s) {
+  return with_elem_bytes(plan.task.problem.elem_bytes, [&](auto e) {
+    constexpr int E = decltype(e)::value;
+    if constexpr (E == 16) {
+      return cudaErrorInvalidValue;  // no 16-byte short side past skinny's 8 elements fits 128 bytes
+    } else {
+      if (plan.variant > 0) return launch_tiles(transpose_short_lines<E, true>, plan, s, plan.task.problem);
+      return launch_tiles(transpose_short_lines<E, false>, plan, s, plan.task.problem);
+    }
+  });
+}
+
+}  // namespace
+
+const Engine short_lines = {"short_lines",
+                            "short side of 9 elements to 128 bytes stored dense: spans of 256 bytes a line, the "
+                            "dense run staged as it lies in memory",
+                            "256 threads per span of 256 bytes a line",
+                            Input::transpose,
+                            supports,
+                            plan,
+                            launch,
+                            tiles_text};
+
+}  // namespace xpose::engines

@@ -1,6 +1,7 @@
 #include "dispatch/rules.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "dispatch/nd_rules.hpp"
 #include "engines/engines.hpp"
@@ -141,8 +142,10 @@ const std::vector<Rule>& rules() {
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
       {"short_lines", XPOSE_ENGINE(short_lines),
        [](const Problem& p, const Device&, const Tuning& t) {
-         const int64_t side = (p.ld_dst == p.rows ? p.rows : p.cols) * p.elem_bytes;  // the engine's dense one
-         return side <= t.short_lines_side && side % 16 != 0;
+         // The shorter of the sides stored dense (rows where dst is dense, cols where src is), as the engine
+         const int64_t none = std::numeric_limits<int64_t>::max();
+         const int64_t side = std::min(p.ld_dst == p.rows ? p.rows : none, p.ld_src == p.cols ? p.cols : none);
+         return side <= t.short_lines_side / p.elem_bytes && side * p.elem_bytes % 16 != 0;
        },
        "a short side of 9 elements up to `short_lines_side` bytes stored dense, not a whole number of 16-byte vectors "
        "(a tile's rows there are unaligned), bases, line pitch and batch strides 16-byte aligned",

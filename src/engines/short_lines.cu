@@ -3,8 +3,10 @@
 // short a side for a tile's rows to fill sectors. A block moves a span of 256 bytes of each
 // line: the lines as 16-byte vectors, the dense run (S x 256 bytes, contiguous) as 16-byte
 // vectors in order, the run staged in shared memory as it lies in memory (layout::ShortLines).
-// Lines and run 16-byte aligned in every matrix (the plan refuses the rest); a span the
-// matrix cuts moves element by element.
+// The dense run 16-byte aligned in every matrix (the plan refuses the rest); lines that are not
+// (odd pitches, offset bases) are read as the aligned vectors around each vector, shifted
+// (load_shifted), and written element by element (Shifted). A span the matrix cuts moves
+// element by element.
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
@@ -16,7 +18,7 @@ namespace {
 
 constexpr int threads = layout::short_lines_threads;
 
-template <int E, bool Interleave>
+template <int E, bool Interleave, bool Shifted>
 __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, TileOrigin o) {
   using L = layout::ShortLines<E>;
   __shared__ uint4 staged[L::max_items];
@@ -41,8 +43,15 @@ __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, Tile
 #pragma unroll
     for (int r = 0; r < L::per_thread; ++r) {
       const int q = int(threadIdx.x) + r * threads;
-      if (q < items)
-        v[r].bits = *reinterpret_cast<const uint4*>(t.src + L::line(S, q) * ld + L::vector(S, q) * L::V);
+      if (q < items) {
+        const Elem<E>* const from = t.src + L::line(S, q) * ld + L::vector(S, q) * L::V;
+        if constexpr (Shifted) {
+          const Elem<E>* const row = t.src - t.c0 + L::line(S, q) * ld;  // the line's row in the matrix
+          v[r] = load_shifted<E>(from, L::V, row, row + p.cols);
+        } else {
+          v[r].bits = *reinterpret_cast<const uint4*>(from);
+        }
+      }
     }
 #pragma unroll
     for (int r = 0; r < L::per_thread; ++r) {
@@ -71,7 +80,13 @@ __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, Tile
         Vector<E> v;
 #pragma unroll
         for (int u = 0; u < L::V; ++u) v.e[u] = run[L::dense_at(S, q, u)];
-        __stwb(reinterpret_cast<uint4*>(t.dst + L::line(S, q) * ld + L::vector(S, q) * L::V), whole(v));
+        Elem<E>* const to = t.dst + L::line(S, q) * ld + L::vector(S, q) * L::V;
+        if constexpr (Shifted) {
+#pragma unroll
+          for (int u = 0; u < L::V; ++u) to[u] = v.e[u];
+        } else {
+          __stwb(reinterpret_cast<uint4*>(to), whole(v));
+        }
       }
     }
   }
@@ -88,6 +103,20 @@ int direction(const Problem& p) {
   return cols ? -1 : 0;
 }
 
+// Whether every span's dense run starts on 16 bytes (a span starts S x 256 bytes into its
+// matrix's run): the dense side's base and batch stride; and its lines, `lines`.
+bool dense_aligned(const Problem& p, bool interleave) {
+  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
+  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
+  return base(interleave ? p.dst : p.src) && (p.batch == 1 || whole(interleave ? p.stride_dst : p.stride_src));
+}
+bool lines_aligned(const Problem& p, bool interleave) {
+  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
+  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
+  return base(interleave ? p.src : p.dst) && whole(interleave ? p.ld_src : p.ld_dst) &&
+         (p.batch == 1 || whole(interleave ? p.stride_src : p.stride_dst));
+}
+
 Support supports(const Task& t, const Device& d) {
   if (Support s = detail::needs_built_device(d); !s.served()) return s;
   const Problem& p = t.problem;
@@ -96,14 +125,9 @@ Support supports(const Task& t, const Device& d) {
     return detail::refused(detail::Refusal::other,
                            "short_lines needs a short side of 9 elements to 128 bytes stored dense (rows with "
                            "ld_dst == rows, or cols with ld_src == cols)");
-  // Every span's lines and run start on 16 bytes: the bases, the lines' pitch, the batch strides
-  // (a span starts 256 bytes, or S times that, into its matrix).
-  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
-  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
-  if (!base(p.src) || !base(p.dst) || !whole(dir > 0 ? p.ld_src : p.ld_dst) ||
-      (p.batch > 1 && !(whole(p.stride_src) && whole(p.stride_dst))))
+  if (!dense_aligned(p, dir > 0))
     return detail::refused(detail::Refusal::other,
-                           "short_lines needs 16-byte aligned bases, line pitch and batch strides");
+                           "short_lines needs the dense side's base and batch stride 16-byte aligned");
   return detail::served();
 }
 static_assert(layout::short_lines_max_bytes == 128 && layout::skinny_max == 8, "the refusal names the bounds");
@@ -116,8 +140,10 @@ Support plan(Plan* plan, const Device&, const PlanOptions&) {
     tile_plan(plan, int(p.rows), J, {threads, 1, 1});
   else
     tile_plan(plan, J, int(p.cols), {threads, 1, 1});
-  plan->variant = dir;
-  plan->variant_name = dir > 0 ? "interleave" : "de-interleave";
+  const bool shifted = !lines_aligned(p, dir > 0);
+  plan->variant = dir * (shifted ? 2 : 1);
+  plan->variant_name = dir > 0 ? (shifted ? "interleave, shifted lines" : "interleave")
+                               : (shifted ? "de-interleave, shifted lines" : "de-interleave");
   return detail::served();
 }
 
@@ -127,8 +153,13 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
     if constexpr (E == 16) {
       return cudaErrorInvalidValue;  // no 16-byte short side past skinny's 8 elements fits 128 bytes
     } else {
-      if (plan.variant > 0) return launch_tiles(transpose_short_lines<E, true>, plan, s, plan.task.problem);
-      return launch_tiles(transpose_short_lines<E, false>, plan, s, plan.task.problem);
+      const Problem& p = plan.task.problem;
+      switch (plan.variant) {
+        case 1: return launch_tiles(transpose_short_lines<E, true, false>, plan, s, p);
+        case 2: return launch_tiles(transpose_short_lines<E, true, true>, plan, s, p);
+        case -1: return launch_tiles(transpose_short_lines<E, false, false>, plan, s, p);
+        default: return launch_tiles(transpose_short_lines<E, false, true>, plan, s, p);
+      }
     }
   });
 }

@@ -89,29 +89,6 @@ __device__ __forceinline__ void deinterleave_vectors(const Elem<E>* dense, Elem<
   for (int i = 0; i < S; ++i) __stwb(reinterpret_cast<uint4*>(lines + i * ld + threadIdx.x * (16 / E)), whole(line[i]));
 }
 
-// Elements from..from + count - 1 (count <= 16 / E) as a vector, the rest zero: the one or two
-// aligned 16-byte vectors around them shifted where they lie within [begin, end) (the row or
-// dense run they belong to in the matrix; no byte outside it is read), else one by one.
-template <int E>
-__device__ __forceinline__ Vector<E> load_shifted(const Elem<E>* from, int count, const Elem<E>* begin,
-                                                  const Elem<E>* end) {
-  const auto address = [](const Elem<E>* e) { return reinterpret_cast<uintptr_t>(e); };
-  Vector<E> v;
-  v.bits = make_uint4(0, 0, 0, 0);
-  const layout::ShiftedChunk c = layout::shifted_chunk(address(from), address(begin), address(end));
-  if (count == 16 / E && c.whole) {
-    const uint4* at = reinterpret_cast<const uint4*>(c.first);  // global loads, not generic ones
-    const uint4 lo = __ldca(at), hi = c.offset ? __ldca(at + 1) : make_uint4(0, 0, 0, 0);
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    layout::shift_out_chunk(w, c.offset, v.words);
-  } else {
-#pragma unroll
-    for (int e = 0; e < 16 / E; ++e)  // a constant index: v stays in registers
-      if (e < count) v.e[e] = from[e];
-  }
-  return v;
-}
-
 // Where piece k of a stream lies in shared memory: in order, or staged (layout::skinny_staged).
 struct InOrder {
   __device__ __forceinline__ int operator()(int k) const { return k; }

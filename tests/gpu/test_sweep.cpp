@@ -77,6 +77,10 @@ const std::vector<Case> cases = {
     {"Nx13 batched short lines", 2064, 13, 3},
     {"16xN short lines at 128 bytes of fp64", 16, 4096, 1},
     {"Nx127 short lines, one span and a tail", 304, 127, 1},
+    {"54xN short lines shifted, odd line pitch", 54, 4111, 1},
+    {"Nx43 short lines shifted, odd line pitch", 4111, 43, 1},
+    {"21xN batched short lines, odd src pitch, shifted", 21, 1024, 2, 3, 0},
+    {"Nx21 batched short lines, odd dst pitch, shifted", 1024, 21, 2, 0, 5},
     {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
     {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule tile_batch)
     {"tiny batch of whole 16x16 tiles", 16, 16, 500},  // 8-byte: rule tile_batch

@@ -1,11 +1,11 @@
 #include "dispatch/rules.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "dispatch/nd_rules.hpp"
 #include "engines/engines.hpp"
 #include "layout/grid.hpp"
+#include "layout/skinny.hpp"
 #include "layout/smem_layout.hpp"
 #include "layout/tiny_batch.hpp"
 #include "layout/tma_tile.hpp"
@@ -142,13 +142,17 @@ const std::vector<Rule>& rules() {
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
       {"short_lines", XPOSE_ENGINE(short_lines),
        [](const Problem& p, const Device&, const Tuning& t) {
-         // The shorter of the sides stored dense (rows where dst is dense, cols where src is), as the engine
-         const int64_t none = std::numeric_limits<int64_t>::max();
-         const int64_t side = std::min(p.ld_dst == p.rows ? p.rows : none, p.ld_src == p.cols ? p.cols : none);
-         return side <= t.short_lines_side / p.elem_bytes && side * p.elem_bytes % 16 != 0;
+         // Interleaving only (de-interleaving ran behind on most draws: docs/experiments.md, 44), of at most
+         // 4-byte elements, 2-byte ones from aligned lines.
+         const int64_t e = p.elem_bytes, side = p.rows * e;
+         if (layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, e) != 1 || e > 4) return false;
+         if (e == 2 && !layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e))
+           return false;
+         return side <= t.short_lines_side && side % 16 != 0;
        },
-       "a short side of 9 elements up to `short_lines_side` bytes stored dense, not a whole number of 16-byte vectors "
-       "(a tile's rows there are unaligned), bases, line pitch and batch strides 16-byte aligned",
+       "rows of 9 elements up to `short_lines_side` bytes, dst dense (ld_dst == rows), not a whole number of 16-byte "
+       "vectors (a tile's rows there are unaligned), elements of at most 4 bytes, src's rows 16-byte aligned for 2-byte "
+       "ones, dst's base and batch stride 16-byte aligned",
        "a short side of unaligned rows: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "

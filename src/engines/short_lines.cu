@@ -92,29 +92,20 @@ __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, Tile
   }
 }
 
-// Interleave where the rows are the short side and dst is dense; de-interleave where the
-// columns are and src is; the shorter side where both are. 0: neither.
 int direction(const Problem& p) {
-  const auto short_side = [&](int64_t side) {
-    return side > layout::skinny_max && side * p.elem_bytes <= layout::short_lines_max_bytes;
-  };
-  const bool rows = short_side(p.rows) && p.ld_dst == p.rows, cols = short_side(p.cols) && p.ld_src == p.cols;
-  if (rows && (!cols || p.rows <= p.cols)) return 1;
-  return cols ? -1 : 0;
+  return layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, p.elem_bytes);
 }
 
 // Whether every span's dense run starts on 16 bytes (a span starts S x 256 bytes into its
-// matrix's run): the dense side's base and batch stride; and its lines, `lines`.
+// matrix's run): the dense side's base and batch stride; and its lines.
 bool dense_aligned(const Problem& p, bool interleave) {
-  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
-  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
-  return base(interleave ? p.dst : p.src) && (p.batch == 1 || whole(interleave ? p.stride_dst : p.stride_src));
+  return interleave ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), 0, p.batch, p.stride_dst, p.elem_bytes)
+                    : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), 0, p.batch, p.stride_src, p.elem_bytes);
 }
 bool lines_aligned(const Problem& p, bool interleave) {
-  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
-  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
-  return base(interleave ? p.src : p.dst) && whole(interleave ? p.ld_src : p.ld_dst) &&
-         (p.batch == 1 || whole(interleave ? p.stride_src : p.stride_dst));
+  return interleave
+             ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, p.elem_bytes)
+             : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), p.ld_dst, p.batch, p.stride_dst, p.elem_bytes);
 }
 
 Support supports(const Task& t, const Device& d) {

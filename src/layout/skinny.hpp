@@ -53,6 +53,21 @@ constexpr int short_lines_max_bytes = 128;   // the longest short side, bytes
 constexpr int short_lines_span_bytes = 256;  // a span's bytes of each line
 constexpr int short_lines_threads = 256;
 
+// short_lines' direction for a rows x cols matrix of E-byte elements with pitches ld_src and
+// ld_dst: 1 interleave (the rows the short side, dst dense), -1 de-interleave (the columns, src
+// dense), the shorter where both are; 0 neither.
+XPOSE_HD constexpr int short_lines_direction(int64_t rows, int64_t cols, int64_t ld_src, int64_t ld_dst, int64_t E) {
+  const auto short_side = [&](int64_t side) { return side > skinny_max && side * E <= short_lines_max_bytes; };
+  const bool r = short_side(rows) && ld_dst == rows, c = short_side(cols) && ld_src == cols;
+  return r && (!c || rows <= cols) ? 1 : c ? -1 : 0;
+}
+
+// Whether every matrix of a batch starts its rows on 16 bytes: the base, the pitch (0: one row
+// that matters, the dense run's) and, in a batch of more than one, the batch stride.
+XPOSE_HD constexpr bool rows_16_aligned(uintptr_t base, int64_t ld, int64_t batch, int64_t stride, int64_t E) {
+  return base % 16 == 0 && ld * E % 16 == 0 && (batch == 1 || stride * E % 16 == 0);
+}
+
 template <int E>
 struct ShortLines {
   static constexpr int V = 16 / E;                               // elements a vector

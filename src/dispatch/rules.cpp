@@ -141,18 +141,20 @@ const std::vector<Rule>& rules() {
        "cols), any element size, any batch the rules above leave",
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
       {"short_lines", XPOSE_ENGINE(short_lines),
-       [](const Problem& p, const Device&, const Tuning& t) {
+       [](const Problem& p, const Device& d, const Tuning& t) {
          // Interleaving only (de-interleaving ran behind on most draws: docs/experiments.md, 44), of at most
          // 4-byte elements, 2-byte ones from aligned lines.
          const int64_t e = p.elem_bytes, side = p.rows * e;
          if (layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, e) != 1 || e > 4) return false;
          if (e == 2 && !layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e))
            return false;
-         return side <= t.short_lines_side && side % 16 != 0;
+         const int64_t spans = (p.cols * e + layout::short_lines_span_bytes - 1) / layout::short_lines_span_bytes;
+         return side <= t.short_lines_side && side % 16 != 0 && spans * p.batch >= t.short_lines_min_spans * d.sm_count;
        },
        "rows of 9 elements up to `short_lines_side` bytes, dst dense (ld_dst == rows), not a whole number of 16-byte "
        "vectors (a tile's rows there are unaligned), elements of at most 4 bytes, src's rows 16-byte aligned for 2-byte "
-       "ones, dst's base and batch stride 16-byte aligned",
+       "ones, dst's base and batch stride 16-byte aligned, at least `short_lines_min_spans` spans (256 bytes of the lines) "
+       "an SM",
        "a short side of unaligned rows: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "

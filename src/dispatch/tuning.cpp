@@ -38,6 +38,7 @@ constexpr Tuning h100 = [] {
   t.unaligned_mid_side = 0;  // rule unaligned_mid: off (not measured on an H100)
   t.half_tiles_fill_pct = 0;  // rule half_tiles: off (not measured on an H100)
   t.short_lines_side = 0;     // rule short_lines: off (not measured on an H100)
+  t.short_lines_min_spans = 2;
   t.nd_gather_max_plane = 0;  // rule small_planes: off (not measured on an H100)
   t.nd_gather_min_run = 128;
   t.stores_min_rows_bytes = 128;
@@ -197,6 +198,16 @@ constexpr Tuning h200 = [] {
   // plane, 23 x 26, 2.6 points behind, and behind on every larger one (by 1 to 50); with a side
   // of 3-7 elements behind on 4 of 5 (32 x 3: 99 -> 59).
   t.nd_gather_max_plane = 8 * KiB;
+  // Interleaves (S x N -> N x S) with S rows of 9 elements to 127 bytes that are not whole 16-byte
+  // vectors, elements of at most 4 bytes, through short_lines against the choice before (mostly
+  // cute_padded and permute_packed), 2026-12-02, results/2026-12-02-gather s95, s96 (2-D seeds
+  // 1649185326, 460686902, 1833770051, 1440430074; N-D 1603921241, 2654679692, 226852767,
+  // 762703810): of the 71 draws it took in either run, the 29 this rule takes ran +10.6 points on
+  // average (u8 54x3240x2356 (1,2,0) 24 -> 83%, u8 batched 63x81x55936 39 -> 81, fp16
+  // 6x49x12x791x22 (0,2,3,4,1) 42 -> 87), behind on 2 (-3.7, -0.2) and on fp32 9x1000x1003 (1,2,0)
+  // (-2.6 and -4.9); it leaves de-interleaves (u8 with unaligned lines 3-10% of a copy), 2-byte
+  // elements from unaligned lines (-4 to -19 on 3 of 4) and fewer than 2 spans an SM (u8 81x31727
+  // 41 -> 13).
   t.short_lines_side = 128;
   return t;
 }();

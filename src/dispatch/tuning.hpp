@@ -17,6 +17,7 @@ namespace xpose::detail {
 #define XPOSE_TUNING_FIELDS(X) \
   X(tile_batch_side, true, "rule tile_batch: one side's bytes up to which a batch of whole CuTe vector tiles goes to cute_vectorized_swizzled") \
   X(short_lines_side, true, "rule short_lines: the longest short side stored dense that goes to short_lines, bytes (it takes at most 128) (0: the rule is off)") \
+  X(short_lines_min_spans, false, "rule short_lines: ... where it makes at least this many spans (blocks) an SM") \
   X(bytes_short_side, false, "rule short_bytes: the short side of a byte matrix, elements") \
   X(short_rows_side, true, "rule short_bytes: where that side is the rows, the most bytes a matrix") \
   X(pitch_side, true, "rule pitch_16_mod_32: one side's bytes past which a dst pitch of 16 mod 32 bytes goes to aligned_stores") \

@@ -202,7 +202,7 @@ constexpr Tuning h200 = [] {
   // vectors, elements of at most 4 bytes, through short_lines against the choice before (mostly
   // cute_padded and permute_packed), 2026-12-02, results/2026-12-02-gather s95, s96 (2-D seeds
   // 1649185326, 460686902, 1833770051, 1440430074; N-D 1603921241, 2654679692, 226852767,
-  // 762703810): of the 71 draws it took in either run, the 29 this rule takes ran +10.6 points on
+  // 762703810): of the 71 draws it took in either run, the 31 this rule takes ran +14.1 points on
   // average (u8 54x3240x2356 (1,2,0) 24 -> 83%, u8 batched 63x81x55936 39 -> 81, fp16
   // 6x49x12x791x22 (0,2,3,4,1) 42 -> 87), behind on 2 (-3.7, -0.2) and on fp32 9x1000x1003 (1,2,0)
   // (-2.6 and -4.9); it leaves de-interleaves (u8 with unaligned lines 3-10% of a copy), 2-byte

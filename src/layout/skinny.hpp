@@ -57,7 +57,7 @@ constexpr int short_lines_threads = 256;
 // ld_dst: 1 interleave (the rows the short side, dst dense), -1 de-interleave (the columns, src
 // dense), the shorter where both are; 0 neither.
 XPOSE_HD constexpr int short_lines_direction(int64_t rows, int64_t cols, int64_t ld_src, int64_t ld_dst, int64_t E) {
-  const auto short_side = [&](int64_t side) { return side > skinny_max && side * E <= short_lines_max_bytes; };
+  const auto short_side = [&](int64_t side) { return side > skinny_max && side <= short_lines_max_bytes / E; };
   const bool r = short_side(rows) && ld_dst == rows, c = short_side(cols) && ld_src == cols;
   return r && (!c || rows <= cols) ? 1 : c ? -1 : 0;
 }

@@ -90,6 +90,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   app.add_option("--device", o.device, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   app.add_option("--reps", o.reps, "timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::Range(0, 1000));
+  app.add_option("--rounds", o.rounds,
+                 "time every row of a case this many times in turn, --reps calls each time, round r starting at row r, "
+                 "and report the median of all (events; graph timing: the median of the rounds' medians)")
+      ->check(CLI::Range(1, 100));
   app.add_option("--placement", o.placement,
                  "where src and dst sit: exact (allocations of their own), inside (the first half of allocations "
                  "twice as large) or offset (4 KiB into allocations 4 KiB larger); the copy ceiling uses the same")

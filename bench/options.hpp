@@ -21,6 +21,7 @@ struct Options {
   bool peers = true;                 // cudaMemcpyAsync, copy, cuBLAS geam, cuBLASLt
   std::string device = "gpu";        // gpu or cpu
   int reps = 20, warmup = 3;
+  int rounds = 1;  // each row of a case timed this many times in turn, round r starting at row r
   bool check = false, explain = false;
   // --inplace: the cases through xpose_transpose_inplace, beside the same-run copy of the matrix
   // and xpose's out-of-place transpose of it.

@@ -249,10 +249,10 @@ class GpuBench {
       timer.set_flush(flush->ptr, size_t(4 * gpu_.l2_bytes));
     }
 
-    std::printf("\n== %s (%lld-byte elements, batch %lld, ld %lld/%lld; %.3f GB per matrix; %s, median of %d)\n",
+    std::printf("\n== %s (%lld-byte elements, batch %lld, ld %lld/%lld; %.3f GB per matrix; %s, median of %d%s)\n",
                 c.label.c_str(), (long long)p.elem_bytes, (long long)p.batch, (long long)p.ld_src,
                 (long long)p.ld_dst, double(p.bytes()) / 1e9,
-                graph ? "time per call in a replayed CUDA graph" : "CUDA events per call", o_.reps);
+                graph ? "time per call in a replayed CUDA graph" : "CUDA events per call", o_.reps, rounds_text().c_str());
     if (o_.explain) std::printf("  auto: %s\n", explain(p.src, p.dst, p.elem_bytes, p.shape()).c_str());
 
     std::vector<Candidate> all = ceilings(p);
@@ -318,21 +318,43 @@ class GpuBench {
     std::fflush(stdout);
   }
 
+  // ", in each of N rounds" where --rounds asks for more than one.
+  std::string rounds_text() const {
+    return o_.rounds > 1 ? ", in each of " + std::to_string(o_.rounds) + " rounds" : std::string();
+  }
+
   // Times candidates on one case and writes each as a record of the case, as a % of the faster
   // ceiling row; the rows, with what was skipped and why.
   std::vector<Record> time_rows(size_t index, const Case& c, const Problem& p, const std::vector<Candidate>& all,
                                 GpuTimer& timer, bool graph, std::vector<std::string>* skipped) {
-    std::vector<Record> rows;
-    for (const Candidate& k : all) {
-      progress_.at(index, c.label, k.name);
-      Stats s;
-      try {
-        s = graph ? timer.graph(k.run) : timer.events(k.run);
-      } catch (const std::exception& e) {
-        skipped->push_back(k.name + ": " + e.what());
-        cudaGetLastError();
-        continue;
+    // --rounds: every row timed o_.rounds times in turn, round r starting at row r, so that no row
+    // gains from its place in the order; events pool their calls, graph replays their medians.
+    std::vector<std::vector<double>> samples(all.size());
+    std::vector<bool> failed(all.size(), false);
+    for (int round = 0; round < o_.rounds; ++round)
+      for (size_t n = 0; n < all.size(); ++n) {
+        const size_t i = (n + size_t(round)) % all.size();
+        const Candidate& k = all[i];
+        if (failed[i]) continue;
+        progress_.at(index, c.label, k.name);
+        try {
+          if (graph) {
+            samples[i].push_back(timer.graph(k.run).median);
+          } else {
+            const std::vector<double> ms = timer.event_samples(k.run);
+            samples[i].insert(samples[i].end(), ms.begin(), ms.end());
+          }
+        } catch (const std::exception& e) {
+          skipped->push_back(k.name + ": " + e.what());
+          cudaGetLastError();
+          failed[i] = true;
+        }
       }
+    std::vector<Record> rows;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (failed[i]) continue;
+      const Candidate& k = all[i];
+      const Stats s = summarize(samples[i]);
       Record r;
       r.case_label = c.label, r.kernel = k.name, r.role = k.role, r.dtype = c.dtype;
       r.elem_bytes = p.elem_bytes, r.rows = p.rows, r.cols = p.cols, r.batch = p.batch;
@@ -365,8 +387,8 @@ class GpuBench {
     cuda_ok(cudaStreamSynchronize(stream_), "fill");
     p.src = data.ptr;
     p.dst = other.ptr;
-    std::printf("\n== %s in place (%lld-byte elements, batch %lld; %.3f GB; CUDA events per call, median of %d)\n",
-                c.label.c_str(), (long long)e, (long long)batch, double(p.bytes()) / 1e9, o_.reps);
+    std::printf("\n== %s in place (%lld-byte elements, batch %lld; %.3f GB; CUDA events per call, median of %d%s)\n",
+                c.label.c_str(), (long long)e, (long long)batch, double(p.bytes()) / 1e9, o_.reps, rounds_text().c_str());
     size_t workspace_bytes = 0;
     std::string refused;
     if (xpose_transpose_inplace_workspace(rows, cols, e, batch, &workspace_bytes) != XPOSE_SUCCESS)

@@ -158,7 +158,7 @@ TEST(BenchOptions, DefaultIsTheFp32Ladder) {
 TEST(BenchOptions, OneShape) {
   const xb::Options o = parse_ok({"--dtype", "bf16", "--shape", "100x200x3", "--ld-src", "256", "--ld-dst", "128",
                                   "--kernel", "smem,auto", "--check", "--json", "a.jsonl", "--csv", "a.csv",
-                                  "--no-peers", "--timing", "graph", "--reps", "5", "--warmup", "0"});
+                                  "--no-peers", "--timing", "graph", "--reps", "5", "--warmup", "0", "--rounds", "3"});
   EXPECT_EQ(o.mode, xb::Mode::single);
   ASSERT_EQ(o.cases.size(), 1u);
   const xb::Case& c = o.cases[0];
@@ -178,6 +178,7 @@ TEST(BenchOptions, OneShape) {
   EXPECT_EQ(o.csv, "a.csv");
   EXPECT_EQ(o.reps, 5);
   EXPECT_EQ(o.warmup, 0);
+  EXPECT_EQ(o.rounds, 3);
 }
 
 TEST(BenchOptions, SweepAndCases) {
@@ -208,6 +209,7 @@ TEST(BenchOptions, BadArgumentsFailWithAMessage) {
   EXPECT_EQ(parse_error({"--timing", "sometimes"}), 2);
   EXPECT_EQ(parse_error({"--reps", "0"}), 2);
   EXPECT_EQ(parse_error({"--reps", "abc"}), 2);
+  EXPECT_EQ(parse_error({"--rounds", "0"}), 2);
   EXPECT_EQ(parse_error({"--ld-src", "-1"}), 2);
   EXPECT_EQ(parse_error({"--ld-dst", "abc"}), 2);
   EXPECT_EQ(parse_error({"--device", "tpu"}), 2);

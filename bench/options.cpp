@@ -180,7 +180,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv, int* exi
   }
   if (host_cost && (o.check || app.count("--timing")))
     return fail(exit_code, "--host-cost times calls on the host; --check and --timing do not apply");
-  for (const char* name : {"--kernel", "--timing", "--check", "--explain", "--host-cost", "--placement"})
+  for (const char* name : {"--kernel", "--timing", "--check", "--explain", "--host-cost", "--placement", "--rounds"})
     if (app.count(name)) o.gpu_only.push_back(name);
   o.peers = !no_peers;
   o.progress = !no_progress;

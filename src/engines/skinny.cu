@@ -242,10 +242,10 @@ static_assert(layout::skinny_max == 8, "skinny's refusal names the bound");
 // and, in a batch, both batch strides (a span starts 4096 bytes, or S times that, from its
 // matrix's first element).
 bool all_aligned(const Problem& p, bool interleave) {
-  const auto whole = [&](int64_t elements) { return elements * p.elem_bytes % 16 == 0; };
-  const auto base = [](const void* b) { return reinterpret_cast<uintptr_t>(b) % 16 == 0; };
-  return base(p.src) && base(p.dst) && whole(interleave ? p.ld_src : p.ld_dst) &&
-         (p.batch == 1 || (whole(p.stride_src) && whole(p.stride_dst)));
+  const auto at = [](const void* b) { return reinterpret_cast<uintptr_t>(b); };
+  const int64_t e = p.elem_bytes;
+  return layout::rows_16_aligned(at(p.src), interleave ? p.ld_src : 0, p.batch, p.stride_src, e) &&
+         layout::rows_16_aligned(at(p.dst), interleave ? 0 : p.ld_dst, p.batch, p.stride_dst, e);
 }
 
 // The variant: the short side S, plus `shifted` where some block's lines or dense run are not

@@ -34,6 +34,26 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
          (p.rows > t.bytes_short_side || p.rows * p.cols <= t.short_rows_side);
 }
 
+// A short side stored dense (rule short_lines; the record's short_lines_side, 0 where unmeasured):
+// where short_lines ran ahead of the choice before it on the H200 (docs/experiments.md, 44 and
+// 45): interleaves whose tiles' rows are unaligned, and over aligned lines those of whole
+// vectors under 128 bytes but where CuTe's 64x64 byte tile fits the side; de-interleaves into
+// aligned lines (into unaligned ones it ran behind on most sides: windows of bytes gathered one
+// by one), bytes up to 48 a side and wider elements from 32 to 112 bytes a side.
+bool short_lines(const Problem& p, const Device& d, const Tuning& t) {
+  const int64_t e = p.elem_bytes;
+  const int dir = layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, e);
+  if (dir == 0 || e > 4) return false;
+  const int64_t side = (dir > 0 ? p.rows : p.cols) * e, length = dir > 0 ? p.cols : p.rows;
+  const int64_t spans = (length * e + layout::short_lines_span_bytes - 1) / layout::short_lines_span_bytes;
+  if (side > t.short_lines_side || spans * p.batch < t.short_lines_min_spans * d.sm_count) return false;
+  const bool aligned = dir > 0 ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e)
+                               : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), p.ld_dst, p.batch, p.stride_dst, e);
+  if (dir < 0) return aligned && (e == 1 ? side <= 48 : side >= 32 && side < 128);
+  if (side % 16 != 0) return e != 2 || aligned;
+  return aligned && side < 128 && (e != 1 || side != 64);
+}
+
 // Small aligned problems (rule small_aligned; the record's small_aligned_side, 0 where unmeasured):
 // CuTe's square tiles of 16-byte copy atoms ran ahead of vec_swizzled's and tma_pipeline's on the
 // H200 for every element size but 4 bytes (docs/performance.md, "Random problems"); 1- and 2-byte
@@ -140,22 +160,14 @@ const std::vector<Rule>& rules() {
        "a short side of at most 8 elements stored dense (rows <= 8 and ld_dst == rows, or cols <= 8 and ld_src == "
        "cols), any element size, any batch the rules above leave",
        "a short side of at most 8 elements stored dense: lines of 16-byte vectors and a dense run, no tile"},
-      {"short_lines", XPOSE_ENGINE(short_lines),
-       [](const Problem& p, const Device& d, const Tuning& t) {
-         // Interleaving only (de-interleaving ran behind on most draws: docs/experiments.md, 44), of at most
-         // 4-byte elements, 2-byte ones from aligned lines.
-         const int64_t e = p.elem_bytes, side = p.rows * e;
-         if (layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, e) != 1 || e > 4) return false;
-         if (e == 2 && !layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e))
-           return false;
-         const int64_t spans = (p.cols * e + layout::short_lines_span_bytes - 1) / layout::short_lines_span_bytes;
-         return side <= t.short_lines_side && side % 16 != 0 && spans * p.batch >= t.short_lines_min_spans * d.sm_count;
-       },
-       "rows of 9 elements up to `short_lines_side` bytes, dst dense (ld_dst == rows), not a whole number of 16-byte "
-       "vectors (a tile's rows there are unaligned), elements of at most 4 bytes, src's rows 16-byte aligned for 2-byte "
-       "ones, dst's base and batch stride 16-byte aligned, at least `short_lines_min_spans` spans (256 bytes of the lines) "
-       "an SM",
-       "a short side of unaligned rows: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
+      {"short_lines", XPOSE_ENGINE(short_lines), short_lines,
+       "a short side of 9 elements up to `short_lines_side` bytes stored dense, elements of at most 4 bytes, the dense "
+       "side's base and batch stride 16-byte aligned, at least `short_lines_min_spans` spans (256 bytes of the lines) an "
+       "SM; interleaving (dst dense, ld_dst == rows): a side not a whole number of 16-byte vectors (2-byte elements: "
+       "from 16-byte aligned lines), or aligned lines and a side of whole vectors under 128 bytes but 64 bytes of "
+       "1-byte elements; de-interleaving (src dense, ld_src == cols) into 16-byte aligned lines, a side of at most 48 "
+       "bytes of 1-byte elements or 32 to 112 bytes of wider ones",
+       "a short side stored dense: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "
        "a matrix), rows and bases 16-byte aligned, CuTe family built",

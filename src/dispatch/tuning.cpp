@@ -205,9 +205,15 @@ constexpr Tuning h200 = [] {
   // 762703810): of the 71 draws it took in either run, the 31 this rule takes ran +14.1 points on
   // average (u8 54x3240x2356 (1,2,0) 24 -> 83%, u8 batched 63x81x55936 39 -> 81, fp16
   // 6x49x12x791x22 (0,2,3,4,1) 42 -> 87), behind on 2 (-3.7, -0.2) and on fp32 9x1000x1003 (1,2,0)
-  // (-2.6 and -4.9); it leaves de-interleaves (u8 with unaligned lines 3-10% of a copy), 2-byte
-  // elements from unaligned lines (-4 to -19 on 3 of 4) and fewer than 2 spans an SM (u8 81x31727
-  // 41 -> 13).
+  // (-2.6 and -4.9); it leaves 2-byte elements from unaligned lines (-4 to -19 on 3 of 4) and
+  // fewer than 2 spans an SM (u8 81x31727 41 -> 13). With lanes along a line de-interleaving and
+  // the staged run's groups padded (s100, s101, 64 MiB each way, aligned and odd lines, sides of
+  // 12-128 bytes): ahead of the choice on aligned whole-vector sides it had left (u8 16 x 4194304
+  // 8 -> 46%, 4194304 x 16 6 -> 65, fp16 16 x 2097152 28 -> 77, fp32 838848 x 20 54 -> 101) but
+  // u8 64 bytes (cute 84-88 against 74-77) and, for wider elements, 128 (cute or tma_pipeline 89-92
+  // against 84; the rule leaves 128-byte sides of every size to the tiles); de-interleaving into
+  // aligned lines ahead from 32 bytes a side of 2- and 4-byte elements and up to 48 of bytes (u8
+  // 1398096 x 48 15 -> 71), behind on u8 56, 64 and 128; into unaligned lines behind on most.
   t.short_lines_side = 128;
   return t;
 }();

@@ -2,15 +2,17 @@
 // interleave, N x S -> S x N de-interleave), too many lines for skinny's registers and too
 // short a side for a tile's rows to fill sectors. A block moves a span of 256 bytes of each
 // line: the lines as 16-byte vectors, the dense run (S x 256 bytes, contiguous) as 16-byte
-// vectors in order, the run staged in shared memory as it lies in memory (layout::ShortLines).
+// vectors in order, the run staged in shared memory in its order (layout::ShortLines).
 // The dense run 16-byte aligned in every matrix (the plan refuses the rest); lines that are not
-// (odd pitches, offset bases) are read as the aligned vectors around each vector, shifted
-// (load_shifted), and written element by element (Shifted). A span the matrix cuts moves
+// (odd pitches, offset bases; Shifted) are read as the aligned vectors around each vector,
+// shifted (load_shifted), and written as the aligned 16-byte windows each line's span touches,
+// element by element only where a window reaches past the span. A span the matrix cuts moves
 // element by element.
 #include "engines/common.cuh"
 #include "engines/engines.hpp"
 #include "engines/launch.cuh"
 #include "engines/vector.cuh"
+#include "layout/fast_divmod.hpp"
 #include "layout/skinny.hpp"
 
 namespace xpose::engines {
@@ -18,10 +20,17 @@ namespace {
 
 constexpr int threads = layout::short_lines_threads;
 
+// Blocks an SM a kernel is compiled for (0: as ptxas chooses). Interleaving from shifted lines
+// took 70 registers a thread for bytes and 46 for halves unbounded; 4 and 6 blocks keep them at
+// 64 and 40 without a spill (a bound on the others made ptxas spill them).
 template <int E, bool Interleave, bool Shifted>
-__global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, TileOrigin o) {
+constexpr int min_blocks = Interleave && Shifted ? (E == 1 ? 4 : E == 2 ? 6 : 0) : 0;
+
+// by_short: division by S, the short side.
+template <int E, bool Interleave, bool Shifted>
+__global__ void __launch_bounds__(threads, (min_blocks<E, Interleave, Shifted>)) transpose_short_lines(Problem p, layout::FastDivmod by_short, TileOrigin o) {
   using L = layout::ShortLines<E>;
-  __shared__ uint4 staged[L::max_items];
+  __shared__ uint4 staged[L::max_staged];
   Elem<E>* const run = reinterpret_cast<Elem<E>*>(staged);
   const int S = int(Interleave ? p.rows : p.cols);
   const TileRef<Elem<E>> t = Interleave ? block_tile<Elem<E>>(p, o, S, L::J) : block_tile<Elem<E>>(p, o, L::J, S);
@@ -40,13 +49,17 @@ __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, Tile
   const int items = S * L::line_vectors;
   if constexpr (Interleave) {
     Vector<E> v[L::per_thread];  // every load in flight before the first shared store
+    int at[L::per_thread];        // where their first elements are staged
 #pragma unroll
     for (int r = 0; r < L::per_thread; ++r) {
       const int q = int(threadIdx.x) + r * threads;
       if (q < items) {
-        const Elem<E>* const from = t.src + L::line(S, q) * ld + L::vector(S, q) * L::V;
+        uint32_t i;
+        const int g = int(by_short.divmod(uint32_t(q), &i));  // vector g of line i
+        at[r] = L::staged_at(S, int(i), g, 0);
+        const Elem<E>* const from = t.src + int(i) * ld + g * L::V;
         if constexpr (Shifted) {
-          const Elem<E>* const row = t.src - t.c0 + L::line(S, q) * ld;  // the line's row in the matrix
+          const Elem<E>* const row = t.src - t.c0 + int(i) * ld;  // the line's row in the matrix
           v[r] = load_shifted<E>(from, L::V, row, row + p.cols);
         } else {
           v[r].bits = *reinterpret_cast<const uint4*>(from);
@@ -58,34 +71,59 @@ __global__ void __launch_bounds__(threads) transpose_short_lines(Problem p, Tile
       const int q = int(threadIdx.x) + r * threads;
       if (q < items)
 #pragma unroll
-        for (int u = 0; u < L::V; ++u) run[L::dense_at(S, q, u)] = v[r].e[u];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int r = 0; r < L::per_thread; ++r) {
-      const int q = int(threadIdx.x) + r * threads;
-      if (q < items) __stwb(reinterpret_cast<uint4*>(t.dst) + q, staged[q]);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < L::per_thread; ++r) {
-      const int q = int(threadIdx.x) + r * threads;
-      if (q < items) staged[q] = reinterpret_cast<const uint4*>(t.src)[q];
+        for (int u = 0; u < L::V; ++u) run[at[r] + u * S] = v[r].e[u];
     }
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < L::per_thread; ++r) {
       const int q = int(threadIdx.x) + r * threads;
       if (q < items) {
-        Vector<E> v;
+        uint32_t c;
+        const int g = int(by_short.divmod(uint32_t(q), &c));
+        __stwb(reinterpret_cast<uint4*>(t.dst) + q, staged[L::staged_vector(S, g, int(c))]);
+      }
+    }
+  } else {
 #pragma unroll
-        for (int u = 0; u < L::V; ++u) v.e[u] = run[L::dense_at(S, q, u)];
-        Elem<E>* const to = t.dst + L::line(S, q) * ld + L::vector(S, q) * L::V;
-        if constexpr (Shifted) {
+    for (int r = 0; r < L::per_thread; ++r) {
+      const int q = int(threadIdx.x) + r * threads;
+      if (q < items) {
+        uint32_t c;
+        const int g = int(by_short.divmod(uint32_t(q), &c));
+        staged[L::staged_vector(S, g, int(c))] = reinterpret_cast<const uint4*>(t.src)[q];
+      }
+    }
+    __syncthreads();
+    if constexpr (Shifted) {
+      const int gap = L::window_gap(S);
 #pragma unroll
-          for (int u = 0; u < L::V; ++u) to[u] = v.e[u];
-        } else {
-          __stwb(reinterpret_cast<uint4*>(to), whole(v));
+      for (int r = 0; r < L::window_per_thread; ++r) {
+        const int n = int(threadIdx.x) + r * threads, i = n / L::windows, j = n % L::windows;
+        if (n < S * L::windows) {
+          Elem<E>* const line = t.dst + i * ld;  // the span's first element of line i
+          const int skew = int(reinterpret_cast<uintptr_t>(line) % 16) / E, k0 = L::window_first(j, skew);
+          const int low = L::window_low(S, i, j, skew);
+          Vector<E> v;
+          if (k0 >= 0 && k0 + L::V <= L::J) {
+#pragma unroll
+            for (int u = 0; u < L::V; ++u) v.e[u] = run[low + u * S + (u >= skew ? gap : 0)];
+            __stwb(reinterpret_cast<uint4*>(line + k0), whole(v));
+          } else {
+#pragma unroll
+            for (int u = 0; u < L::V; ++u)
+              if (k0 + u >= 0 && k0 + u < L::J) line[k0 + u] = run[low + u * S + (u >= skew ? gap : 0)];
+          }
+        }
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < L::per_thread; ++r) {
+        const int n = int(threadIdx.x) + r * threads, i = n / L::line_vectors, g = n % L::line_vectors;
+        if (n < items) {
+          Vector<E> v;
+#pragma unroll
+          for (int u = 0; u < L::V; ++u) v.e[u] = run[L::staged_at(S, i, g, u)];
+          __stwb(reinterpret_cast<uint4*>(t.dst + i * ld + g * L::V), whole(v));
         }
       }
     }
@@ -145,11 +183,12 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
       return cudaErrorInvalidValue;  // no 16-byte short side past skinny's 8 elements fits 128 bytes
     } else {
       const Problem& p = plan.task.problem;
+      const layout::FastDivmod by_short(uint32_t(plan.variant > 0 ? p.rows : p.cols));
       switch (plan.variant) {
-        case 1: return launch_tiles(transpose_short_lines<E, true, false>, plan, s, p);
-        case 2: return launch_tiles(transpose_short_lines<E, true, true>, plan, s, p);
-        case -1: return launch_tiles(transpose_short_lines<E, false, false>, plan, s, p);
-        default: return launch_tiles(transpose_short_lines<E, false, true>, plan, s, p);
+        case 1: return launch_tiles(transpose_short_lines<E, true, false>, plan, s, p, by_short);
+        case 2: return launch_tiles(transpose_short_lines<E, true, true>, plan, s, p, by_short);
+        case -1: return launch_tiles(transpose_short_lines<E, false, false>, plan, s, p, by_short);
+        default: return launch_tiles(transpose_short_lines<E, false, true>, plan, s, p, by_short);
       }
     }
   });
@@ -159,7 +198,7 @@ cudaError_t launch(const Plan& plan, cudaStream_t s) {
 
 const Engine short_lines = {"short_lines",
                             "short side of 9 elements to 128 bytes stored dense: spans of 256 bytes a line, the "
-                            "dense run staged as it lies in memory",
+                            "dense run staged in its order",
                             "256 threads per span of 256 bytes a line",
                             Input::transpose,
                             supports,

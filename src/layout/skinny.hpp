@@ -45,10 +45,15 @@ XPOSE_HD constexpr int skinny_staged(int d) {
 // short_lines: the same two sides for a short side of 9 to short_lines_max_bytes bytes, too
 // many lines for a thread to hold one vector of each. A block moves a span of J long-side
 // indices (short_lines_span_bytes of each line) through shared memory that holds the span's
-// dense run as it is in memory (S x J elements, S * short_lines_span_bytes bytes): the line side
-// as 16-byte vectors, item q being vector q / S of line q % S (so that a warp's lanes take
-// neighbouring lines and meet neighbouring bytes of the run), each element of it placed at its
-// dense position one by one; the dense side as the run's 16-byte vectors in order.
+// dense run (S x J elements, S * short_lines_span_bytes bytes) in its order: the dense side as
+// the run's 16-byte vectors in order; the line side as 16-byte vectors, each element placed or
+// read at its dense position one by one. Interleaving, item q is vector q / S of line q % S (a
+// warp's lanes take neighbouring lines and meet neighbouring bytes of the run); de-interleaving,
+// a warp's lanes go along a line (by_line: its stores make whole sectors), and where the lines
+// are not 16-byte aligned each line goes out as the aligned 16-byte windows it touches
+// (window). The run is staged in groups of S vectors (one vector of each line's span), each
+// group `pitch` vectors from the last, an odd number: lanes along a line read 16 * pitch bytes
+// apart, two on a bank at most (an even S put them all on one).
 constexpr int short_lines_max_bytes = 128;   // the longest short side, bytes
 constexpr int short_lines_span_bytes = 256;  // a span's bytes of each line
 constexpr int short_lines_threads = 256;
@@ -81,6 +86,27 @@ struct ShortLines {
   XPOSE_HD static constexpr int line(int S, int q) { return q % S; }
   XPOSE_HD static constexpr int vector(int S, int q) { return q / S; }
   XPOSE_HD static constexpr int dense_at(int S, int q, int u) { return (vector(S, q) * V + u) * S + line(S, q); }
+  // The staged run: group g (dense vectors g * S ..) at g * pitch(S) vectors; dense vector
+  // g * S + c (c < S), and element u of vector v of line i (its dense position (v * V + u) * S + i).
+  XPOSE_HD static constexpr int pitch(int S) { return S | 1; }
+  static constexpr int max_staged = (max_short | 1) * line_vectors;  // 16-byte vectors
+  XPOSE_HD static constexpr int staged_vector(int S, int g, int c) { return g * pitch(S) + c; }
+  XPOSE_HD static constexpr int staged_at(int S, int i, int v, int u) { return v * pitch(S) * V + u * S + i; }
+  // De-interleaving, a warp's lanes go along a line: item n is vector n % line_vectors of line
+  // n / line_vectors.
+  // De-interleaving into lines that are not 16-byte aligned: a line's span, `skew` elements
+  // past a 16-byte boundary, goes out as the windows, aligned 16-byte dst vectors, it touches:
+  // window j holds its elements window_first(j, skew) + u (u < V), those of them in 0 .. J - 1;
+  // element k of line i is staged at staged_at(S, i, k / V, k % V).
+  static constexpr int windows = line_vectors + 1;
+  static constexpr int max_windows = max_short * windows;
+  static constexpr int window_per_thread = (max_windows + short_lines_threads - 1) / short_lines_threads;
+  XPOSE_HD static constexpr int window_first(int j, int skew) { return j * V - skew; }
+  // Window j's element u of line i is element V - skew + u of the line's vector j - 1 where
+  // u < skew, else element u - skew of vector j: staged at window_low + u * S, plus window_gap
+  // from u = skew on (the padding between groups).
+  XPOSE_HD static constexpr int window_low(int S, int i, int j, int skew) { return (j - 1) * pitch(S) * V + (V - skew) * S + i; }
+  XPOSE_HD static constexpr int window_gap(int S) { return (pitch(S) - S) * V; }
 };
 
 }  // namespace xpose::layout

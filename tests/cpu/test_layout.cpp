@@ -358,6 +358,48 @@ void check_short_lines() {
       }
     for (size_t at = 0; at < seen.size(); ++at) ASSERT_EQ(1, seen[at]) << "E " << E << ", S " << S << ", position " << at;
     EXPECT_EQ(size_t(items) * 16, seen.size() * E);  // the dense side's vectors are the same count
+    // The staged run: dense position d = k * S + i at its vector's staged place, inside the
+    // array, no two elements on one place.
+    std::vector<int> staged(size_t(L::max_staged) * L::V, 0);
+    for (int i = 0; i < S; ++i)
+      for (int k = 0; k < L::J; ++k) {
+        const int d = k * S + i, at = L::staged_at(S, i, k / L::V, k % L::V);
+        ASSERT_EQ(L::staged_vector(S, d / L::V / S, d / L::V % S) * L::V + d % L::V, at)
+            << "E " << E << ", S " << S << ", line " << i << ", k " << k;
+        ASSERT_LT(at, int(staged.size()));
+        ASSERT_EQ(0, staged[size_t(at)]++);
+      }
+    // De-interleaving, lanes along a line (item n: vector n % line_vectors of line n /
+    // line_vectors): a warp's 32 lanes reading element u of their vectors meet at most two
+    // distinct words on a bank.
+    for (int warp = 0; warp * 32 < items; ++warp)
+      for (int u = 0; u < L::V; ++u) {
+        std::vector<std::set<int>> words(32);
+        for (int n = warp * 32; n < std::min(items, warp * 32 + 32); ++n) {
+          const int word = L::staged_at(S, n / L::line_vectors, n % L::line_vectors, u) * E / 4;
+          words[size_t(word % 32)].insert(word);
+        }
+        for (const auto& w : words) ASSERT_LE(w.size(), 2u) << "E " << E << ", S " << S << ", warp " << warp << ", u " << u;
+      }
+    // Windows: for every skew of a line's span, the whole ones aligned, and every element of
+    // the span in one window.
+    ASSERT_LE(S * L::windows, L::window_per_thread * short_lines_threads);
+    for (int skew = 0; skew < L::V; ++skew) {
+      std::vector<int> in(size_t(L::J), 0);
+      for (int j = 0; j < L::windows; ++j) {
+        const int k0 = L::window_first(j, skew);
+        ASSERT_EQ(0, (skew + k0) * E % 16);
+        for (int u = 0; u < L::V; ++u)
+          if (k0 + u >= 0 && k0 + u < L::J) {
+            ++in[size_t(k0 + u)];
+            for (int i : {0, S - 1})
+              ASSERT_EQ(L::staged_at(S, i, (k0 + u) / L::V, (k0 + u) % L::V),
+                        L::window_low(S, i, j, skew) + u * S + (u >= skew ? L::window_gap(S) : 0))
+                  << "E " << E << ", S " << S << ", skew " << skew << ", window " << j << ", u " << u;
+          }
+      }
+      for (int k = 0; k < L::J; ++k) ASSERT_EQ(1, in[size_t(k)]) << "E " << E << ", skew " << skew << ", element " << k;
+    }
   }
 }
 

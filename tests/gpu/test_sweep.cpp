@@ -81,6 +81,9 @@ const std::vector<Case> cases = {
     {"Nx43 short lines shifted, odd line pitch", 4111, 43, 1},
     {"21xN batched short lines, odd src pitch, shifted", 21, 1024, 2, 3, 0},
     {"Nx21 batched short lines, odd dst pitch, shifted", 1024, 21, 2, 0, 5},
+    {"32xN short lines, an even side", 32, 4112, 1},  // the staged run's groups padded
+    {"Nx32 short lines, an even side", 4112, 32, 1},
+    {"Nx48 batched short lines shifted by the dst base", 2064, 48, 2, 0, 0, 0, 0, 0, 5},
     {"tiny batch 13x11", 13, 11, 1000},  // tiny_batched: whole matrices per block, every element size
     {"tiny batch 32x32", 32, 32, 300},  // 2- and 4-byte: whole CuTe tiles (rule tile_batch)
     {"tiny batch of whole 16x16 tiles", 16, 16, 500},  // 8-byte: rule tile_batch

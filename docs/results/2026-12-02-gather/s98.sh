@@ -1,7 +1,7 @@
 #!/bin/bash
-# s97: short_lines de-interleave with a warp's lanes along a line (new p97) vs lanes across lines (p96): sweep; s95's de-interleave draws, auto (the choice: no rule takes them) and short_lines, checked
-cd "$(dirname "$0")/.." ; tar xJf .lab/p96.txz -C .lab; tar xJf .lab/p97.txz -C .lab
-O=$PWD/.lab/p96; N=$PWD/.lab/p97; R=$OUT/r; mkdir -p $R
+# s98: short_lines de-interleave, lanes along a line (p99, by-line diff) vs across (p98, 08ed1b0); then every N-D kernel on the worst 1- and 2-byte draws of s94 (p98)
+cd "$(dirname "$0")/.." ; tar xJf .lab/p98.txz -C .lab; tar xJf .lab/p99.txz -C .lab
+O=$PWD/.lab/p98; N=$PWD/.lab/p99; R=$OUT/r; mkdir -p $R
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64
 timeout 100 $N/xpose_gpu_tests --gtest_filter='*Sweep*short_lines*:*Sweep*auto*' --gtest_brief=1 > $R/tests.log 2>&1; echo "sweep rc $? $(tail -2 $R/tests.log | tr '\n' ' ')" > $R/table
 while read dt ex pm; do
@@ -43,5 +43,20 @@ for c,d in n.items():
     print(f"{c[:40]:40s} choice {a[0]:5.1f} {a[1]:22s} lines-across {o.get(c,0):5.1f} lines-along {s[0]:5.1f}")
 P
 echo "FAILED lines: $(grep -c FAILED $R/n.txt $R/o.txt | tr '\n' ' ')" >> $R/table
+cat $R/table
+while read dt ex pm; do
+  timeout 60 $O/xpose-permute-bench --dtype $dt --extents $ex --perm $pm --reps 10 --no-host-time --json $R/every.jsonl >> $R/every.txt 2>&1
+done < .lab/worst.txt
+python3 - $R/every.jsonl >> $R/table <<'P'
+import json,sys,collections
+d=collections.defaultdict(dict)
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r['role']=='xpose': d[r['case']][r['kernel']]=(r['pct_copy'],r.get('chosen',''))
+for c,k in d.items():
+    a=k.pop('auto',(0,''))
+    best=sorted(k.items(),key=lambda kv:-kv[1][0])[:3]
+    print(f"{c[:44]:44s} auto {a[0]:5.1f} {a[1][:20]:20s} | "+" ".join(f"{n[:18]} {v[0]:.1f}" for n,v in best))
+P
 cat $R/table
 cd $OUT && tar czf x.tgz r && rm -rf r

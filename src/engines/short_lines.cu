@@ -28,7 +28,8 @@ constexpr int min_blocks = Interleave && Shifted ? (E == 1 ? 4 : E == 2 ? 6 : 0)
 
 // by_short: division by S, the short side.
 template <int E, bool Interleave, bool Shifted>
-__global__ void __launch_bounds__(threads, (min_blocks<E, Interleave, Shifted>)) transpose_short_lines(Problem p, layout::FastDivmod by_short, TileOrigin o) {
+__global__ void __launch_bounds__(threads, (min_blocks<E, Interleave, Shifted>))
+    transpose_short_lines(Problem p, layout::FastDivmod by_short, TileOrigin o) {
   using L = layout::ShortLines<E>;
   __shared__ uint4 staged[L::max_staged];
   Elem<E>* const run = reinterpret_cast<Elem<E>*>(staged);

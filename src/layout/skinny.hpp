@@ -105,7 +105,9 @@ struct ShortLines {
   // Window j's element u of line i is element V - skew + u of the line's vector j - 1 where
   // u < skew, else element u - skew of vector j: staged at window_low + u * S, plus window_gap
   // from u = skew on (the padding between groups).
-  XPOSE_HD static constexpr int window_low(int S, int i, int j, int skew) { return (j - 1) * pitch(S) * V + (V - skew) * S + i; }
+  XPOSE_HD static constexpr int window_low(int S, int i, int j, int skew) {
+    return (j - 1) * pitch(S) * V + (V - skew) * S + i;
+  }
   XPOSE_HD static constexpr int window_gap(int S) { return (pitch(S) - S) * V; }
 };
 

@@ -641,6 +641,23 @@ TEST(Tuning, TheH200SendsSmallAlignedProblemsToCuteVectorTiles) {
 // The H200's rule half_tiles: aligned 4- and 8-byte problems with a side that half fills
 // vec_swizzled's tiles go to CuTe's, half as wide; where the two fill alike vec_swizzled keeps
 // them, and the H100 keeps its choice.
+// Rule short_lines (H200): a short side stored dense, by direction, alignment and side.
+TEST(Tuning, TheH200SendsShortDenseSidesToShortLines) {
+  const std::string lines = "short_lines";
+  EXPECT_EQ(lines, chosen(problem(20, 1 << 22, 1), h200));        // an interleave, a side not whole vectors
+  EXPECT_EQ(lines, chosen(problem(16, 1 << 22, 1), h200));        // whole vectors from aligned lines
+  EXPECT_EQ(lines, chosen(problem(1 << 22, 16, 1), h200));        // a de-interleave into aligned lines
+  EXPECT_EQ(lines, chosen(problem(1 << 21, 32, 2), h200));        // fp16: 64 bytes a side
+  EXPECT_NE(lines, chosen(problem(64, 1 << 20, 1), h200));        // u8 64 bytes: CuTe's byte tile fits
+  EXPECT_NE(lines, chosen(problem(1 << 20, 64, 2), h200));        // 128 bytes a side: the tiles
+  EXPECT_NE(lines, chosen(problem(1 << 20, 56, 1), h200));        // u8 de-interleaves past 48 bytes
+  EXPECT_NE(lines, chosen(problem(1 << 21, 12, 2), h200));        // wider de-interleaves under 32 bytes
+  EXPECT_NE(lines, chosen(problem((1 << 22) + 1, 16, 1), h200));  // into unaligned lines
+  EXPECT_NE(lines, chosen(problem(16, 1 << 22, 8), h200));        // 8-byte elements
+  EXPECT_NE(lines, chosen(problem(16, 1 << 22, 1), h100));        // off on the H100 (unmeasured)
+  EXPECT_NE(lines, chosen(problem(1 << 22, 16, 1), h100));
+}
+
 TEST(Tuning, TheH200SendsHalfFilledTilesToCuteVectorTiles) {
 #ifdef XPOSE_HAVE_CUTE
   const std::string cute = "cute_vectorized_swizzled";

@@ -121,8 +121,9 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   std::vector<std::string> kernel_names;
   app.add_option("--kernel", kernel_names,
-                 "time only these: 'auto' or N-D kernels by name (default: auto and every N-D kernel that serves the "
-                 "case; with --random auto alone); a named kernel that does not serve a case says why")
+                 "time only these: 'auto', N-D kernels or transpose kernels (for permutations that are batched "
+                 "transposes) by name (default: auto and every N-D kernel that serves the case; with --random auto "
+                 "alone); a named kernel that does not serve a case says why")
       ->delimiter(',');
   bool every_kernel = false;
   app.add_flag("--every-kernel", every_kernel,
@@ -130,13 +131,16 @@ int run(int argc, char** argv) {
                "still judges the automatic choice)")
       ->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
-  const std::vector<KernelInfo> nd_kernels = permute_kernel_list();
+  const std::vector<KernelInfo> nd_kernels = permute_kernel_list(), transpose_kernels = kernel_list();
   if (!kernel_names.empty()) {
     std::string known = "auto";
     for (const KernelInfo& k : nd_kernels) known += ", " + k.name;
+    for (const KernelInfo& k : transpose_kernels) known += ", " + k.name;
+    const auto named = [&](const std::vector<KernelInfo>& list, const std::string& name) {
+      return std::any_of(list.begin(), list.end(), [&](const KernelInfo& k) { return k.name == name; });
+    };
     for (const std::string& name : kernel_names)
-      if (name != "auto" &&
-          std::none_of(nd_kernels.begin(), nd_kernels.end(), [&](const KernelInfo& k) { return k.name == name; })) {
+      if (name != "auto" && !named(nd_kernels, name) && !named(transpose_kernels, name)) {
         std::fprintf(stderr, "xpose-permute-bench: unknown --kernel '%s' (known: %s)\n", name.c_str(), known.c_str());
         return 2;
       }
@@ -254,7 +258,7 @@ int run(int argc, char** argv) {
       if (kernel) {
         try {
           explain_permute(src, dst, c.elem_bytes, shape, kernel);
-        } catch (const Error& e) {  // an N-D kernel that does not serve this permutation
+        } catch (const Error& e) {  // a kernel that does not serve this permutation
           if (!kernel_names.empty()) std::printf("  (%s: %s)\n", kernel, e.what());
           continue;
         }

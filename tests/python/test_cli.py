@@ -180,6 +180,11 @@ class Cli(unittest.TestCase):
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 2)
+        # a transpose kernel by name: for permutations that are batched transposes
+        r = subprocess.run([permute_bench, "--kernel", "short_lines", "--dtype", "u8", "--extents", "26073,41", "--perm",
+                            "1,0", "--list"], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(r.stdout.splitlines()), 1)
 
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_a_failed_write_is_an_error_found_up_front(self):

@@ -49,9 +49,9 @@ XPOSE_HD constexpr int skinny_staged(int d) {
 // the run's 16-byte vectors in order; the line side as 16-byte vectors, each element placed or
 // read at its dense position one by one. Interleaving, item q is vector q / S of line q % S (a
 // warp's lanes take neighbouring lines and meet neighbouring bytes of the run); de-interleaving,
-// a warp's lanes go along a line (by_line: its stores make whole sectors), and where the lines
-// are not 16-byte aligned each line goes out as the aligned 16-byte windows it touches
-// (window). The run is staged in groups of S vectors (one vector of each line's span), each
+// a warp's lanes go along a line (item n is vector n % line_vectors of line n / line_vectors:
+// the stores make whole sectors), and where the lines are not 16-byte aligned each line goes
+// out as the aligned 16-byte windows it touches (window_first). The run is staged in groups of S vectors (one vector of each line's span), each
 // group `pitch` vectors from the last, an odd number: lanes along a line read 16 * pitch bytes
 // apart, two on a bank at most (an even S put them all on one).
 constexpr int short_lines_max_bytes = 128;   // the longest short side, bytes
@@ -92,8 +92,6 @@ struct ShortLines {
   static constexpr int max_staged = (max_short | 1) * line_vectors;  // 16-byte vectors
   XPOSE_HD static constexpr int staged_vector(int S, int g, int c) { return g * pitch(S) + c; }
   XPOSE_HD static constexpr int staged_at(int S, int i, int v, int u) { return v * pitch(S) * V + u * S + i; }
-  // De-interleaving, a warp's lanes go along a line: item n is vector n % line_vectors of line
-  // n / line_vectors.
   // De-interleaving into lines that are not 16-byte aligned: a line's span, `skew` elements
   // past a 16-byte boundary, goes out as the windows, aligned 16-byte dst vectors, it touches:
   // window j holds its elements window_first(j, skew) + u (u < V), those of them in 0 .. J - 1;

@@ -39,7 +39,8 @@ bool short_bytes(const Problem& p, const Device&, const Tuning& t) {
 // 45): interleaves whose tiles' rows are unaligned, and over aligned lines those of whole
 // vectors under 128 bytes but where CuTe's 64x64 byte tile fits the side; de-interleaves into
 // aligned lines (into unaligned ones it ran behind on most sides: windows of bytes gathered one
-// by one), bytes up to 48 a side and wider elements from 32 to 112 bytes a side.
+// by one), bytes up to 48 a side or from 65 to 127 (at 56 and 64 aligned_stores and CuTe's byte
+// tile fit), wider elements from 32 to 127 bytes a side.
 bool short_lines(const Problem& p, const Device& d, const Tuning& t) {
   const int64_t e = p.elem_bytes;
   const int dir = layout::short_lines_direction(p.rows, p.cols, p.ld_src, p.ld_dst, e);
@@ -50,7 +51,7 @@ bool short_lines(const Problem& p, const Device& d, const Tuning& t) {
   const bool aligned =
       dir > 0 ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e)
               : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), p.ld_dst, p.batch, p.stride_dst, e);
-  if (dir < 0) return aligned && (e == 1 ? side <= 48 : side >= 32 && side < 128);
+  if (dir < 0) return aligned && side < 128 && (e == 1 ? side <= 48 || side > 64 : side >= 32);
   if (side % 16 != 0) return e != 2 || aligned;
   return aligned && side < 128 && (e != 1 || side != 64);
 }
@@ -166,8 +167,8 @@ const std::vector<Rule>& rules() {
        "side's base and batch stride 16-byte aligned, at least `short_lines_min_spans` spans (256 bytes of the lines) an "
        "SM; interleaving (dst dense, ld_dst == rows): a side not a whole number of 16-byte vectors (2-byte elements: "
        "from 16-byte aligned lines), or aligned lines and a side of whole vectors under 128 bytes but 64 bytes of "
-       "1-byte elements; de-interleaving (src dense, ld_src == cols) into 16-byte aligned lines, a side of at most 48 "
-       "bytes of 1-byte elements or 32 to 112 bytes of wider ones",
+       "1-byte elements; de-interleaving (src dense, ld_src == cols) into 16-byte aligned lines, a side under 128 "
+       "bytes: of 1-byte elements at most 48 or more than 64, of wider ones at least 32",
        "a short side stored dense: 256 bytes of each line and the dense run they make, both as 16-byte vectors"},
       {"short_bytes", XPOSE_CUTE_ENGINE(cute_vectorized_swizzled), short_bytes,
        "1-byte elements, a side of at most `bytes_short_side` (where that side is the rows, at most `short_rows_side` "

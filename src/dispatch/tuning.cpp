@@ -212,8 +212,9 @@ constexpr Tuning h200 = [] {
   // 8 -> 46%, 4194304 x 16 6 -> 65, fp16 16 x 2097152 28 -> 77, fp32 838848 x 20 54 -> 101) but
   // u8 64 bytes (cute 84-88 against 74-77) and, for wider elements, 128 (cute or tma_pipeline 89-92
   // against 84; the rule leaves 128-byte sides of every size to the tiles); de-interleaving into
-  // aligned lines ahead from 32 bytes a side of 2- and 4-byte elements and up to 48 of bytes (u8
-  // 1398096 x 48 15 -> 71), behind on u8 56, 64 and 128; into unaligned lines behind on most.
+  // aligned lines ahead from 32 bytes a side of 2- and 4-byte elements, of bytes up to 48 (u8
+  // 1398096 x 48 15 -> 71) and at 80-112 (u8 838848 x 80 30 -> 56, 599184 x 112 33 -> 55),
+  // behind on u8 56, 64 and 128; into unaligned lines behind on most.
   t.short_lines_side = 128;
   return t;
 }();

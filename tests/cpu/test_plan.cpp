@@ -650,7 +650,9 @@ TEST(Tuning, TheH200SendsShortDenseSidesToShortLines) {
   EXPECT_EQ(lines, chosen(problem(1 << 21, 32, 2), h200));        // fp16: 64 bytes a side
   EXPECT_NE(lines, chosen(problem(64, 1 << 20, 1), h200));        // u8 64 bytes: CuTe's byte tile fits
   EXPECT_NE(lines, chosen(problem(1 << 20, 64, 2), h200));        // 128 bytes a side: the tiles
-  EXPECT_NE(lines, chosen(problem(1 << 20, 56, 1), h200));        // u8 de-interleaves past 48 bytes
+  EXPECT_NE(lines, chosen(problem(1 << 20, 56, 1), h200));        // u8 de-interleaves of 56 and 64 bytes
+  EXPECT_NE(lines, chosen(problem(1 << 20, 64, 1), h200));
+  EXPECT_EQ(lines, chosen(problem(1 << 20, 96, 1), h200));        // ... and past them
   EXPECT_NE(lines, chosen(problem(1 << 21, 12, 2), h200));        // wider de-interleaves under 32 bytes
   EXPECT_NE(lines, chosen(problem((1 << 22) + 1, 16, 1), h200));  // into unaligned lines
   EXPECT_NE(lines, chosen(problem(16, 1 << 22, 8), h200));        // 8-byte elements

@@ -51,9 +51,10 @@ XPOSE_HD constexpr int skinny_staged(int d) {
 // warp's lanes take neighbouring lines and meet neighbouring bytes of the run); de-interleaving,
 // a warp's lanes go along a line (item n is vector n % line_vectors of line n / line_vectors:
 // the stores make whole sectors), and where the lines are not 16-byte aligned each line goes
-// out as the aligned 16-byte windows it touches (window_first). The run is staged in groups of S vectors (one vector of each line's span), each
-// group `pitch` vectors from the last, an odd number: lanes along a line read 16 * pitch bytes
-// apart, two on a bank at most (an even S put them all on one).
+// out as the aligned 16-byte windows it touches (window_first). The run is staged in groups of
+// S vectors (one vector of each line's span), each group `pitch` vectors from the last, an odd
+// number: lanes along a line read 16 * pitch bytes apart, two on a bank at most (an even S put
+// them all on one).
 constexpr int short_lines_max_bytes = 128;   // the longest short side, bytes
 constexpr int short_lines_span_bytes = 256;  // a span's bytes of each line
 constexpr int short_lines_threads = 256;
@@ -82,10 +83,6 @@ struct ShortLines {
   static constexpr int max_items = max_short * line_vectors;     // 16-byte vectors a span, each side
   static constexpr int per_thread = max_items / short_lines_threads;
   static_assert(max_items % short_lines_threads == 0, "whole items a thread");
-  // Item q of a span whose short side is S: its line, and the dense position of its element u.
-  XPOSE_HD static constexpr int line(int S, int q) { return q % S; }
-  XPOSE_HD static constexpr int vector(int S, int q) { return q / S; }
-  XPOSE_HD static constexpr int dense_at(int S, int q, int u) { return (vector(S, q) * V + u) * S + line(S, q); }
   // The staged run: group g (dense vectors g * S ..) at g * pitch(S) vectors; dense vector
   // g * S + c (c < S), and element u of vector v of line i (its dense position (v * V + u) * S + i).
   XPOSE_HD static constexpr int pitch(int S) { return S | 1; }

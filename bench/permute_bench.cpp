@@ -281,12 +281,10 @@ int run(int argc, char** argv) {
       std::printf("  (cutensor: %s)\n", no_cutensor.c_str());
 #endif
     std::vector<std::vector<double>> samples(rows.size());  // every round's calls, per row
-    for (int round = 0; round < rounds; ++round)
-      for (size_t k = 0; k < rows.size(); ++k) {  // round r starts at row r: each takes several places in turn
-        const size_t i = (k + size_t(round)) % rows.size();
-        const std::vector<double> ms = timer.event_samples(rows[i].work);
-        samples[i].insert(samples[i].end(), ms.begin(), ms.end());
-      }
+    in_rounds(rows.size(), rounds, [&](size_t i) {
+      const std::vector<double> ms = timer.event_samples(rows[i].work);
+      samples[i].insert(samples[i].end(), ms.begin(), ms.end());
+    });
     std::vector<Record> records;
     std::vector<double> host_us;  // per row; negative: not measured
     for (size_t i = 0; i < rows.size(); ++i) {

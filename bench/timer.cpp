@@ -24,6 +24,11 @@ Stats summarize(std::vector<double> ms) {
   return {n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), ms.front(), ms.back()};
 }
 
+void in_rounds(size_t rows, int rounds, const std::function<void(size_t)>& time) {
+  for (int round = 0; round < rounds; ++round)
+    for (size_t k = 0; k < rows; ++k) time((k + size_t(round)) % rows);
+}
+
 GpuTimer::GpuTimer(cudaStream_t stream, int warmup, int reps) : stream_(stream), warmup_(warmup), reps_(reps) {
   cuda_ok(cudaEventCreate(&start_), "cudaEventCreate");
   cuda_ok(cudaEventCreate(&stop_), "cudaEventCreate");

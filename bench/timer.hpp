@@ -18,6 +18,10 @@ struct Stats {
 // Median, min and max of a non-empty sample.
 Stats summarize(std::vector<double> ms);
 
+// --rounds: time(i) for each of `rows` rows, `rounds` times in turn, round r starting at row r,
+// so that no row gains from its place in the order.
+void in_rounds(size_t rows, int rounds, const std::function<void(size_t)>& time);
+
 // One call of the work under test: enqueues on the stream, returns "" or what failed.
 using Work = std::function<std::string(cudaStream_t)>;
 

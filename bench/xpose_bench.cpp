@@ -332,26 +332,24 @@ class GpuBench {
     std::vector<std::vector<double>> samples(all.size());
     std::vector<Stats> one_graph(all.size());  // graph timing in one round: its own median, min and max
     std::vector<bool> failed(all.size(), false);
-    for (int round = 0; round < o_.rounds; ++round)
-      for (size_t n = 0; n < all.size(); ++n) {
-        const size_t i = (n + size_t(round)) % all.size();
-        const Candidate& k = all[i];
-        if (failed[i]) continue;
-        progress_.at(index, c.label, k.name);
-        try {
-          if (graph) {
-            one_graph[i] = timer.graph(k.run);
-            samples[i].push_back(one_graph[i].median);
-          } else {
-            const std::vector<double> ms = timer.event_samples(k.run);
-            samples[i].insert(samples[i].end(), ms.begin(), ms.end());
-          }
-        } catch (const std::exception& e) {
-          skipped->push_back(k.name + ": " + e.what());
-          cudaGetLastError();
-          failed[i] = true;
+    in_rounds(all.size(), o_.rounds, [&](size_t i) {
+      const Candidate& k = all[i];
+      if (failed[i]) return;
+      progress_.at(index, c.label, k.name);
+      try {
+        if (graph) {
+          one_graph[i] = timer.graph(k.run);
+          samples[i].push_back(one_graph[i].median);
+        } else {
+          const std::vector<double> ms = timer.event_samples(k.run);
+          samples[i].insert(samples[i].end(), ms.begin(), ms.end());
         }
+      } catch (const std::exception& e) {
+        skipped->push_back(k.name + ": " + e.what());
+        cudaGetLastError();
+        failed[i] = true;
       }
+    });
     std::vector<Record> rows;
     for (size_t i = 0; i < all.size(); ++i) {
       if (failed[i]) continue;

@@ -155,6 +155,16 @@ TEST(BenchOptions, DefaultIsTheFp32Ladder) {
   EXPECT_EQ(o.reps, 20);
 }
 
+// --rounds' order: every row once a round, round r starting at row r.
+TEST(BenchTimer, RoundsTakeEveryRowOnceARoundEachFirstInTurn) {
+  std::vector<size_t> order;
+  xb::in_rounds(3, 4, [&](size_t i) { order.push_back(i); });
+  EXPECT_EQ((std::vector<size_t>{0, 1, 2, 1, 2, 0, 2, 0, 1, 0, 1, 2}), order);
+  order.clear();
+  xb::in_rounds(2, 1, [&](size_t i) { order.push_back(i); });
+  EXPECT_EQ((std::vector<size_t>{0, 1}), order);
+}
+
 TEST(BenchOptions, OneShape) {
   const xb::Options o = parse_ok({"--dtype", "bf16", "--shape", "100x200x3", "--ld-src", "256", "--ld-dst", "128",
                                   "--kernel", "smem,auto", "--check", "--json", "a.jsonl", "--csv", "a.csv",

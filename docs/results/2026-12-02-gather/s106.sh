@@ -1,7 +1,7 @@
 #!/bin/bash
 # s106 (not run yet): permute_packed's scattered stores (packed-scatter.diff; build it as .lab/p106, HEAD without it as .lab/p103):
 # the GPU tests Permute* with it, memcheck and racecheck on the packed tests; every N-D kernel's draws of s98's worst list
-# through permute_packed and the choice, old and new; 500 N-D draws through the choice, old and new (bench/table.py ab)
+# through permute_packed and the choice, old and new (new checked); 500 N-D draws through the choice, old and new (bench/table.py ab)
 cd "$(dirname "$0")/.." ; for p in p103 p106; do tar xJf .lab/$p.txz -C .lab; done
 O=$PWD/.lab/p103; N=$PWD/.lab/p106; R=$OUT/r; mkdir -p $R
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64
@@ -11,9 +11,8 @@ for tool in memcheck racecheck; do
   echo "$tool rc $? $(tail -1 $R/$tool.log)" >> $R/head
 done
 while read dt ex pm; do
-  for b in O N; do d=${!b}
-    timeout 30 $d/xpose-permute-bench --dtype $dt --extents $ex --perm $pm --kernel auto permute_packed --check --reps 20 --no-host-time --explain --json $R/w-$b.jsonl >> $R/w-$b.txt 2>&1
-  done
+  timeout 30 $O/xpose-permute-bench --dtype $dt --extents $ex --perm $pm --kernel auto permute_packed --reps 20 --no-host-time --explain --json $R/w-O.jsonl >> $R/w-O.txt 2>&1
+  timeout 30 $N/xpose-permute-bench --dtype $dt --extents $ex --perm $pm --kernel auto permute_packed --check --reps 20 --no-host-time --explain --json $R/w-N.jsonl >> $R/w-N.txt 2>&1
 done < docs/results/2026-12-02-gather/s98-worst.txt
 for b in O N; do d=${!b}
   timeout 60 $d/xpose-permute-bench --random 500 --seed 2402185447 --no-host-time --json $R/nd-$b.jsonl > $R/nd-$b.txt 2>&1

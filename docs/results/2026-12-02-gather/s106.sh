@@ -1,5 +1,5 @@
 #!/bin/bash
-# s106 (not run yet): permute_packed's scattered stores (packed-scatter.diff; build it as .lab/p106, HEAD without it as .lab/p103):
+# s106 (ran 2026-12-02 from .lab/: README): permute_packed's scattered stores (packed-scatter.diff; build it as .lab/p106, HEAD without it as .lab/p103):
 # the GPU tests Permute* with it, memcheck and racecheck on the packed tests; every N-D kernel's draws of s98's worst list
 # through permute_packed and the choice, old and new (new checked); 500 N-D draws through the choice, old and new (bench/table.py ab)
 cd "$(dirname "$0")/.." ; for p in p103 p106; do tar xJf .lab/$p.txz -C .lab; done

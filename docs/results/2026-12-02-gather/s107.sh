@@ -1,5 +1,5 @@
 #!/bin/bash
-# s107 (not run yet): short-lines-next.diff (.lab/p107: xpose-bench, xpose_gpu_tests) against HEAD (.lab/p103 with xpose-bench): the byte
+# s107 (ran 2026-12-02 from .lab/: README): short-lines-next.diff (.lab/p107: xpose-bench, xpose_gpu_tests) against HEAD (.lab/p103 with xpose-bench): the byte
 # de-interleave at 40 registers (48 on HEAD), a span's part windows into unaligned lines as aligned pieces (a byte a store on HEAD):
 # the sweep tests of short_lines and memcheck on them; s101's de-interleave sides and s100's list, auto (HEAD's choice) and short_lines, checked
 cd "$(dirname "$0")/.." ; for p in p103 p107; do tar xJf .lab/$p.txz -C .lab; done

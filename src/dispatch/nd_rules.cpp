@@ -115,7 +115,17 @@ const std::vector<NdRule>& nd_rules() {
        "16-byte elements, src's and dst's fastest axes contiguous and aligned, runs longer than "
        "`nd_gather_min_run`, holding at most `nd_gather_max_plane` bytes together (extent a x extent b)",
        "a small plane leaves permute_vec_tiled's tiles mostly empty: elements one a thread in dst's order"},
-      {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; }, "... longer runs",
+      {"wide_stores", &engines::permute_aligned_stores,
+       [](const Plan& p, const Tuning& t) {
+         const layout::NdForm& f = p.task.form;
+         return t.nd_wide_stores_elem > 0 && f.elem_bytes == t.nd_wide_stores_elem &&
+                f.extent_b * f.elem_bytes >= t.nd_wide_stores_min_run && stores_take(p, t);
+       },
+       "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors of `nd_wide_stores_elem`-byte elements "
+       "(0: none), dst's fastest axis at least `nd_wide_stores_min_run` bytes, as rule contiguous_sides' columns and rows",
+       "8-byte elements in long runs: permute_aligned_stores' 32-byte sectors ahead of the vector tiles"},
+      {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; },
+       "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, the runs rule short_runs leaves",
        "long runs of whole vectors: full 16-byte traffic on both sides"},
       {"contiguous_sides", &engines::permute_aligned_stores, stores_take,
        "src's fastest axis contiguous in src and dst's in dst, elements of at most 8 bytes, at least "

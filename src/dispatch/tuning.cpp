@@ -40,6 +40,8 @@ constexpr Tuning h100 = [] {
   t.short_lines_side = 0;     // rule short_lines: off (not measured on an H100)
   t.short_lines_min_spans = 2;
   t.nd_gather_max_plane = 0;  // rule small_planes: off (not measured on an H100)
+  t.nd_wide_stores_elem = 0;  // rule wide_stores: off (not measured on an H100)
+  t.nd_wide_stores_min_run = 64;
   t.nd_gather_min_run = 128;
   t.stores_min_rows_bytes = 128;
   t.stores_min_rows_bytes_1 = 128;
@@ -198,6 +200,16 @@ constexpr Tuning h200 = [] {
   // plane, 23 x 26, 2.6 points behind, and behind on every larger one (by 1 to 50); with a side
   // of 3-7 elements behind on 4 of 5 (32 x 3: 99 -> 59).
   t.nd_gather_max_plane = 8 * KiB;
+  // Aligned 8-byte forms that rule whole_vectors gave permute_vec_tiled, every N-D kernel timed
+  // (seeds 13966792869280284426 and 1807346968259422386, results/2026-12-02-gather s91):
+  // permute_aligned_stores ahead on 18 of the 23 that rule contiguous_sides would take, +2.1 to
+  // +17.7 points (fp64 1670x142x4x18 (0,3,2,1) 72 -> 90%, 229x110x23x2x22 (3,4,2,0,1) 82 -> 92),
+  // within a point on 4, behind on 1 (-4.2, dst's fastest axis 2 elements); 4-byte forms mixed
+  // (2 ahead, 2 behind of 4), 1- and 2-byte ones too few. On 90 fresh draws (s109, seed
+  // 81055428942923583) +3.8 at the median, 67 ahead by more than 2 points, 11 behind, 5 of them
+  // (-4 to -26: fp64 2x23x366x1960 (2,3,1,0) 87 -> 61%) where dst's fastest axis has 2-6
+  // elements and its blocks' dst rows join it with the next axis; held out with that bound: s110.
+  t.nd_wide_stores_elem = 8;
   // Interleaves (S x N -> N x S) with S rows of 9 elements to 127 bytes that are not whole 16-byte
   // vectors, elements of at most 4 bytes, through short_lines against the choice before (mostly
   // cute_padded and permute_packed), 2026-12-02, results/2026-12-02-gather s95, s96 (2-D seeds

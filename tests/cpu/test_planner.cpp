@@ -313,6 +313,19 @@ TEST(NdRules, TheH200PacksShortRunsOfSixteenByteElements) {
   EXPECT_EQ("short_runs", rule(testing::h100, {1313, 428, 4, 9}, {1, 3, 0, 2}));
 }
 
+// The H200's record sends aligned 8-byte forms whose runs fill permute_aligned_stores' blocks there
+// (fp64 1670x142x4x18 (0,3,2,1): 72% of a copy through permute_vec_tiled, 90 through
+// permute_aligned_stores); other element sizes, and the H100, keep permute_vec_tiled.
+TEST(NdRules, TheH200SendsAlignedEightByteFormsToAlignedStores) {
+  EXPECT_EQ("wide_stores", nd_rule_of(testing::h200, {1670, 142, 4, 18}, {0, 3, 2, 1}, 8));
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h100, {1670, 142, 4, 18}, {0, 3, 2, 1}, 8));
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {1670, 144, 4, 36}, {0, 3, 2, 1}, 4));
+  // Blocks that contiguous_sides would not take stay too (22 columns of fp64), and dst's fastest
+  // axes of 2 elements (fp64 2x23x366x1960 (2,3,1,0): 87% through permute_vec_tiled, 61 not).
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {16, 636, 3, 76, 22}, {1, 2, 0, 4, 3}, 8));
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {2, 23, 366, 1960}, {2, 3, 1, 0}, 8));
+}
+
 // What the H200's rule unaligned_mid gives smem_padded is handed over as cute_padded's was: to
 // permute_packed where a side is short (fp16 92x15x21x2231 (0,2,3,1): 31% of a copy through
 // smem_padded, 77 through permute_packed), to permute_aligned_stores where its blocks fill (fp32
@@ -350,6 +363,7 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
       {{4096, 64, 64, 4}, {3, 1, 2, 0}, 4, "one_vector_src_run"},  // NHWC -> CHWN, 4 fp32 channels
       {{1313, 428, 4, 9}, {1, 3, 0, 2}, 16, "short_runs_16", &testing::h200},  // runs of 9 and 4 c128
       {{64, 64, 64, 32}, {3, 1, 0, 2}, 2, "short_runs"},         // runs of 64 and 128 bytes
+      {{1670, 142, 4, 18}, {0, 3, 2, 1}, 8, "wide_stores", &testing::h200},  // runs of 144 and 1136 bytes
       {{64, 64, 128, 128}, {3, 1, 0, 2}, 2, "whole_vectors"},     // runs of 256 bytes
       {{5, 7, 130, 66}, {1, 3, 0, 2}, 4, "contiguous_sides"},    // 66 fp32: no whole vectors
       {{5, 7, 9, 66}, {1, 0, 3, 2}, 4, "short_sides"},           // 36 bytes of rows, none to join them

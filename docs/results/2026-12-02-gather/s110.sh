@@ -1,8 +1,8 @@
 #!/bin/bash
 # s110 (run from .lab/): rule wide_stores with its bound on dst's fastest axis (64 bytes; .lab/p110) held out: the first 90
 # fp64 draws of fresh seed 2673638136069942819 that it moves (s110-moved.txt, found on the CPU with the planner), the new
-# choice and permute_vec_tiled, two rounds, the first 10 checked
-cd "$(dirname "$0")/.." ; for p in p110; do tar xJf .lab/$p.txz -C .lab; done
+# choice and permute_vec_tiled, two rounds, the first 10 checked; then the whole GPU suite at d82f0ad (.lab/p111)
+cd "$(dirname "$0")/.." ; for p in p110 p111; do tar xJf .lab/$p.txz -C .lab; done
 N=$PWD/.lab/p110; R=$OUT/r; mkdir -p $R
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64
 i=0; while read dt ex pm; do i=$((i+1)); c=""; [ $i -le 10 ] && c=--check
@@ -20,5 +20,6 @@ ds=[x for x,_,_ in diffs]
 print(f"moved {len(ds)}: median {statistics.median(ds):+.1f}, mean {statistics.mean(ds):+.1f}, ahead by >2 {sum(x>2 for x in ds)}, behind by >2 {sum(x<-2 for x in ds)}, rules {sorted({v['auto'][1] for _,_,v in diffs})}")
 P
 echo "failed: $(grep -ic 'fail\|mismatch' $R/m.txt)" >> $R/table
+timeout 420 .lab/p111/xpose_gpu_tests --gtest_brief=1 > $R/suite.log 2>&1; echo "suite rc $? $(tail -3 $R/suite.log | tr '\n' ' ')" >> $R/table
 cat $R/table
 cd $OUT && tar czf x.tgz r && rm -rf r

@@ -118,8 +118,11 @@ const std::vector<NdRule>& nd_rules() {
       {"wide_stores", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
-         return t.nd_wide_stores_elem > 0 && f.elem_bytes == t.nd_wide_stores_elem &&
-                f.extent_b * f.elem_bytes >= t.nd_wide_stores_min_run && stores_take(p, t);
+         const char* why = nullptr;  // forms of split vectors are rule contiguous_sides': the same kernel
+         return f.elem_bytes == t.nd_wide_stores_elem && f.extent_b * f.elem_bytes >= t.nd_wide_stores_min_run &&
+                stores_take(p, t) &&
+                layout::nd_whole_vectors(f, reinterpret_cast<uintptr_t>(p.task.src),
+                                         reinterpret_cast<uintptr_t>(p.task.dst), &why);
        },
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors of `nd_wide_stores_elem`-byte elements "
        "(0: none), dst's fastest axis at least `nd_wide_stores_min_run` bytes, as rule contiguous_sides' columns and rows",

@@ -324,6 +324,8 @@ TEST(NdRules, TheH200SendsAlignedEightByteFormsToAlignedStores) {
   // axes of 2 elements (fp64 2x23x366x1960 (2,3,1,0): 87% through permute_vec_tiled, 61 not).
   EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {16, 636, 3, 76, 22}, {1, 2, 0, 4, 3}, 8));
   EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {2, 23, 366, 1960}, {2, 3, 1, 0}, 8));
+  // Runs not whole vectors (19 fp64) are rule contiguous_sides', to the same kernel.
+  EXPECT_EQ("contiguous_sides", nd_rule_of(testing::h200, {1670, 142, 4, 19}, {0, 3, 2, 1}, 8));
 }
 
 // What the H200's rule unaligned_mid gives smem_padded is handed over as cute_padded's was: to

@@ -35,8 +35,8 @@ bool stores_take(const Plan& p, const Tuning& t) {
   const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
   const layout::NdForm& f = p.task.form;
   if (!stores_filled(s, f.elem_bytes, t)) return false;
-  return !short_sides(f, t) ||
-         100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.nd_stores_min_fill_pct);
+  return !short_sides(f, t) || 100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes, s.src_rows_aligned) >=
+                                   double(t.nd_stores_min_fill_pct);
 }
 
 }  // namespace
@@ -59,7 +59,8 @@ const std::vector<NdRule>& nd_rules() {
          const layout::NdAlignedStores& s = p.params<layout::NdAlignedStores>();
          const layout::NdForm& f = p.task.form;
          return f.tiled && moved_bytes(f) >= t.filled_transpose_side && stores_filled(s, f.elem_bytes, t) &&
-                100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes) >= double(t.filled_transpose_min_pct);
+                100 * layout::nd_stores_fill(s.rows, s.cols, f.elem_bytes, s.src_rows_aligned) >=
+                    double(t.filled_transpose_min_pct);
        },
        "(handed over by the transpose table, from permutations only) ... any other batched transpose that table "
        "gives cute_padded, smem_padded or smem_swizzled, at least `filled_transpose_side` a side, filling at least "
@@ -119,14 +120,15 @@ const std::vector<NdRule>& nd_rules() {
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
          const char* why = nullptr;  // forms of split vectors are rule contiguous_sides': the same kernel
-         return f.elem_bytes == t.nd_wide_stores_elem && f.extent_b * f.elem_bytes >= t.nd_wide_stores_min_run &&
-                stores_take(p, t) &&
+         return t.nd_wide_stores_min_elem > 0 && f.elem_bytes >= t.nd_wide_stores_min_elem &&
+                f.extent_b * f.elem_bytes >= t.nd_wide_stores_min_run && stores_take(p, t) &&
                 layout::nd_whole_vectors(f, reinterpret_cast<uintptr_t>(p.task.src),
                                          reinterpret_cast<uintptr_t>(p.task.dst), &why);
        },
-       "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors of `nd_wide_stores_elem`-byte elements "
-       "(0: none), dst's fastest axis at least `nd_wide_stores_min_run` bytes, as rule contiguous_sides' columns and rows",
-       "8-byte elements in long runs: permute_aligned_stores' 32-byte sectors ahead of the vector tiles"},
+       "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors of elements of at least "
+       "`nd_wide_stores_min_elem` bytes (0: none), dst's fastest axis at least `nd_wide_stores_min_run` bytes, as "
+       "rule contiguous_sides' columns and rows",
+       "2- to 8-byte elements in long runs: permute_aligned_stores' 32-byte sectors ahead of the vector tiles"},
       {"whole_vectors", &engines::permute_vec_tiled, [](const Plan&, const Tuning&) { return true; },
        "src's and dst's fastest axes contiguous, whole aligned 16-byte vectors, the runs rule short_runs leaves",
        "long runs of whole vectors: full 16-byte traffic on both sides"},

@@ -40,7 +40,7 @@ constexpr Tuning h100 = [] {
   t.short_lines_side = 0;     // rule short_lines: off (not measured on an H100)
   t.short_lines_min_spans = 2;
   t.nd_gather_max_plane = 0;  // rule small_planes: off (not measured on an H100)
-  t.nd_wide_stores_elem = 0;  // rule wide_stores: off (not measured on an H100)
+  t.nd_wide_stores_min_elem = 0;  // rule wide_stores: off (not measured on an H100)
   t.nd_wide_stores_min_run = 64;
   t.nd_gather_min_run = 128;
   t.stores_min_rows_bytes = 128;
@@ -211,8 +211,12 @@ constexpr Tuning h200 = [] {
   // elements and its blocks' dst rows join it with the next axis. With that bound, on 90 fresh
   // draws of seed 2673638136069942819 (s110): +4.3 at the median, +4.6 on average, 61 ahead by
   // more than 2 points, 11 behind (fp64 188x3x28x3664 (3,2,1,0) 89 -> 72%), no bound on the runs,
-  // blocks or outer indices separating them.
-  t.nd_wide_stores_elem = 8;
+  // blocks or outer indices separating them. 2- and 4-byte forms it would move (s111, s113; 40 fresh
+  // draws each of seed 15344337384778175916): fp32 +7.7 at the median, 29 ahead by more than 2
+  // points, 3 behind (60x2x2x174x5x584 (3,4,2,1,5,0) 87 -> 60%); fp16 +4.1, 31 ahead, 4 behind
+  // (6x144x1204x216 (3,2,0,1) 83 -> 71). 1-byte ones split (22: +1.8 at the median, 10 ahead, 7
+  // behind down to -48) and stay.
+  t.nd_wide_stores_min_elem = 2;
   // Interleaves (S x N -> N x S) with S rows of 9 elements to 127 bytes that are not whole 16-byte
   // vectors, elements of at most 4 bytes, through short_lines against the choice before (mostly
   // cute_padded and permute_packed), 2026-12-02, results/2026-12-02-gather s95, s96 (2-D seeds

@@ -53,7 +53,7 @@ namespace xpose::detail {
   X(nd_regs_max_run_16, true, "rule short_runs: the same for 16-byte elements") \
   X(nd_regs_max_src_run, true, "rule short_runs: ... or src's run at most this") \
   X(nd_regs_min_byte_run, true, "rule short_runs: for 1-byte elements, the shortest src run it takes") \
-  X(nd_wide_stores_elem, false, "rule wide_stores: forms of elements of this many bytes in whole aligned 16-byte vectors that rule contiguous_sides would take go to permute_aligned_stores ahead of rule whole_vectors (0: the rule is off) ...") \
+  X(nd_wide_stores_min_elem, false, "rule wide_stores: forms of elements of at least this many bytes in whole aligned 16-byte vectors that rule contiguous_sides would take go to permute_aligned_stores ahead of rule whole_vectors (0: the rule is off) ...") \
   X(nd_wide_stores_min_run, true, "rule wide_stores: ... where dst's fastest axis holds at least this many bytes (shorter ones, joined with the next axis into its blocks' dst rows, ran behind)") \
   X(nd_stores_min_cols, false, "rule contiguous_sides: the fewest columns (src's fastest axis and what joins it) permute_aligned_stores takes") \
   X(nd_stores_min_rows_bytes, true, "rule contiguous_sides: the bytes of rows (dst's fastest axis and what joins it) it needs more than") \

@@ -336,8 +336,11 @@ inline bool nd_vec_regs(const NdForm& f, uintptr_t src, uintptr_t dst, NdVecRegs
 // pieces and src along a column range, as the 2-D kernel needs, and only src's row starts
 // (rows on the src side) and dst's (columns) split the index in two (NdSplitIndex). The
 // fusions taken are those that fill the blocks best (nd_stores_fill). Block x is the (row
-// block, column tile) pair x / col_tiles, x % col_tiles; block (y, z) the remaining outer
-// index y + z * outer_y.
+// block, column tile) pair x / col_tiles, x % col_tiles, or x % row_blocks, x / row_blocks
+// (rows_first) where the row blocks are fewer and the column tiles at least
+// nd_stores_rows_first_tiles, about as many as an H200's blocks in flight: the blocks in flight
+// then write whole dst rows rather than one piece of each across dst. Block (y, z) is the
+// remaining outer index y + z * outer_y.
 struct NdSplitIndex {  // index i's offset: (i / inner) * outer_stride + (i % inner) * inner_stride
   FastDivmod inner;
   int64_t inner_stride = 0, outer_stride = 0;
@@ -348,6 +351,11 @@ struct NdSplitIndex {  // index i's offset: (i / inner) * outer_stride + (i % in
   }
 };
 
+// H200, 150 draws that rows_first moves (results/2026-12-02-gather s115): 512 column tiles or more
+// +9.0 points at the median, 36 of 41 ahead by more than 2 points, 1 behind; 128-511 +1.1; fewer
+// -0.9 (12 of 53 behind by more than 2 points, none by more than 9).
+inline constexpr uint32_t nd_stores_rows_first_tiles = 512;
+
 struct NdAlignedStores {
   int64_t rows = 0, cols = 0;              // extent_b and extent_a, times the extents of the axes fused into them
   uint32_t row_fused = 1, col_fused = 1;   // the extents of those axes (1: none)
@@ -356,19 +364,33 @@ struct NdAlignedStores {
   uint32_t outer_y = 1, outer_z = 1;       // the grid's y and z: outer_y * outer_z >= the outer count
   bool src_rows_aligned = false;           // every src row starts on 16 bytes
   bool dst_cols_one_shift = false;         // an outer index's dst rows all start at one address mod 32 bytes
+  bool rows_first = false;                 // block x walks the row blocks first (see above)
   int64_t src_bytes = 0;                   // src's span from its base (src_span_bytes)
 
   XPOSE_HD uint32_t blocks() const { return row_blocks * col_tiles; }
-  XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
-    return int64_t(x / col_tiles) * piece - max_shift;
+  // Block x's row block and column tile: the quotient and remainder of one division.
+  XPOSE_HD uint32_t row_block(uint32_t x) const {
+    const uint32_t n = rows_first ? row_blocks : col_tiles, q = x / n;
+    return rows_first ? x - q * n : q;
   }
-  XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(x % col_tiles) * cols; }
+  XPOSE_HD uint32_t col_tile(uint32_t x) const {
+    const uint32_t n = rows_first ? row_blocks : col_tiles, q = x / n;
+    return rows_first ? q : x - q * n;
+  }
+  XPOSE_HD int64_t first_row(uint32_t x, int piece, int max_shift) const {  // staged: max_shift before the piece
+    return int64_t(row_block(x)) * piece - max_shift;
+  }
+  XPOSE_HD int64_t first_col(uint32_t x, int cols) const { return int64_t(col_tile(x)) * cols; }
 };
 
 // The share of its blocks' elements a 2-D transpose of rows x cols fills (aligned_stores' blocks
-// of elem_bytes-byte elements; the tile of shifted rows, whose fill stands for both).
-inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes) {
-  return with_aligned_dst_tile(elem_bytes, false, [&](auto a) {
+// of elem_bytes-byte elements, src rows 16-byte aligned or not: bytes from aligned rows take
+// the wide tile, twice as many columns). Before, the shifted tile's fill stood for both; the
+// wide tile's moves 1 in 200 byte draws between permute_packed and permute_aligned_stores,
+// both ways, +10.7 points at the median on 48 (36 ahead, 10 behind; results/2026-12-02-gather
+// s113), and changes the fusions of as many.
+inline double nd_stores_fill(int64_t rows, int64_t cols, int64_t elem_bytes, bool aligned_rows) {
+  return with_aligned_dst_tile(elem_bytes, aligned_rows, [&](auto a) {
     using A = decltype(a);
     return double(rows) / double(A::row_blocks(rows) * A::piece) * double(cols) /
            double(ceil_div(cols, int64_t(A::cols)) * A::cols);
@@ -398,20 +420,23 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
       if (take_row && take_col && row_axis == col_axis) continue;
       const int64_t rows = f->extent_b * (take_row ? f->outer_extent[row_axis].divisor : 1);
       const int64_t cols = f->extent_a * (take_col ? f->outer_extent[col_axis].divisor : 1);
-      const double fill = nd_stores_fill(rows, cols, f->elem_bytes);
+      // Every src row on 16 bytes: the base, b's stride and each outer axis's but a column-fused
+      // one (it moves along a row, not between rows).
+      uint64_t bytes = uint64_t(src) | uint64_t(f->src_b * f->elem_bytes);
+      for (int i = 0; i < f->outer_rank; ++i)
+        if (!(take_col && i == col_axis)) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
+      const bool aligned = bytes % 16 == 0;
+      const double fill = nd_stores_fill(rows, cols, f->elem_bytes, aligned);
       if (fill > best + 1e-9) {  // ties keep the fewer fusions
         best = fill;
         t.rows = rows, t.cols = cols;
         t.row_fused = uint32_t(rows / f->extent_b), t.col_fused = uint32_t(cols / f->extent_a);
+        t.src_rows_aligned = aligned;
       }
     }
   const int drop_row = t.row_fused > 1 ? row_axis : -1, drop_col = t.col_fused > 1 ? col_axis : -1;
   if (drop_row >= 0) t.src_rows = {FastDivmod(uint32_t(f->extent_b)), f->src_b, f->outer_src[drop_row]};
   if (drop_col >= 0) t.dst_cols = {FastDivmod(uint32_t(f->extent_a)), f->dst_a, f->outer_dst[drop_col]};
-  uint64_t bytes = uint64_t(src) | uint64_t(f->src_b * f->elem_bytes);
-  for (int i = 0; i < f->outer_rank; ++i)  // a column-fused axis moves along a row, not between rows
-    if (i != drop_col) bytes |= uint64_t(f->outer_src[i] * f->elem_bytes);
-  t.src_rows_aligned = bytes % 16 == 0;
   uint64_t dst_bytes = uint64_t(f->dst_a * f->elem_bytes);  // between dst rows: a column apart, or a fused axis
   if (drop_col >= 0) dst_bytes |= uint64_t(f->outer_dst[drop_col] * f->elem_bytes);
   t.dst_cols_one_shift = dst_bytes % 32 == 0;
@@ -425,6 +450,7 @@ inline bool nd_aligned_stores(NdForm* f, uintptr_t src, NdAlignedStores* out, co
     }
     t.row_blocks = uint32_t(row_blocks);
     t.col_tiles = uint32_t(col_tiles);
+    t.rows_first = row_blocks < col_tiles && col_tiles >= nd_stores_rows_first_tiles;
     return true;
   });
   if (!fits) return false;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -657,6 +658,13 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
     if (!layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(d.from()), &t, &why)) continue;
     ASSERT_EQ(t.rows, f.extent_b * t.row_fused);
     ASSERT_EQ(t.cols, f.extent_a * t.col_fused);
+    // The blocks walk the row blocks first where they are fewer than many column tiles, and
+    // take each (row block, column tile) once either way.
+    ASSERT_EQ(t.rows_first, t.row_blocks < t.col_tiles && t.col_tiles >= layout::nd_stores_rows_first_tiles);
+    std::set<std::pair<int64_t, int64_t>> blocks;
+    for (uint32_t x = 0; x < t.blocks(); ++x) blocks.emplace(t.first_row(x, 1, 0), t.first_col(x, 1));
+    ASSERT_EQ(size_t(t.blocks()), blocks.size());
+    ASSERT_EQ(std::make_pair(int64_t(t.row_blocks - 1), int64_t(t.col_tiles - 1)), *blocks.rbegin());
     ASSERT_TRUE(run_aligned_stores(f, t, d.from(), d.got.data()));
     ASSERT_EQ(d.want, d.got) << "the aligned stores (rows x" << t.row_fused << ", columns x" << t.col_fused
                              << ") write otherwise";
@@ -673,6 +681,47 @@ TEST(PermuteNdKernels, AlignedStoresMatchTheModel) {
   EXPECT_GT(col_fused, 60);
   EXPECT_GT(both, 6);
   EXPECT_GT(unaligned, 150);
+}
+
+// Shapes of a few row blocks by many column tiles (more than the random draws above reach):
+// permute_aligned_stores walks their row blocks first and writes what the model writes.
+TEST(PermuteNdKernels, AlignedStoresWalkRowBlocksFirstAcrossManyColumnTiles) {
+  std::mt19937_64 rng(7);
+  struct Case {
+    std::vector<int64_t> extents;
+    std::vector<int> perm;
+    int64_t elem_bytes;
+    size_t offset;  // bytes off src's allocation
+  };
+  const Case cases[] = {
+      {{225, 520, 130}, {2, 1, 0}, 1, 0},  // aligned rows: the wide tile, src's axes 130 x 520 fused
+      {{481, 521, 65}, {2, 1, 0}, 1, 3},   // shifted rows
+      {{161, 40000}, {1, 0}, 4, 4},        // one long src row axis, no fusion
+  };
+  for (const Case& c : cases) {
+    testing::RandomPermutation r;
+    r.extents = c.extents, r.perm = c.perm, r.elem_bytes = c.elem_bytes;
+    SCOPED_TRACE(r.text());
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, c.offset, c.elem_bytes, rng, &d));
+    layout::NdForm f = d.form;
+    const char* why = nullptr;
+    layout::NdAlignedStores t;
+    ASSERT_TRUE(layout::nd_aligned_stores(&f, reinterpret_cast<uintptr_t>(d.from()), &t, &why)) << why;
+    EXPECT_TRUE(t.rows_first) << t.row_blocks << " row blocks, " << t.col_tiles << " column tiles";
+    EXPECT_GT(t.row_blocks, 1u);
+    ASSERT_TRUE(run_aligned_stores(f, t, d.from(), d.got.data()));
+    ASSERT_EQ(d.want, d.got);
+  }
+}
+
+// The fill of permute_aligned_stores' blocks is that of the tile the kernel runs: bytes from
+// aligned src rows the wide one (128 rows a block), others the shifted one (256).
+TEST(PermuteNdKernels, AlignedStoresFillIsThatOfItsTile) {
+  EXPECT_DOUBLE_EQ(97.0 / 128, layout::nd_stores_fill(97, 128, 1, true));
+  EXPECT_DOUBLE_EQ(97.0 / 256, layout::nd_stores_fill(97, 128, 1, false));
+  EXPECT_DOUBLE_EQ(97.0 / 128 * 100 / 128, layout::nd_stores_fill(97, 100, 2, true));  // no wide tile
+  EXPECT_DOUBLE_EQ(97.0 / 128 * 100 / 128, layout::nd_stores_fill(97, 100, 2, false));
 }
 
 // Draws at any alignment and strides: permute_packed's walk writes what the model writes, with

@@ -313,13 +313,17 @@ TEST(NdRules, TheH200PacksShortRunsOfSixteenByteElements) {
   EXPECT_EQ("short_runs", rule(testing::h100, {1313, 428, 4, 9}, {1, 3, 0, 2}));
 }
 
-// The H200's record sends aligned 8-byte forms whose runs fill permute_aligned_stores' blocks there
-// (fp64 1670x142x4x18 (0,3,2,1): 72% of a copy through permute_vec_tiled, 90 through
-// permute_aligned_stores); other element sizes, and the H100, keep permute_vec_tiled.
-TEST(NdRules, TheH200SendsAlignedEightByteFormsToAlignedStores) {
+// The H200's record sends aligned forms of 2- to 8-byte elements whose runs fill
+// permute_aligned_stores' blocks there (fp64 1670x142x4x18 (0,3,2,1): 72% of a copy through
+// permute_vec_tiled, 90 through permute_aligned_stores; fp32 40x1319x328 (2,1,0) 72 -> 90); bytes,
+// and the H100, keep permute_vec_tiled.
+TEST(NdRules, TheH200SendsAlignedFormsOfTwoToEightBytesToAlignedStores) {
   EXPECT_EQ("wide_stores", nd_rule_of(testing::h200, {1670, 142, 4, 18}, {0, 3, 2, 1}, 8));
+  EXPECT_EQ("wide_stores", nd_rule_of(testing::h200, {40, 1319, 328}, {2, 1, 0}, 4));
+  EXPECT_EQ("wide_stores", nd_rule_of(testing::h200, {67, 104, 14, 952}, {3, 0, 2, 1}, 2));
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {3536, 15, 896}, {2, 1, 0}, 1));
   EXPECT_EQ("whole_vectors", nd_rule_of(testing::h100, {1670, 142, 4, 18}, {0, 3, 2, 1}, 8));
-  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {1670, 144, 4, 36}, {0, 3, 2, 1}, 4));
+  EXPECT_EQ("whole_vectors", nd_rule_of(testing::h100, {40, 1319, 328}, {2, 1, 0}, 4));
   // Blocks that contiguous_sides would not take stay too (22 columns of fp64), and dst's fastest
   // axes of 2 elements (fp64 2x23x366x1960 (2,3,1,0): 87% through permute_vec_tiled, 61 not).
   EXPECT_EQ("whole_vectors", nd_rule_of(testing::h200, {16, 636, 3, 76, 22}, {1, 2, 0, 4, 3}, 8));

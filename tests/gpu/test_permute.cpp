@@ -141,6 +141,8 @@ TEST(Permute, AlignedStoresOnItsEdgeShapes) {
       {4, {8, 4, 16, 17, 65}, {4, 2, 0, 3, 1}},   // one axis continues both fastest axes
       {2, {4, 3, 5, 33, 40, 9}, {2, 4, 0, 5, 1, 3}},
       {8, {6, 300, 7, 131}, {3, 1, 2, 0}},
+      {1, {225, 520, 130}, {2, 1, 0}},  // 2 row blocks by 529 column tiles: row blocks first
+      {4, {161, 40000}, {1, 0}},        // 3 by 625
   };
   for (const Shape& shape : shapes)
     for (size_t offset : {size_t(0), size_t(shape.elem_bytes)}) {

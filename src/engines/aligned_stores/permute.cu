@@ -95,7 +95,7 @@ std::string text(const Plan& p) {
          (t.row_fused > 1 ? " x " + s(t.row_fused) + " of the axis dst continues it with" : "") + ") by src's (" +
          s(f.extent_a) + (t.col_fused > 1 ? " x " + s(t.col_fused) + " of the axis src continues it with" : "") +
          "), 16-byte " + (t.src_rows_aligned ? "loads" : "loads shifted from the aligned vectors around them") +
-         ", 16-byte stores on 32-byte sectors";
+         ", 16-byte stores on 32-byte sectors" + (t.rows_first ? ", row blocks first" : "");
 }
 
 }  // namespace

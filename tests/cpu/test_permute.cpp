@@ -724,6 +724,34 @@ TEST(PermuteNdKernels, AlignedStoresFillIsThatOfItsTile) {
   EXPECT_DOUBLE_EQ(97.0 / 128 * 100 / 128, layout::nd_stores_fill(97, 100, 2, false));
 }
 
+// The share of permute_aligned_stores' blocks without edge tests, against the tile's own test
+// block by block.
+template <int E, bool Aligned>
+void check_interior_share(std::mt19937_64& rng) {
+  using A = layout::AlignedDstTileFor<E, Aligned>;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t rows = 1 + int64_t(rng() % 3000), cols = 1 + int64_t(rng() % 3000);
+    const int64_t row_blocks = A::row_blocks(rows), col_tiles = (cols + A::cols - 1) / A::cols;
+    int64_t inside = 0;
+    for (int64_t k = 0; k < row_blocks; ++k)
+      for (int64_t j = 0; j < col_tiles; ++j)
+        inside += A::interior(rows, cols, k * A::piece - A::max_shift, j * A::cols, !Aligned);
+    ASSERT_NEAR(double(inside) / double(row_blocks * col_tiles), layout::nd_stores_interior(rows, cols, E, Aligned),
+                1e-12)
+        << E << "-byte elements, " << rows << " x " << cols << (Aligned ? ", aligned" : ", shifted");
+  }
+}
+
+TEST(PermuteNdKernels, AlignedStoresInteriorShareIsTheTilesOwn) {
+  std::mt19937_64 rng(11);
+  check_interior_share<1, true>(rng);
+  check_interior_share<1, false>(rng);
+  check_interior_share<2, true>(rng);
+  check_interior_share<2, false>(rng);
+  check_interior_share<4, false>(rng);
+  check_interior_share<8, true>(rng);
+}
+
 // Draws at any alignment and strides: permute_packed's walk writes what the model writes, with
 // the kernel's tile size and with smaller ones (so that the small shapes of the draws are cut
 // into several tiles along one, two or three axes).

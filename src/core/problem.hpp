@@ -33,14 +33,16 @@ struct Problem {
   bool batch_pitches_aligned_16() const {
     return batch <= 1 || ((stride_src * elem_bytes) % 16 == 0 && (stride_dst * elem_bytes) % 16 == 0);
   }
-  // Every src row of every matrix starts on a 16-byte boundary.
-  bool src_rows_aligned_16() const {
-    const auto bytes = [&](int64_t n) { return uint64_t(n) * uint64_t(elem_bytes); };
-    return (address(src) | bytes(ld_src) | bytes(batch > 1 ? stride_src : 0)) % 16 == 0;
-  }
+  // Every src (dst) row of every matrix starts on a 16-byte boundary.
+  bool src_rows_aligned_16() const { return rows_aligned_16(src, ld_src, stride_src); }
+  bool dst_rows_aligned_16() const { return rows_aligned_16(dst, ld_dst, stride_dst); }
 
  private:
   static uint64_t address(const void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
+  bool rows_aligned_16(const void* base, int64_t ld, int64_t stride) const {
+    const auto bytes = [&](int64_t n) { return uint64_t(n) * uint64_t(elem_bytes); };
+    return (address(base) | bytes(ld) | bytes(batch > 1 ? stride : 0)) % 16 == 0;
+  }
   int64_t span_bytes(int64_t inner, int64_t outer, int64_t ld, int64_t stride) const {
     return empty() ? 0 : ((outer - 1) * ld + (batch - 1) * stride + inner) * elem_bytes;
   }

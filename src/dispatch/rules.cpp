@@ -48,9 +48,7 @@ bool short_lines(const Problem& p, const Device& d, const Tuning& t) {
   const int64_t side = (dir > 0 ? p.rows : p.cols) * e, length = dir > 0 ? p.cols : p.rows;
   const int64_t spans = (length * e + layout::short_lines_span_bytes - 1) / layout::short_lines_span_bytes;
   if (side > t.short_lines_side || spans * p.batch < t.short_lines_min_spans * d.sm_count) return false;
-  const bool aligned =
-      dir > 0 ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, e)
-              : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), p.ld_dst, p.batch, p.stride_dst, e);
+  const bool aligned = dir > 0 ? p.src_rows_aligned_16() : p.dst_rows_aligned_16();  // the lines, as short_lines' plan
   if (dir < 0) return aligned && side < 128 && (e == 1 ? side <= 48 || side > 64 : side >= 32);
   if (side % 16 != 0) return e != 2 || aligned;
   return aligned && side < 128 && (e != 1 || side != 64);

@@ -142,9 +142,7 @@ bool dense_aligned(const Problem& p, bool interleave) {
                     : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), 0, p.batch, p.stride_src, p.elem_bytes);
 }
 bool lines_aligned(const Problem& p, bool interleave) {
-  return interleave
-             ? layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.src), p.ld_src, p.batch, p.stride_src, p.elem_bytes)
-             : layout::rows_16_aligned(reinterpret_cast<uintptr_t>(p.dst), p.ld_dst, p.batch, p.stride_dst, p.elem_bytes);
+  return interleave ? p.src_rows_aligned_16() : p.dst_rows_aligned_16();
 }
 
 Support supports(const Task& t, const Device& d) {

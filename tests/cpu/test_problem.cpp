@@ -27,6 +27,24 @@ TEST(Resolve, FillsTheDefaults) {
   EXPECT_EQ(60, p.bytes());
 }
 
+// Every row of a side on 16 bytes: its base, its pitch and (for batches) its batch stride.
+TEST(Problem, RowsAlignedOnEachSide) {
+  alignas(16) static unsigned char bytes[64];
+  Problem p;
+  p.src = bytes, p.dst = bytes + 16, p.rows = 3, p.cols = 8, p.elem_bytes = 2;
+  p.ld_src = 8, p.ld_dst = 16, p.batch = 1, p.stride_src = 5, p.stride_dst = 7;  // one matrix: strides unread
+  EXPECT_TRUE(p.src_rows_aligned_16());
+  EXPECT_TRUE(p.dst_rows_aligned_16());
+  p.batch = 2, p.stride_src = 32, p.stride_dst = 36;
+  EXPECT_TRUE(p.src_rows_aligned_16());
+  EXPECT_FALSE(p.dst_rows_aligned_16());  // 72 bytes between matrices
+  p.stride_dst = 40, p.ld_dst = 12;
+  EXPECT_FALSE(p.dst_rows_aligned_16());  // 24 bytes between rows
+  p.ld_dst = 16, p.dst = bytes + 8;
+  EXPECT_FALSE(p.dst_rows_aligned_16());
+  EXPECT_TRUE(p.src_rows_aligned_16());
+}
+
 TEST(Resolve, KeepsExplicitLeadingDimensionsAndStrides) {
   Args a = valid(2, 3, 2);
   a.ld_src = 4;

@@ -731,7 +731,7 @@ void check_interior_share(std::mt19937_64& rng) {
   using A = layout::AlignedDstTileFor<E, Aligned>;
   for (int trial = 0; trial < 300; ++trial) {
     const int64_t rows = 1 + int64_t(rng() % 3000), cols = 1 + int64_t(rng() % 3000);
-    const int64_t row_blocks = A::row_blocks(rows), col_tiles = (cols + A::cols - 1) / A::cols;
+    const int64_t row_blocks = A::row_blocks(rows), col_tiles = layout::ceil_div(cols, int64_t(A::cols));
     int64_t inside = 0;
     for (int64_t k = 0; k < row_blocks; ++k)
       for (int64_t j = 0; j < col_tiles; ++j)

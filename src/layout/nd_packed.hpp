@@ -11,7 +11,8 @@
 // once, and each thread keeps its elements' offsets in registers for every tile it moves.
 // Where src's load rows are contiguous (NdPacked::chunks) the loads are the aligned 16-byte
 // chunks around each row, copied asynchronously into one of several stages, no element in a
-// register; else element by element.
+// register; else element by element. By chunks, byte tiles whose dst lines lie in src's run
+// are stored as aligned 4-byte words (NdPacked::lines); else element by element.
 // A cut axis's last tile is moved back to end at the extent: every tile is whole, the
 // elements it shares with the tile before it are written twice with the same values.
 #pragma once
@@ -30,8 +31,12 @@ namespace xpose::layout {
 
 constexpr int nd_packed_threads = 256;
 // Resident blocks an SM: element by element 4 (64 registers a thread: the loads in flight are
-// in registers); by chunks 3 (80: the loads in flight are in the stages).
-constexpr int nd_packed_blocks_per_sm(bool chunks, int64_t elem_bytes) { return chunks ? (elem_bytes <= 2 ? 2 : 3) : 4; }
+// in registers); by chunks 3 (80: the loads in flight are in the stages), 2 for 1- and 2-byte
+// elements (16 a thread) but 3 for bytes stored as words (NdPacked::lines: 2 ran them up to 12
+// points slower, docs/experiments.md 49).
+constexpr int nd_packed_blocks_per_sm(bool chunks, int64_t elem_bytes, bool lines = false) {
+  return lines && elem_bytes == 1 ? 3 : chunks ? (elem_bytes <= 2 ? 2 : 3) : 4;
+}
 constexpr int nd_packed_max_axes = 8;      // axes a tile spans
 constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
 constexpr int nd_packed_ring = 32;          // tile origins one warp works out at a time (a lane each)
@@ -41,6 +46,15 @@ constexpr int nd_packed_chunk_row = 64;
 constexpr int nd_packed_chunk_slots = 4;
 constexpr int nd_packed_stage_budget = 32 * 1024;
 constexpr int nd_packed_max_stages = 8;
+// Word stores (NdPacked::lines): lines of at least this many bytes (shorter ones, and 2-byte
+// elements, ran slower than element by element: docs/experiments.md 49); at most this many of
+// a tile's interior words and of its edge words a thread.
+constexpr int nd_packed_line_bytes = 192;
+// ... and lines at most this many bytes a step apart in the stage (14 and more ran slower, up to
+// 16 points: docs/experiments.md 49).
+constexpr int nd_packed_line_step_max = 13;
+constexpr int nd_packed_word_rounds = 4;
+constexpr int nd_packed_edge_rounds = 1;
 
 // Elements a thread moves per tile: element by element every load of them in flight in its
 // registers before the first store; by chunks (no loaded element in a register) twice as many
@@ -61,7 +75,7 @@ struct NdPackedAxis {
   uint32_t extent = 1, tile = 1;  // the axis's extent and the tile's along it
   FastDivmod by_tile;             // by tile
   uint32_t staged = 0;            // stride in the staged tile (NdPacked::chunks: see there)
-  int64_t src = 0, dst = 0;       // strides, elements
+  int32_t src = 0, dst = 0;       // strides, elements (a tile spans fewer than 2^31 of each side)
 };
 
 struct NdPacked {
@@ -89,6 +103,18 @@ struct NdPacked {
   FastDivmod by_seg_chunks;  // by seg_chunks
   uint32_t src_low = 0;      // src's base address modulo 16
   int64_t src_bytes = 0;     // src's span from its base: no chunk reads past it
+  // Word stores (nd_packed_lines), by chunks, 1-byte elements: where dst's fastest tile
+  // axis (store_order[0]) lies in src's run, each of its lines (line_elems elements, dst-contiguous)
+  // lies in one segment of a stage, line_step bytes an element apart, and the tile is stored as
+  // the aligned 4-byte words that cover its lines, each gathered from the stage: a line's
+  // interior words (its words 1 .. inner_words, whole whatever dst's alignment) and its edge
+  // words (its first and its last one or two, stored element by element: they may hold bytes
+  // of no line). Lines in dst's order, words along each (word k starts 4k bytes past the word
+  // its line starts in).
+  bool lines = false;
+  uint32_t line_elems = 0, line_step = 0, line_count = 0;
+  uint32_t inner_words = 0, edge_words = 0;  // a line's
+  FastDivmod by_inner, by_edge;               // by inner_words, by edge_words
   uint32_t smem_bytes = 0;                           // dynamic shared memory a block takes
 
   // Where element n of the axes order[0 .. count) (the first fastest) lies in src, in dst and
@@ -114,6 +140,36 @@ struct NdPacked {
   XPOSE_HD Offsets load_rest_at(uint32_t n) const { return offsets(load_order + load_rank, rank - load_rank, n); }
   XPOSE_HD Offsets store_row_at(uint32_t n) const { return offsets(store_order, store_rank, n); }
   XPOSE_HD Offsets store_rest_at(uint32_t n) const { return offsets(store_order + store_rank, rank - store_rank, n); }
+
+  // Word slot n of the interior words (edge false) or of the edge words, of E-byte elements (1
+  // where nd_packed_lines sets `lines`):
+  // `to`, bytes from the tile's dst origin to its place were its line's start aligned to 4
+  // bytes; `at`, the staged place of its first element (as Offsets::staged); `first`, that
+  // element's index in its line.
+  struct Word {
+    uint32_t to, at;
+    int32_t first;
+  };
+  XPOSE_HD Word word(uint32_t n, bool edge, int E) const {
+    uint32_t k;
+    const uint32_t line = (edge ? by_edge : by_inner).divmod(n, &k);
+    k = edge ? (k == 0 ? 0 : inner_words + k) : k + 1;
+    const Offsets o = offsets(store_order + 1, rank - 1, line);
+    const uint32_t first = k * uint32_t(4 / E);
+    return {uint32_t(o.dst) * uint32_t(E) + 4 * k, o.staged + first * line_step, int32_t(first)};
+  }
+  // Word w of a tile whose dst origin lies at an address of `d` modulo 4 and whose stage rows
+  // are shifted from `shift` (the kernel's, from src's origin): the aligned word `to` bytes
+  // from the origin; its element q is its line's element w.first - lead + q, staged at
+  // place + q * line_step.
+  struct PlacedWord {
+    int32_t to;
+    uint32_t place, lead;
+  };
+  XPOSE_HD PlacedWord place(const Word& w, uint32_t d, uint32_t shift, int E) const {
+    const uint32_t skew = (d + w.to) & 3, lead = skew / uint32_t(E);
+    return {int32_t(w.to) - int32_t(skew), (w.at & 0xfffff) + ((shift + (w.at >> 20)) & 15) - lead * line_step, lead};
+  }
 
   // Tile `item`'s origin in src and dst, and the outer index left for the form's outer axes.
   XPOSE_HD uint32_t origin(uint32_t item, int64_t* src, int64_t* dst) const {
@@ -144,8 +200,8 @@ XPOSE_HD inline void nd_packed_origin(const NdForm& f, const NdPacked& t, uint32
 // The grid: as many blocks as the GPU holds at once (at most), each moving every gridDim.x-th
 // tile, so that a block's tables and first loads are paid once an SM slot, not once a few tiles.
 inline uint32_t nd_packed_grid(const NdPacked& t, int64_t elem_bytes, int sm_count) {
-  return uint32_t(
-      std::min<int64_t>(t.items, int64_t(std::max(sm_count, 1)) * nd_packed_blocks_per_sm(t.chunks, elem_bytes)));
+  return uint32_t(std::min<int64_t>(
+      t.items, int64_t(std::max(sm_count, 1)) * nd_packed_blocks_per_sm(t.chunks, elem_bytes, t.lines)));
 }
 
 // The tiles block `block` of `grid` moves: items block, block + grid, ... below `items` (> block).
@@ -188,6 +244,36 @@ inline void grow_run(const PermuteAxis* axes, const int* order, int n, int64_t g
 }
 
 }  // namespace packed_detail
+
+// Whether permute_packed by chunks stores tile t as words along dst's lines (NdPacked::lines):
+// 1-byte elements, dst's fastest tile axis dst-contiguous, in src's run (each line in one
+// segment, its elements line_step bytes apart) and nd_packed_line_bytes long or more, its step
+// not a multiple of 4 (a warp's words, 4 x line_step apart, then meet at most two to a bank)
+// nor above nd_packed_line_step_max, and the words within nd_packed_word_rounds and
+// nd_packed_edge_rounds a thread.
+inline void nd_packed_lines(NdPacked* t, int64_t E) {
+  t->lines = false;
+  if (!t->chunks || E != 1) return;
+  const int b = t->store_order[0];
+  const NdPackedAxis& x = t->axis[b];
+  const bool in_run = std::find(t->load_order, t->load_order + t->load_rank, int8_t(b)) != t->load_order + t->load_rank;
+  const int64_t bytes = int64_t(x.tile) * E;
+  if (!in_run || x.dst != 1 || bytes < nd_packed_line_bytes || (x.staged / E) % 4 == 0 ||
+      x.staged > uint32_t(nd_packed_line_step_max))
+    return;
+  const int64_t lines = t->volume / x.tile, inner = bytes / 4 - 1, edge = 2 + ((bytes + 2) / 4 - bytes / 4);
+  if (lines * inner > int64_t(nd_packed_threads) * nd_packed_word_rounds ||
+      lines * edge > int64_t(nd_packed_threads) * nd_packed_edge_rounds)
+    return;
+  t->lines = true;
+  t->line_elems = x.tile;
+  t->line_step = x.staged;
+  t->line_count = uint32_t(lines);
+  t->inner_words = uint32_t(inner);
+  t->edge_words = uint32_t(edge);
+  t->by_inner = FastDivmod(t->inner_words);
+  t->by_edge = FastDivmod(t->edge_words);
+}
 
 // Whether (and how) permute_packed stages tile t by chunks, for a src base of address `src_low`
 // modulo 16 whose elements span `src_bytes`, the tile spanning `src_span` and `dst_span`
@@ -233,6 +319,7 @@ inline void nd_packed_chunks(NdPacked* t, int64_t E, uintptr_t src_low, int64_t 
       rest_stride *= a.tile;
     }
   }
+  nd_packed_lines(t, E);
 }
 
 // Plans permute_packed for *f, or false with *why. Its outer axes become those the tile does
@@ -292,14 +379,16 @@ inline bool nd_packed_capped(NdForm* f, NdPacked* out, const char** why, int64_t
     a.extent = uint32_t(axes[x].extent);
     a.tile = uint32_t(tile[x]);
     a.by_tile = FastDivmod(a.tile);
-    a.src = axes[x].src_stride;
-    a.dst = axes[x].dst_stride;
   }
-  // Offsets inside a tile are 32-bit.
+  // Offsets inside a tile are 32-bit (and so are the strides of its axes, each at least 2 long).
   int64_t src_span = 0, dst_span = 0;
-  for (int i = 0; i < t.rank; ++i) {
-    src_span += int64_t(t.axis[i].tile - 1) * t.axis[i].src;
-    dst_span += int64_t(t.axis[i].tile - 1) * t.axis[i].dst;
+  for (int x = 0; x < n; ++x) {
+    if (!tile[x]) continue;
+    src_span += (tile[x] - 1) * axes[x].src_stride;
+    dst_span += (tile[x] - 1) * axes[x].dst_stride;
+    if (axes[x].src_stride > INT32_MAX || axes[x].dst_stride > INT32_MAX) src_span = int64_t(INT32_MAX) + 1;
+    t.axis[index_of[x]].src = int32_t(axes[x].src_stride);
+    t.axis[index_of[x]].dst = int32_t(axes[x].dst_stride);
   }
   if (src_span > INT32_MAX || dst_span > INT32_MAX) {
     *why = "a tile would span 2^31 or more elements of src or dst";
@@ -449,7 +538,8 @@ inline std::string text(const NdPacked& t) {
   }
   return r + " tiles (" + s(t.volume) + " elements, src's run " + s(t.load_row) + ", dst's " + s(t.store_row) +
          ", cut for " + s(t.run_bytes) + "-byte runs), " + s(t.items) + " of them" +
-         (t.chunks ? ", src rows by 16-byte chunks, " + s(t.stages) + " stages" : ", element by element");
+         (t.chunks ? ", src rows by 16-byte chunks, " + s(t.stages) + " stages" : ", element by element") +
+         (t.lines ? ", stored as 4-byte words along dst's lines of " + s(t.line_elems) : "");
 }
 
 }  // namespace xpose::layout

@@ -346,16 +346,56 @@ template <class Rows, class Cols>
   return ::testing::AssertionSuccess();
 }
 
+// permute_packed_lines' stores of one tile on the host: every word slot placed for a dst
+// origin `d` at an address of `d_low` modulo 4 (E-byte elements) and a stage shifted from
+// `shift`, its elements read from the stage and stored at d.
+::testing::AssertionResult store_packed_words(const layout::NdPacked& t, int64_t E, const std::vector<uint8_t>& stage,
+                                              const std::vector<char>& copied, uint32_t shift, uint32_t d_low,
+                                              uint8_t* d) {
+  if (t.line_count * t.line_elems != t.volume || (t.inner_words + 1) * 4 > t.line_elems * E ||
+      (t.line_elems * E + 2) / 4 + 1 != t.inner_words + t.edge_words)
+    return ::testing::AssertionFailure() << "the lines' words do not cover their elements";
+  std::vector<int> writes(t.volume);
+  for (const bool edge : {false, true})
+    for (uint32_t n = 0; n < t.line_count * (edge ? t.edge_words : t.inner_words); ++n) {
+      const layout::NdPacked::Word w = t.word(n, edge, int(E));
+      const layout::NdPacked::PlacedWord p = t.place(w, d_low, shift, int(E));
+      if ((d_low + uint32_t(p.to)) % 4)
+        return ::testing::AssertionFailure() << "word " << n << " lies off a 4-byte boundary";
+      const uint32_t line = (edge ? t.by_edge : t.by_inner).div(n);
+      for (int64_t q = 0; q < 4 / E; ++q) {
+        const int64_t j = w.first - int64_t(p.lead) + q, place = uint32_t(p.place + uint32_t(q) * t.line_step);
+        if (j < 0 || j >= int64_t(t.line_elems)) {
+          if (!edge) return ::testing::AssertionFailure() << "interior word " << n << " holds an element of no line";
+          continue;
+        }
+        if (place < 0 || place + E > int64_t(stage.size()) || place % E)
+          return ::testing::AssertionFailure() << "word " << n << " reads place " << place << " of " << stage.size();
+        for (int64_t b = 0; b < E; ++b)
+          if (!copied[size_t(place + b)])
+            return ::testing::AssertionFailure() << "word " << n << " stores byte " << place + b << ", never copied";
+        ++writes[size_t(line) * t.line_elems + size_t(j)];
+        std::memcpy(d + p.to + q * E, &stage[size_t(place)], size_t(E));
+      }
+    }
+  for (const int n : writes)
+    if (n != 1) return ::testing::AssertionFailure() << "the words write an element of the tile " << n << " times";
+  return ::testing::AssertionSuccess();
+}
+
 // permute_packed by chunks on the host: each thread's chunk slots and each row's chunks as the
 // kernel copies them into a stage (the bytes of a chunk past src's span left out), then each
 // element stored from the place the kernel works out from its packed staged place and the
-// tile origin's address. Every chunk must fit its stage and lie inside src; every element a
-// store reads must lie inside the stage, at a multiple of its size, every byte of it copied.
+// tile origin's address; or (t.lines) each word slot placed as the kernel places it for dst's
+// base at an address of `dst_low` modulo 16. Every chunk must fit its stage and lie inside
+// src; every element a store reads must lie inside the stage, at a multiple of its size,
+// every byte of it copied; every word must be aligned, an interior one whole, and the words
+// must write each element of a tile once.
 ::testing::AssertionResult run_packed_chunks(const layout::NdForm& f, const layout::NdPacked& t,
                                              const std::vector<int32_t>& load_rest,
                                              const std::vector<layout::NdPacked::Offsets>& store_row,
                                              const std::vector<layout::NdPacked::Offsets>& store_rest, const uint8_t* src,
-                                             size_t src_size, uint8_t* dst) {
+                                             size_t src_size, uint8_t* dst, uint32_t dst_low) {
   const int64_t E = f.elem_bytes, row_bytes = int64_t(t.load_row) * E;
   if (uint64_t(t.load_rest) * t.seg_chunks > uint64_t(layout::nd_packed_threads) * layout::nd_packed_chunk_slots)
     return ::testing::AssertionFailure() << "more chunks a tile than the block's threads have slots for";
@@ -387,6 +427,11 @@ template <class Rows, class Cols>
       }
     }
     const uint32_t shift = uint32_t(int64_t(t.src_low) + s * E) & 15;
+    if (t.lines) {
+      if (auto stored = store_packed_words(t, E, stage, copied, shift, uint32_t(dst_low + d * E), dst + d * E); !stored)
+        return stored << " (tile " << item << ")";
+      continue;
+    }
     for (uint32_t l = 0; l < t.volume; ++l) {
       uint32_t j;
       const uint32_t m = t.store_div.divmod(l, &j);
@@ -410,7 +455,7 @@ template <class Rows, class Cols>
 // By chunks (t.chunks), src's element 0 stands at an address of t.src_low modulo 16 and every
 // chunk the kernel copies must lie inside src's span, which must lie inside `src_size`.
 ::testing::AssertionResult run_packed(const layout::NdForm& f, const layout::NdPacked& t, const uint8_t* src,
-                                      size_t src_size, uint8_t* dst) {
+                                      size_t src_size, uint8_t* dst, uint32_t dst_low = 0) {
   const int64_t E = f.elem_bytes;
   if (t.volume > uint32_t(layout::nd_packed_most(E, t.chunks)) || t.load_row * t.load_rest != t.volume ||
       t.store_row * t.store_rest != t.volume)
@@ -426,7 +471,7 @@ template <class Rows, class Cols>
   for (uint32_t n = 0; n < t.load_rest; ++n) load_rest[n] = t.load_rest_at(n).src;
   for (uint32_t n = 0; n < t.store_row; ++n) store_row[n] = t.store_row_at(n);
   for (uint32_t n = 0; n < t.store_rest; ++n) store_rest[n] = t.store_rest_at(n);
-  if (t.chunks) return run_packed_chunks(f, t, load_rest, store_row, store_rest, src, src_size, dst);
+  if (t.chunks) return run_packed_chunks(f, t, load_rest, store_row, store_rest, src, src_size, dst, dst_low);
   struct Element {
     int32_t from, to;
     uint32_t load_at, store_at;
@@ -772,7 +817,8 @@ TEST(PermuteNdKernels, PackedTilesMatchTheModel) {
     // src's base address modulo 16: element by element, or by chunks where that serves
     const int src_low = trial % 4 == 0 ? -1 : int(rng() % 16) / int(std::min<int64_t>(r.elem_bytes, 16)) * int(std::min<int64_t>(r.elem_bytes, 16));
     if (!layout::nd_packed(&f, &t, &why, most, src_low)) continue;
-    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.src.size(), d.got.data())) << layout::text(t);
+    const uint32_t dst_low = uint32_t(r.elem_bytes * (rng() % 16));  // dst's base address modulo 16 (and more)
+    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.src.size(), d.got.data(), dst_low)) << layout::text(t);
     ASSERT_EQ(d.want, d.got) << "the packed tiles write otherwise: " << layout::text(t);
     ++served;
     ++cut[t.split_rank];
@@ -840,6 +886,43 @@ TEST(PermuteNdKernels, RowVectorsMatchTheModel) {
   EXPECT_GT(served, 100);
   EXPECT_GT(shifted, 20);
   EXPECT_GT(chunked, 20);
+}
+
+// permute_packed_lines (NdPacked::lines): byte draws whose dst lines lie in src's run (src
+// (outer, B, A) to dst (..., A, B) with A short and odd: deinterleaves, batched or padded), at
+// every src and dst address modulo 16: the words write what the model writes, each element
+// once, each word aligned.
+TEST(PermuteNdKernels, PackedLinesMatchTheModel) {
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  int lines = 0, edges3 = 0, skewed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    testing::RandomPermutation r;
+    r.elem_bytes = 1;
+    const int64_t a = 1 + 2 * int64_t(rng() % 7), b = 150 + int64_t(rng() % 700), outer = 1 + int64_t(rng() % 5);
+    r.extents = {outer, b, a};
+    r.perm = rng() % 2 ? std::vector<int>{0, 2, 1} : std::vector<int>{2, 0, 1};
+    if (rng() % 3 == 0) r.src_strides = {b * a + int64_t(rng() % 7), a, 1};  // a padded batch
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + r.text());
+    DrawnBytes d;
+    ASSERT_TRUE(draw_bytes(r, 0, r.elem_bytes, rng, &d));
+    layout::NdForm f = d.form;
+    const char* why = nullptr;
+    layout::NdPacked t;
+    const int src_low = int(rng() % 16);
+    const int most = trial % 2 ? 0 : 1024 << (rng() % 3);
+    if (!layout::nd_packed(&f, &t, &why, most, src_low)) continue;
+    const uint32_t dst_low = uint32_t(rng() % 16);
+    ASSERT_TRUE(run_packed(f, t, d.src.data(), d.src.size(), d.got.data(), dst_low)) << layout::text(t);
+    ASSERT_EQ(d.want, d.got) << "the packed tiles write otherwise: " << layout::text(t);
+    lines += t.lines;
+    edges3 += t.lines && t.edge_words == 3;
+    skewed += t.lines && dst_low % 4;
+  }
+  EXPECT_GT(lines, 100);
+  EXPECT_GT(edges3, 20);
+  EXPECT_GT(skewed, 50);
 }
 
 // permute_packed's tiles of short fastest axes: both runs reach about the longest length the

@@ -1,6 +1,7 @@
 // permute_packed: tiles of several axes on each side through shared memory, for permutations
 // whose fastest axis is short on either side (layout::NdPacked): src rows as aligned 16-byte
-// chunks where they are contiguous (permute_packed_chunks), else element by element.
+// chunks where they are contiguous (permute_packed_chunks; byte tiles whose dst lines lie in
+// src's rows stored as 4-byte words: permute_packed_lines), else element by element.
 #include <algorithm>
 #include <string>
 
@@ -31,6 +32,12 @@ __device__ __forceinline__ void wait_async_up_to(uint32_t pending) {
   }
 }
 
+// The 4-byte word of the bytes staged at `at`, `step` bytes apart.
+__device__ __forceinline__ uint32_t gather_word(const unsigned char* at, uint32_t step) {
+  const uint32_t b0 = at[0], b1 = at[step], b2 = at[2 * step], b3 = at[3 * step];
+  return __byte_perm(__byte_perm(b0, b1, 0x0040), __byte_perm(b2, b3, 0x0040), 0x5410);
+}
+
 // The block builds the four offset tables of its tile's rows and rests in shared memory, and
 // each thread reads its elements' src and dst offsets and staged places from them once; then
 // it moves every gridDim.x-th tile, staged in shared memory and stored in dst's order. The
@@ -41,8 +48,10 @@ __device__ __forceinline__ void wait_async_up_to(uint32_t pending) {
 // every thread reads a tile's origin from it.
 // Element by element (Chunks false): a thread's loads of the next tile are in flight in its
 // registers while it stores this one. By chunks: each src row of a tile is copied as the
-// aligned 16-byte chunks around it into one of t.stages stages, t.stages - 1 tiles ahead.
-template <int E, bool Chunks>
+// aligned 16-byte chunks around it into one of t.stages stages, t.stages - 1 tiles ahead, and
+// each thread stores its elements, or (Lines: NdPacked::lines) its words of the tile's lines:
+// its interior words whole, its edge words element by element.
+template <int E, bool Chunks, bool Lines = false>
 __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm& f,
                                             const NdPacked& t) {
   constexpr int threads = layout::nd_packed_threads, per_thread = layout::NdPackedOf<E, Chunks>::per_thread;
@@ -86,10 +95,33 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
   int32_t chunk_from[slots];
   uint32_t chunk_at[slots];
   int live = 0, live_chunks = 0;  // the thread's elements in a tile; its chunks
+  static_assert(!Lines || E == 1, "words of bytes");
+  constexpr int word_rounds = Lines ? layout::nd_packed_word_rounds : 1;
+  constexpr int edge_rounds = Lines ? layout::nd_packed_edge_rounds : 1;
+  layout::NdPacked::Word inner[word_rounds], edge[edge_rounds];  // Lines: the thread's words
+  int live_inner = 0, live_edge = 0;
+  if constexpr (Lines) {
+#pragma unroll
+    for (int r = 0; r < word_rounds; ++r) {
+      const uint32_t n = threadIdx.x + r * threads;
+      if (n < t.line_count * t.inner_words) {
+        inner[r] = t.word(n, false, E);
+        live_inner = r + 1;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < edge_rounds; ++r) {
+      const uint32_t n = threadIdx.x + r * threads;
+      if (n < t.line_count * t.edge_words) {
+        edge[r] = t.word(n, true, E);
+        live_edge = r + 1;
+      }
+    }
+  }
 #pragma unroll
   for (int r = 0; r < per_thread; ++r) {
     const uint32_t l = threadIdx.x + r * threads;
-    if (l < t.volume) {
+    if (!Lines && l < t.volume) {
       uint32_t i, j;
       const uint32_t k = t.load_div.divmod(l, &i), m = t.store_div.divmod(l, &j);
       const int2 row = store_row[j], rest = store_rest[m];
@@ -160,15 +192,44 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
       const longlong2 o = origin(j);
       const uint32_t shift = (t.src_low + uint32_t(o.x) * E) & 15;  // the tile origin's
       unsigned char* const d = reinterpret_cast<unsigned char*>(dst + o.y);
-      Elem<E> v[per_thread];  // every shared load out before the first store
+      if constexpr (Lines) {
+        const uint32_t d_low = uint32_t(reinterpret_cast<uintptr_t>(d));
+        uint32_t words[word_rounds];  // every shared load out before the first store
+        int32_t at[word_rounds];
 #pragma unroll
-      for (int r = 0; r < per_thread; ++r) {
-        const uint32_t place = (staged[r] & 0xfffff) + ((shift + (staged[r] >> 20)) & 15);
-        if (r < live) v[r] = *reinterpret_cast<const Elem<E>*>(stage + place);
+        for (int r = 0; r < word_rounds; ++r) {
+          if (r < live_inner) {
+            const layout::NdPacked::PlacedWord w = t.place(inner[r], d_low, shift, E);
+            words[r] = gather_word(stage + w.place, t.line_step);
+            at[r] = w.to;
+          }
+        }
+#pragma unroll
+        for (int r = 0; r < word_rounds; ++r)
+          if (r < live_inner) *reinterpret_cast<uint32_t*>(d + at[r]) = words[r];
+#pragma unroll
+        for (int r = 0; r < edge_rounds; ++r) {
+          if (r < live_edge) {
+            const layout::NdPacked::PlacedWord w = t.place(edge[r], d_low, shift, E);
+            const int32_t first = edge[r].first - int32_t(w.lead);  // the line's element of q = 0
+#pragma unroll
+            for (int q = 0; q < 4 / E; ++q)
+              if (first + q >= 0 && first + q < int32_t(t.line_elems))
+                *reinterpret_cast<Elem<E>*>(d + w.to + q * E) =
+                    *reinterpret_cast<const Elem<E>*>(stage + (w.place + q * t.line_step));  // mod 2^32
+          }
+        }
+      } else {
+        Elem<E> v[per_thread];  // every shared load out before the first store
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r) {
+          const uint32_t place = (staged[r] & 0xfffff) + ((shift + (staged[r] >> 20)) & 15);
+          if (r < live) v[r] = *reinterpret_cast<const Elem<E>*>(stage + place);
+        }
+#pragma unroll
+        for (int r = 0; r < per_thread; ++r)
+          if (r < live) *reinterpret_cast<Elem<E>*>(d + uint32_t(to[r])) = v[r];  // zero-extended: no register
       }
-#pragma unroll
-      for (int r = 0; r < per_thread; ++r)
-        if (r < live) *reinterpret_cast<Elem<E>*>(d + uint32_t(to[r])) = v[r];  // zero-extended: no register
       if (j + 1 >= tiles) break;
       stage = stage == last_stage ? smem : stage + t.stage_bytes;
     }
@@ -222,6 +283,12 @@ __global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_b
                           const NdPacked t) {
   move_packed<E, true>(src, dst, f, t);
 }
+template <int E>
+__global__ void __launch_bounds__(layout::nd_packed_threads, layout::nd_packed_blocks_per_sm(true, E, true))
+    permute_packed_lines(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm f,
+                         const NdPacked t) {
+  move_packed<E, true, true>(src, dst, f, t);
+}
 
 Support plan(Plan* p, const Device& device, const PlanOptions&) {
   const char* why = nullptr;
@@ -237,7 +304,9 @@ cudaError_t launch(const Plan& p, cudaStream_t stream) {
   return with_elem_bytes(p.task.form.elem_bytes, [&](auto size) {
     constexpr int E = decltype(size)::value;
     const NdPacked& t = p.params<NdPacked>();
-    const auto kernel = t.chunks ? permute_packed_chunks<E> : permute_packed<E>;
+    auto kernel = t.chunks ? permute_packed_chunks<E> : permute_packed<E>;
+    if constexpr (E == 1)
+      if (t.lines) kernel = permute_packed_lines<E>;
     kernel<<<to_dim3(p.grid), to_dim3(p.block), t.smem_bytes, stream>>>(
         static_cast<const Elem<E>*>(p.task.src), static_cast<Elem<E>*>(p.task.dst), p.task.form, t);
     return cudaGetLastError();
@@ -251,7 +320,8 @@ std::string text(const Plan& p) { return layout::text(p.params<NdPacked>()); }
 const Engine permute_packed = {
     "permute_packed",
     "tiles of several axes on each side through shared memory, for short fastest axes: src rows "
-    "as aligned 16-byte chunks several tiles ahead where contiguous, else element by element",
+    "as aligned 16-byte chunks several tiles ahead where contiguous (bytes stored as 4-byte "
+    "words where dst's lines lie in them), else element by element",
     "",
     Input::nd_form,
     any_task,

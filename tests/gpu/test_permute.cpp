@@ -119,20 +119,56 @@ TEST(Permute, WholeVectorPermutationsMatchTheModel) {
   EXPECT_GT(served.rows, covered_floor(n, 500, 50));
 }
 
+// A permutation of a fixed shape, dense on both sides.
+struct Shape {
+  int64_t elem_bytes;
+  std::vector<int64_t> extents;
+  std::vector<int> perm;
+};
+
+// `shape` through a plan of the N-D kernel `kernel`, src and dst `src_offset` and `dst_offset`
+// bytes past 16-byte aligned bases: the result checked against the model, the guard bands
+// untouched; where `says` is given, the plan's explanation must contain it.
+void check_shape(const Shape& shape, const char* kernel, size_t src_offset, size_t dst_offset, std::mt19937_64& rng,
+                 const char* says = nullptr) {
+  RandomPermutation r;
+  r.elem_bytes = shape.elem_bytes;
+  r.extents = shape.extents;
+  r.perm = shape.perm;
+  SCOPED_TRACE(r.text() + ", src " + std::to_string(src_offset) + " and dst " + std::to_string(dst_offset) +
+               " bytes off 16");
+  std::vector<uint8_t> src(src_offset + size_t(r.src_span_elements() * r.elem_bytes));
+  fill_random(src, rng());
+  const size_t dst_bytes = size_t(r.dst_span_elements() * r.elem_bytes);
+  std::vector<uint8_t> poisoned(guard_bytes + dst_offset + dst_bytes + guard_bytes, poison);
+  std::vector<uint8_t> want = poisoned;
+  r.model(src.data() + src_offset, want.data() + guard_bytes + dst_offset);
+  DeviceImage d_src(src), d_dst(poisoned);
+  ASSERT_TRUE(d_src.ok() && d_dst.ok());
+  const void* s = d_src.data() + src_offset;
+  void* d = d_dst.data() + guard_bytes + dst_offset;
+  xpose_plan_t plan = nullptr;
+  ASSERT_EQ(XPOSE_SUCCESS, xpose_plan_permute(&plan, kernel, s, d, r.rank(), r.extents.data(), r.perm.data(),
+                                              r.elem_bytes, nullptr, nullptr))
+      << xpose_last_error();
+  const std::string text = xpose_plan_explain(plan);
+  if (says) EXPECT_NE(std::string::npos, text.find(says)) << text;
+  EXPECT_EQ(XPOSE_SUCCESS, xpose_plan_execute(plan, s, d, nullptr)) << xpose_last_error();
+  xpose_plan_destroy(plan);
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  const int64_t diff = first_difference(d_dst.read(), want);
+  EXPECT_EQ(-1, diff) << "first wrong byte " << diff;
+}
+
 // permute_aligned_stores on shapes the random draws reach rarely: more than 65535 outer
 // indices (a grid z of 2), 16-byte aligned rows (the vector staging) and not, rows fused with
 // dst's next axis, columns with src's, both, and several blocks each way; every base aligned
-// and one element off. Each result checked against the model, the guard bands untouched.
+// and one element off.
 TEST(Permute, AlignedStoresOnItsEdgeShapes) {
   XPOSE_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  struct Shape {
-    int64_t elem_bytes;
-    std::vector<int64_t> extents;
-    std::vector<int> perm;
-  };
   const Shape shapes[] = {
       {1, {70000, 5, 7}, {0, 2, 1}},              // 70000 outer indices, nothing fused
       {4, {64, 36, 40}, {0, 2, 1}},               // 160-byte rows: the vector staging where the base allows
@@ -145,45 +181,19 @@ TEST(Permute, AlignedStoresOnItsEdgeShapes) {
       {4, {161, 40000}, {1, 0}},        // 3 by 625
   };
   for (const Shape& shape : shapes)
-    for (size_t offset : {size_t(0), size_t(shape.elem_bytes)}) {
-      RandomPermutation r;
-      r.elem_bytes = shape.elem_bytes;
-      r.extents = shape.extents;
-      r.perm = shape.perm;
-      SCOPED_TRACE(r.text() + ", bases " + std::to_string(offset) + " bytes off 16");
-      std::vector<uint8_t> src(offset + size_t(r.src_span_elements() * r.elem_bytes));
-      fill_random(src, rng());
-      const size_t dst_bytes = size_t(r.dst_span_elements() * r.elem_bytes);
-      std::vector<uint8_t> poisoned(guard_bytes + offset + dst_bytes + guard_bytes, poison);
-      std::vector<uint8_t> want = poisoned;
-      r.model(src.data() + offset, want.data() + guard_bytes + offset);
-      DeviceImage d_src(src), d_dst(poisoned);
-      ASSERT_TRUE(d_src.ok() && d_dst.ok());
-      ASSERT_EQ(XPOSE_SUCCESS, xpose_permute_with("permute_aligned_stores", d_src.data() + offset,
-                                                  d_dst.data() + guard_bytes + offset, r.rank(), r.extents.data(),
-                                                  r.perm.data(), r.elem_bytes, nullptr, nullptr, nullptr))
-          << xpose_last_error();
-      ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-      const int64_t diff = first_difference(d_dst.read(), want);
-      EXPECT_EQ(-1, diff) << "first wrong byte " << diff;
-    }
+    for (size_t offset : {size_t(0), size_t(shape.elem_bytes)})
+      check_shape(shape, "permute_aligned_stores", offset, offset, rng);
 }
 
 // permute_packed's word stores (NdPacked::lines: permute_packed_lines) on byte shapes whose
 // dst lines lie in src's rows: batched and nested deinterleaves, lines of one element a step
 // and of several, two and three edge words a line, at every dst base modulo 4 and src bases
-// off 16 bytes. Each plan must say it stores words; each result checked against the model,
-// guard bands untouched.
+// off 16 bytes. Each plan must say it stores words.
 TEST(Permute, PackedLinesOnTheirShapes) {
   XPOSE_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  struct Shape {
-    int64_t elem_bytes;
-    std::vector<int64_t> extents;
-    std::vector<int> perm;
-  };
   const Shape shapes[] = {
       {1, {30, 126, 63, 9}, {0, 3, 1, 2}},      // 9 channels out of batches of lines (249 bytes)
       {1, {4, 703, 5}, {0, 2, 1}},              // lines of 352 bytes cut from 703
@@ -192,36 +202,8 @@ TEST(Permute, PackedLinesOnTheirShapes) {
       {1, {5, 33, 7, 259}, {2, 1, 0, 3}},       // lines one element a step (259 bytes)
   };
   for (const Shape& shape : shapes)
-    for (int skew = 0; skew < 4; skew += int(shape.elem_bytes)) {
-      RandomPermutation r;
-      r.elem_bytes = shape.elem_bytes;
-      r.extents = shape.extents;
-      r.perm = shape.perm;
-      const size_t src_offset = size_t(shape.elem_bytes * int64_t(rng() % 8)), dst_offset = size_t(skew);
-      SCOPED_TRACE(r.text() + ", src " + std::to_string(src_offset) + " and dst " + std::to_string(dst_offset) +
-                   " bytes off 16");
-      std::vector<uint8_t> src(src_offset + size_t(r.src_span_elements() * r.elem_bytes));
-      fill_random(src, rng());
-      const size_t dst_bytes = size_t(r.dst_span_elements() * r.elem_bytes);
-      std::vector<uint8_t> poisoned(guard_bytes + dst_offset + dst_bytes + guard_bytes, poison);
-      std::vector<uint8_t> want = poisoned;
-      r.model(src.data() + src_offset, want.data() + guard_bytes + dst_offset);
-      DeviceImage d_src(src), d_dst(poisoned);
-      ASSERT_TRUE(d_src.ok() && d_dst.ok());
-      const void* s = d_src.data() + src_offset;
-      void* d = d_dst.data() + guard_bytes + dst_offset;
-      xpose_plan_t plan = nullptr;
-      ASSERT_EQ(XPOSE_SUCCESS, xpose_plan_permute(&plan, "permute_packed", s, d, r.rank(), r.extents.data(),
-                                                  r.perm.data(), r.elem_bytes, nullptr, nullptr))
-          << xpose_last_error();
-      const std::string text = xpose_plan_explain(plan);
-      EXPECT_NE(std::string::npos, text.find("4-byte words along dst's lines")) << text;
-      EXPECT_EQ(XPOSE_SUCCESS, xpose_plan_execute(plan, s, d, nullptr)) << xpose_last_error();
-      xpose_plan_destroy(plan);
-      ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
-      const int64_t diff = first_difference(d_dst.read(), want);
-      EXPECT_EQ(-1, diff) << "first wrong byte " << diff;
-    }
+    for (size_t skew = 0; skew < 4; ++skew)
+      check_shape(shape, "permute_packed", size_t(rng() % 8), skew, rng, "4-byte words along dst's lines");
 }
 
 // 16-byte elements on an 8-byte boundary (NumPy's alignment of complex128) on either side:

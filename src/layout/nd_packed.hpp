@@ -35,7 +35,7 @@ constexpr int nd_packed_threads = 256;
 // elements (16 a thread) but 3 for bytes stored as words (NdPacked::lines: 2 ran them up to 12
 // points slower, docs/experiments.md 49).
 constexpr int nd_packed_blocks_per_sm(bool chunks, int64_t elem_bytes, bool lines = false) {
-  return lines && elem_bytes == 1 ? 3 : chunks ? (elem_bytes <= 2 ? 2 : 3) : 4;
+  return lines ? 3 : chunks ? (elem_bytes <= 2 ? 2 : 3) : 4;
 }
 constexpr int nd_packed_max_axes = 8;      // axes a tile spans
 constexpr int nd_packed_max_split = 3;     // of them cut into tiles: src's run's last, dst's, an outer one
@@ -103,14 +103,14 @@ struct NdPacked {
   FastDivmod by_seg_chunks;  // by seg_chunks
   uint32_t src_low = 0;      // src's base address modulo 16
   int64_t src_bytes = 0;     // src's span from its base: no chunk reads past it
-  // Word stores (nd_packed_lines), by chunks, 1-byte elements: where dst's fastest tile
-  // axis (store_order[0]) lies in src's run, each of its lines (line_elems elements, dst-contiguous)
-  // lies in one segment of a stage, line_step bytes an element apart, and the tile is stored as
-  // the aligned 4-byte words that cover its lines, each gathered from the stage: a line's
-  // interior words (its words 1 .. inner_words, whole whatever dst's alignment) and its edge
-  // words (its first and its last one or two, stored element by element: they may hold bytes
-  // of no line). Lines in dst's order, words along each (word k starts 4k bytes past the word
-  // its line starts in).
+  // Word stores (nd_packed_lines), by chunks, 1-byte elements: where dst's fastest tile axis
+  // (store_order[0]) lies in src's run, each of its lines (line_elems bytes, dst-contiguous)
+  // lies in one segment of a stage, line_step bytes a byte apart, and the tile is stored as the
+  // aligned 4-byte words that cover its lines, each gathered from the stage: a line's interior
+  // words (its words 1 .. inner_words, whole whatever dst's alignment) and its edge words (its
+  // first and its last one or two, stored a byte at a time: they may hold bytes of no line).
+  // Lines in dst's order, words along each (word k starts 4k bytes past the word its line
+  // starts in).
   bool lines = false;
   uint32_t line_elems = 0, line_step = 0, line_count = 0;
   uint32_t inner_words = 0, edge_words = 0;  // a line's
@@ -141,34 +141,32 @@ struct NdPacked {
   XPOSE_HD Offsets store_row_at(uint32_t n) const { return offsets(store_order, store_rank, n); }
   XPOSE_HD Offsets store_rest_at(uint32_t n) const { return offsets(store_order + store_rank, rank - store_rank, n); }
 
-  // Word slot n of the interior words (edge false) or of the edge words, of E-byte elements (1
-  // where nd_packed_lines sets `lines`):
-  // `to`, bytes from the tile's dst origin to its place were its line's start aligned to 4
-  // bytes; `at`, the staged place of its first element (as Offsets::staged); `first`, that
-  // element's index in its line.
+  // Word slot n (`lines`: bytes) of the interior words (edge false) or of the edge words, word
+  // k of its line: `to`, bytes from the tile's dst origin to where the word would start if its
+  // line started on a 4-byte boundary (the line's offset + 4k); `at`, the staged place of the
+  // line's byte 4k (as Offsets::staged); `first`, 4k.
   struct Word {
     uint32_t to, at;
     int32_t first;
   };
-  XPOSE_HD Word word(uint32_t n, bool edge, int E) const {
+  XPOSE_HD Word word(uint32_t n, bool edge) const {
     uint32_t k;
     const uint32_t line = (edge ? by_edge : by_inner).divmod(n, &k);
     k = edge ? (k == 0 ? 0 : inner_words + k) : k + 1;
     const Offsets o = offsets(store_order + 1, rank - 1, line);
-    const uint32_t first = k * uint32_t(4 / E);
-    return {uint32_t(o.dst) * uint32_t(E) + 4 * k, o.staged + first * line_step, int32_t(first)};
+    return {uint32_t(o.dst) + 4 * k, o.staged + 4 * k * line_step, int32_t(4 * k)};
   }
   // Word w of a tile whose dst origin lies at an address of `d` modulo 4 and whose stage rows
   // are shifted from `shift` (the kernel's, from src's origin): the aligned word `to` bytes
-  // from the origin; its element q is its line's element w.first - lead + q, staged at
+  // from the origin; its byte q is its line's byte w.first - lead + q, staged at
   // place + q * line_step.
   struct PlacedWord {
     int32_t to;
     uint32_t place, lead;
   };
-  XPOSE_HD PlacedWord place(const Word& w, uint32_t d, uint32_t shift, int E) const {
-    const uint32_t skew = (d + w.to) & 3, lead = skew / uint32_t(E);
-    return {int32_t(w.to) - int32_t(skew), (w.at & 0xfffff) + ((shift + (w.at >> 20)) & 15) - lead * line_step, lead};
+  XPOSE_HD PlacedWord place(const Word& w, uint32_t d, uint32_t shift) const {
+    const uint32_t lead = (d + w.to) & 3;
+    return {int32_t(w.to) - int32_t(lead), (w.at & 0xfffff) + ((shift + (w.at >> 20)) & 15) - lead * line_step, lead};
   }
 
   // Tile `item`'s origin in src and dst, and the outer index left for the form's outer axes.
@@ -257,8 +255,8 @@ inline void nd_packed_lines(NdPacked* t, int64_t E) {
   const int b = t->store_order[0];
   const NdPackedAxis& x = t->axis[b];
   const bool in_run = std::find(t->load_order, t->load_order + t->load_rank, int8_t(b)) != t->load_order + t->load_rank;
-  const int64_t bytes = int64_t(x.tile) * E;
-  if (!in_run || x.dst != 1 || bytes < nd_packed_line_bytes || (x.staged / E) % 4 == 0 ||
+  const int64_t bytes = x.tile;
+  if (!in_run || x.dst != 1 || bytes < nd_packed_line_bytes || x.staged % 4 == 0 ||
       x.staged > uint32_t(nd_packed_line_step_max))
     return;
   const int64_t lines = t->volume / x.tile, inner = bytes / 4 - 1, edge = 2 + ((bytes + 2) / 4 - bytes / 4);
@@ -380,7 +378,8 @@ inline bool nd_packed_capped(NdForm* f, NdPacked* out, const char** why, int64_t
     a.tile = uint32_t(tile[x]);
     a.by_tile = FastDivmod(a.tile);
   }
-  // Offsets inside a tile are 32-bit (and so are the strides of its axes, each at least 2 long).
+  // Offsets inside a tile are 32-bit, and so are its axes' strides (each axis at least 2 long:
+  // a stride past 32 bits, which only an axis of 1 could leave, is refused all the same).
   int64_t src_span = 0, dst_span = 0;
   for (int x = 0; x < n; ++x) {
     if (!tile[x]) continue;

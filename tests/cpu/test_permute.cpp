@@ -346,36 +346,35 @@ template <class Rows, class Cols>
   return ::testing::AssertionSuccess();
 }
 
-// permute_packed_lines' stores of one tile on the host: every word slot placed for a dst
-// origin `d` at an address of `d_low` modulo 4 (E-byte elements) and a stage shifted from
-// `shift`, its elements read from the stage and stored at d.
-::testing::AssertionResult store_packed_words(const layout::NdPacked& t, int64_t E, const std::vector<uint8_t>& stage,
+// permute_packed_lines' stores of one tile of bytes on the host: every word slot placed for a
+// dst origin `d` at an address of `d_low` modulo 4 and a stage shifted from `shift`, its bytes
+// read from the stage and stored at d.
+::testing::AssertionResult store_packed_words(const layout::NdPacked& t, const std::vector<uint8_t>& stage,
                                               const std::vector<char>& copied, uint32_t shift, uint32_t d_low,
                                               uint8_t* d) {
-  if (t.line_count * t.line_elems != t.volume || (t.inner_words + 1) * 4 > t.line_elems * E ||
-      (t.line_elems * E + 2) / 4 + 1 != t.inner_words + t.edge_words)
+  if (t.line_count * t.line_elems != t.volume || (t.inner_words + 1) * 4 > t.line_elems ||
+      (t.line_elems + 2) / 4 + 1 != t.inner_words + t.edge_words)
     return ::testing::AssertionFailure() << "the lines' words do not cover their elements";
   std::vector<int> writes(t.volume);
   for (const bool edge : {false, true})
     for (uint32_t n = 0; n < t.line_count * (edge ? t.edge_words : t.inner_words); ++n) {
-      const layout::NdPacked::Word w = t.word(n, edge, int(E));
-      const layout::NdPacked::PlacedWord p = t.place(w, d_low, shift, int(E));
+      const layout::NdPacked::Word w = t.word(n, edge);
+      const layout::NdPacked::PlacedWord p = t.place(w, d_low, shift);
       if ((d_low + uint32_t(p.to)) % 4)
         return ::testing::AssertionFailure() << "word " << n << " lies off a 4-byte boundary";
       const uint32_t line = (edge ? t.by_edge : t.by_inner).div(n);
-      for (int64_t q = 0; q < 4 / E; ++q) {
+      for (int64_t q = 0; q < 4; ++q) {
         const int64_t j = w.first - int64_t(p.lead) + q, place = uint32_t(p.place + uint32_t(q) * t.line_step);
         if (j < 0 || j >= int64_t(t.line_elems)) {
-          if (!edge) return ::testing::AssertionFailure() << "interior word " << n << " holds an element of no line";
+          if (!edge) return ::testing::AssertionFailure() << "interior word " << n << " holds a byte of no line";
           continue;
         }
-        if (place < 0 || place + E > int64_t(stage.size()) || place % E)
+        if (place >= int64_t(stage.size()))
           return ::testing::AssertionFailure() << "word " << n << " reads place " << place << " of " << stage.size();
-        for (int64_t b = 0; b < E; ++b)
-          if (!copied[size_t(place + b)])
-            return ::testing::AssertionFailure() << "word " << n << " stores byte " << place + b << ", never copied";
+        if (!copied[size_t(place)])
+          return ::testing::AssertionFailure() << "word " << n << " stores byte " << place << ", never copied";
         ++writes[size_t(line) * t.line_elems + size_t(j)];
-        std::memcpy(d + p.to + q * E, &stage[size_t(place)], size_t(E));
+        d[p.to + q] = stage[size_t(place)];
       }
     }
   for (const int n : writes)
@@ -428,7 +427,7 @@ template <class Rows, class Cols>
     }
     const uint32_t shift = uint32_t(int64_t(t.src_low) + s * E) & 15;
     if (t.lines) {
-      if (auto stored = store_packed_words(t, E, stage, copied, shift, uint32_t(dst_low + d * E), dst + d * E); !stored)
+      if (auto stored = store_packed_words(t, stage, copied, shift, uint32_t(dst_low + d), dst + d); !stored)
         return stored << " (tile " << item << ")";
       continue;
     }

@@ -50,7 +50,7 @@ __device__ __forceinline__ uint32_t gather_word(const unsigned char* at, uint32_
 // registers while it stores this one. By chunks: each src row of a tile is copied as the
 // aligned 16-byte chunks around it into one of t.stages stages, t.stages - 1 tiles ahead, and
 // each thread stores its elements, or (Lines: NdPacked::lines) its words of the tile's lines:
-// its interior words whole, its edge words element by element.
+// its interior words whole, its edge words a byte at a time.
 template <int E, bool Chunks, bool Lines = false>
 __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Elem<E>* __restrict__ dst, const NdForm& f,
                                             const NdPacked& t) {
@@ -105,7 +105,7 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
     for (int r = 0; r < word_rounds; ++r) {
       const uint32_t n = threadIdx.x + r * threads;
       if (n < t.line_count * t.inner_words) {
-        inner[r] = t.word(n, false, E);
+        inner[r] = t.word(n, false);
         live_inner = r + 1;
       }
     }
@@ -113,7 +113,7 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
     for (int r = 0; r < edge_rounds; ++r) {
       const uint32_t n = threadIdx.x + r * threads;
       if (n < t.line_count * t.edge_words) {
-        edge[r] = t.word(n, true, E);
+        edge[r] = t.word(n, true);
         live_edge = r + 1;
       }
     }
@@ -199,7 +199,7 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
 #pragma unroll
         for (int r = 0; r < word_rounds; ++r) {
           if (r < live_inner) {
-            const layout::NdPacked::PlacedWord w = t.place(inner[r], d_low, shift, E);
+            const layout::NdPacked::PlacedWord w = t.place(inner[r], d_low, shift);
             words[r] = gather_word(stage + w.place, t.line_step);
             at[r] = w.to;
           }
@@ -210,13 +210,12 @@ __device__ __forceinline__ void move_packed(const Elem<E>* __restrict__ src, Ele
 #pragma unroll
         for (int r = 0; r < edge_rounds; ++r) {
           if (r < live_edge) {
-            const layout::NdPacked::PlacedWord w = t.place(edge[r], d_low, shift, E);
-            const int32_t first = edge[r].first - int32_t(w.lead);  // the line's element of q = 0
+            const layout::NdPacked::PlacedWord w = t.place(edge[r], d_low, shift);
+            const int32_t first = edge[r].first - int32_t(w.lead);  // the line's byte of q = 0
 #pragma unroll
-            for (int q = 0; q < 4 / E; ++q)
+            for (int q = 0; q < 4; ++q)
               if (first + q >= 0 && first + q < int32_t(t.line_elems))
-                *reinterpret_cast<Elem<E>*>(d + w.to + q * E) =
-                    *reinterpret_cast<const Elem<E>*>(stage + (w.place + q * t.line_step));  // mod 2^32
+                d[w.to + q] = stage[w.place + q * t.line_step];  // the place modulo 2^32
           }
         }
       } else {

@@ -19,11 +19,17 @@
                                           averaged) through two builds: each report's median, 10th
                                           percentile and worst, and per kernel (OLD's choice) and element
                                           size the mean change of the automatic choice, the largest moves last
+  python3 bench/table.py moved OLD NEW [--per-type N] [--seed S]   the draws whose plans two builds'
+                                          xpose_plan_draws outputs (on one list) tell apart, as lines
+                                          "dtype extents perm" (tools/ab-permute's list): at most N of each
+                                          element type, drawn with seed S; how many moved on stderr
 
 Each percentage is of the copy ceiling measured in the same process and run as the figure
 (xpose-bench: the faster of cudaMemcpyAsync and copy; peers.py: torch's own copy).
 """
 import os
+import random
+import re
 import statistics
 import sys
 
@@ -301,13 +307,49 @@ def ab(old_path, new_path, shown=5):
               f"({old[c][0].get('chosen') or '?'} -> {new[c][0].get('chosen') or '?'})")
 
 
+def moved(old_path, new_path, per_type=0, seed=0):
+    """The draws of two xpose_plan_draws outputs on one list whose plans differ, as "dtype
+    extents perm" lines in the list's order: all of them, or per_type of each dtype drawn with
+    `seed`."""
+    def plans(path):
+        try:
+            with open(path) as f:
+                rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+        except OSError as e:
+            fail(f"{path}: {e.strerror}")
+        for n, row in enumerate(rows, 1):
+            if len(row) < 2 or not re.match(r"\S+ [\dx]+ \([\d,]+\)", row[0]):
+                fail(f"{path}:{n}: not an xpose_plan_draws line of a --list draw")
+        return rows
+    old, new = plans(old_path), plans(new_path)
+    if [row[0] for row in old] != [row[0] for row in new]:
+        fail(f"{old_path} and {new_path} are not the plans of one list")
+    changed = [o[0] for o, n in zip(old, new) if o[1] != n[1]]
+    by_type = {}
+    for case in changed:
+        by_type.setdefault(case.split()[0], []).append(case)
+    if per_type:
+        rng = random.Random(seed)
+        keep = {c for cases in by_type.values() for c in rng.sample(cases, min(per_type, len(cases)))}
+        changed = [c for c in changed if c in keep]
+    for case in changed:
+        dtype, extents, perm = re.match(r"(\S+) ([\dx]+) \(([\d,]+)\)", case).groups()
+        print(dtype, extents.replace("x", ","), perm)
+    print(f"{sum(len(v) for v in by_type.values())} of {len(old)} draws moved ("
+          + ", ".join(f"{t} {len(v)}" for t, v in sorted(by_type.items())) + f"); {len(changed)} listed",
+          file=sys.stderr)
+
+
 def main():
     ap = ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "random", "behind", "placement", "ab"])
+    ap.add_argument("kind", choices=["ladder", "cases", "kernels", "choice", "bands", "random", "behind", "placement",
+                                     "ab", "moved"])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--case", action="append", default=[], help="ladder: only this case (repeatable)")
     ap.add_argument("--kernel", action="append", default=[], help="kernels: a column (repeatable)")
     ap.add_argument("--min-mib", type=float, default=0, help="random, behind: only cases of at least this many MiB")
+    ap.add_argument("--per-type", type=int, default=0, help="moved: at most this many draws of each element type")
+    ap.add_argument("--seed", type=int, default=0, help="moved: the seed those are drawn with")
     args = ap.parse_args()
     if args.kind == "ladder":
         ladder(load(args.files), args.case)
@@ -327,6 +369,10 @@ def main():
         if len(args.files) != 2:
             fail("ab compares two files: OLD NEW")
         ab(*args.files)
+    elif args.kind == "moved":
+        if len(args.files) != 2:
+            fail("moved compares two files: OLD NEW")
+        moved(*args.files, per_type=args.per_type, seed=args.seed)
     else:
         cases(load(args.files))
 

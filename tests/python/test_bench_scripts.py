@@ -140,6 +140,27 @@ class BenchScripts(unittest.TestCase):
         self.assertIn("| all | | 3 | -1.3 | -10.0 | +4.0 |", lines)
         self.assertEqual(lines[-3], " -10.0   40.0 ->  30.0%  c (k2 -> k3)")
 
+    def test_moved_lists_the_draws_whose_plans_differ(self):
+        def plans(name, texts):
+            path = os.path.join(self.dir.name, name)
+            with open(path, "w") as f:
+                for (case, text) in texts:
+                    f.write(f"{case}\t{text}\n")
+            return path
+        cases = [f"u8 {n}x7x9 (2,0,1) random {n} of seed 5" for n in range(1, 5)]
+        cases.append("fp32 3x4 (1,0) random 9 of seed 5")
+        old = plans("old.tsv", [(c, "plan a") for c in cases])
+        new = plans("new.tsv", [(c, "plan b" if n in (1, 2, 4) else "plan a") for n, c in enumerate(cases)])
+        err = io.StringIO()
+        with redirect_stderr(err):
+            lines = self.run_table("moved", old, new).splitlines()
+        self.assertEqual(["u8 2,7,9 2,0,1", "u8 3,7,9 2,0,1", "fp32 3,4 1,0"], lines)
+        self.assertIn("3 of 5 draws moved (fp32 1, u8 2); 3 listed", err.getvalue())
+        with redirect_stderr(io.StringIO()):
+            one = self.run_table("moved", old, new, "--per-type", "1", "--seed", "7").splitlines()
+        self.assertEqual(2, len(one))  # one u8 of the two, the fp32
+        self.assertIn("fp32 3,4 1,0", one)
+
     def test_random_reports_each_file_over_its_large_draws(self):
         path = os.path.join(self.dir.name, "draws.jsonl")
         with open(path, "w") as f:  # 20 draws of 8 x 8 fp32 at 1..20%, and two of 64 MiB at 90 and 70%
@@ -298,6 +319,11 @@ class ScriptErrors(unittest.TestCase):
         self.assertIn("ab compares two files", self.assert_fails(1, "table.py", "ab", "good.jsonl"))
         self.assertIn("bands needs records", self.assert_fails(1, "table.py", "bands", "good.jsonl"))
         self.assertIn("share no draw", self.assert_fails(1, "table.py", "ab", "good.jsonl", "empty.jsonl"))
+        with open(self.path("plans.tsv"), "w") as f:
+            f.write("u8 2x3 (1,0) random 0 of seed 1\tplan\n")
+        self.assertIn("moved compares two files", self.assert_fails(1, "table.py", "moved", "plans.tsv"))
+        for other, why in (("empty.jsonl", "not the plans of one list"), ("good.jsonl", "not an xpose_plan_draws line")):
+            self.assertIn(why, self.assert_fails(1, "table.py", "moved", "plans.tsv", other))
         self.assertIn("no xpose-quantize-bench records", self.assert_fails(1, "plot.py", "quantize", "good.jsonl"))
         # --nccl-memory runs are against another ceiling: not on the plot.
         self.assertIn("no xpose-dist-bench records",

@@ -103,6 +103,18 @@ struct ScaleIndex {
     }
     return 0;
   }
+  // (*this)(bi0 + dr, bj0 + dc) - (*this)(bi0, bj0) where bi0 is a multiple of 128 and bj0 of 4,
+  // 0 <= dr < 128 and 0 <= dc < 4 (the tiled layout's bounds; the others take any): a kernel's tile
+  // finds its first scale's place once and each of its scales by a small offset.
+  XPOSE_HD int64_t local(int dr, int dc) const {
+    if (tensor) return 0;
+    switch (layout) {
+      case ScaleLayout::row_major: return dr * across + dc;
+      case ScaleLayout::column_major: return dc * across + dr;
+      case ScaleLayout::tiled_128x4: return (dr & 31) * 16 + ((dr >> 5) & 3) * 4 + dc;
+    }
+    return 0;
+  }
 };
 
 XPOSE_HD inline ScaleIndex scale_index(const QuantizeRecipe& r, int64_t R, int64_t C) {
@@ -189,6 +201,8 @@ XPOSE_HD inline float scale_from_amax(float amax, Fp8 kind, bool pow2, float val
 // MXFP8's E8M0 scale code for a block whose amax is `amax`.
 XPOSE_HD inline uint8_t e8m0_from_amax(float amax, Fp8 kind) {
   const float v = amax * (1.0f / fp8_max(kind));  // as TransformerEngine: times the reciprocal
+  const uint32_t bits = float_bits(v);
+  if ((bits >> 23) - 1u < 253u) return uint8_t((bits >> 23) + ((bits & 0x7FFFFFu) != 0));  // normal, below 2^127
   if (is_nan(v)) return 0xFF;
   if (is_inf(v)) return 0xFE;
   if (v == 0.0f) return 0x00;

@@ -321,6 +321,20 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
         }
     }
   }
+  // A tile's scales as the staged kernel finds them: its first scale's place, then a small
+  // offset each (ScaleIndex::local), for bases a multiple of 128 down and of 4 across.
+  for (const QuantizeRecipe& r : quantize_recipes()) {
+    if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) continue;
+    for (int trial = 0; trial < 20; ++trial) {
+      const int64_t R = 1 + rng() % 100000, C = 1 + rng() % 100000;
+      const ScaleIndex index = scale_index(r, R, C);
+      const int64_t bi0 = 128 * int64_t(rng() % 1000), bj0 = 4 * int64_t(rng() % 1000);
+      for (int dr = 0; dr < 128; ++dr)
+        for (int dc = 0; dc < 4; ++dc)
+          ASSERT_EQ(index(bi0 + dr, bj0 + dc), index(bi0, bj0) + index.local(dr, dc))
+              << recipe_name(r) << " " << R << " x " << C << " block " << bi0 + dr << ", " << bj0 + dc;
+    }
+  }
   QuantizeRecipe blocks;
   blocks.scaling = Scaling::blocks, blocks.layout = ScaleLayout::tiled_128x4;
   EXPECT_NE(nullptr, recipe_refusal(blocks));  // 128 x 4 tiles are MXFP8's
@@ -346,6 +360,9 @@ TEST(Quantize, RowBlockStageReadsMeetInNoBank) {
       }
       for (int p = 0; p < chunks; ++p) EXPECT_EQ(1, seen[size_t(p)]) << "row " << r << " place " << p;
     }
+    for (int r = 0; r < 64; ++r)  // a thread's two row segments, 64 rows apart, at the same places
+      for (int c = 0; c < chunks; ++c)
+        ASSERT_EQ(staged_chunk(E, r, c), staged_chunk(E, r + 64, c)) << r << " " << c;
     for (int r = 0; r < 8; r += 2)  // lanes 0-3: row r's segments 0-3; lanes 4-7: row r + 1's
       for (int i = 0; i < seg_chunks; ++i) {
         std::vector<int> group(8, 0);
@@ -375,6 +392,10 @@ TEST(Quantize, CodeBufferAccessesMeetInNoBank) {
       }
       EXPECT_EQ(std::vector<int>(8, 1), seen) << "column " << c;
     }
+    for (int c = 0; c < 32; ++c)  // the stores' thread: chunk j of columns c + 32 k, 32 x 128 bytes apart
+      for (int j = 0; j < 8; ++j)
+        for (int k = 0; k < 4; ++k)
+          ASSERT_EQ(code_chunk_at(c, j, P) + k * 32 * 128, code_chunk_at(c + 32 * k, j, P)) << c << " " << j;
     const int groups = 128 / P;
     for (int first = 0; first < groups; first += 32)  // a warp's groups
       for (int p = 0; p < P; ++p)

@@ -139,7 +139,8 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
   const ::testing::TestResult* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
   for (const QuantizeRecipe& r : quantize_recipes())
     for (QuantizeInputType type : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16})
-      for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33}})
+      for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33},
+                                 std::pair{272, 656}})
         for (bool random_bits : {false, true}) {
           const Input in = make_input(rng, type, rows, cols, random_bits);
           SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +

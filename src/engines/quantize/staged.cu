@@ -16,6 +16,7 @@
 #include "engines/async_copy.cuh"
 #include "engines/quantize/fp8.cuh"
 #include "engines/quantize/quantize.hpp"
+#include "layout/fast_divmod.hpp"
 
 namespace xpose::engines {
 namespace {
@@ -145,7 +146,7 @@ __device__ __forceinline__ void column_codes(const uint32_t (&w)[kSeg], int p, f
 template <int E, bool Brain, bool Same, Fp8 Kind>
 __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
                                               int64_t ld, uint8_t* data, uint8_t* data_t, void* scales,
-                                              void* scales_t, float* amax, bool x_vectors,
+                                              void* scales_t, float* amax, bool x_vectors, bool t_vectors,
                                               const layout::ScaleIndex& index, const layout::ScaleIndex& index_t,
                                               Stage<E>& st, int64_t i0, int64_t j0, int R, int C) {
   using S = Stage<E>;
@@ -191,13 +192,17 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // for every element.
   const bool odd_scale =
       tensor && r.scaling == layout::Scaling::tensor_given && !(fabsf(r.scale) > 0.0f && fabsf(r.scale) < INFINITY);
-  // Row segment u of the thread (u = 0, 1: segment threadIdx.x + 256 u, row rr, segment sg of
-  // it): its words, max |x| and whether it holds a NaN.
-  const auto row_segment = [&](int u, int* rr, int* sg, uint32_t (&w)[S::seg_words], float* m, bool* nan) {
-    const int s = int(threadIdx.x) + u * kThreads, r0 = s / kSegs, s0 = s % kSegs;
-    *rr = r0, *sg = s0;
+  // Row segment u of the thread (u = 0, 1: segment sg of row rr = first_row + 64 u): its words,
+  // max |x| and whether it holds a NaN. A row's chunks turn with its parity alone, so both
+  // segments' chunks sit at the same places of their rows.
+  constexpr int row_step = kThreads / kSegs;
+  static_assert(row_step % 2 == 0, "a thread's rows keep their parity");
+  const int first_row = int(threadIdx.x) / kSegs, sg = int(threadIdx.x) % kSegs;
+  const auto row_segment = [&](int u, int* rr, uint32_t (&w)[S::seg_words], float* m, bool* nan) {
+    *rr = first_row + u * row_step;
+    const unsigned char* const row = &st.x[first_row][0] + u * row_step * S::row_bytes;
     const auto chunk = [&](int i) {
-      return reinterpret_cast<const uint4*>(&st.x[r0][layout::staged_chunk(E, r0, s0 * S::seg_chunks + i) * 16]);
+      return reinterpret_cast<const uint4*>(row + layout::staged_chunk(E, first_row, sg * S::seg_chunks + i) * 16);
     };
 #pragma unroll
     for (int i = 0; i < S::seg_chunks; ++i) {
@@ -219,11 +224,11 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       // Each row segment's max |x|, then a warp a block: its K rows' K / 32 segments.
 #pragma unroll
       for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
-        int rr, sg;
+        int rr;
         uint32_t w[S::seg_words];
         float m;
         bool nan;
-        row_segment(u, &rr, &sg, w, &m, &nan);
+        row_segment(u, &rr, w, &m, &nan);
         st.row_seg_max[rr][sg] = m;
         thread_max = fmaxf(thread_max, m);
       }
@@ -259,14 +264,17 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // for K x K blocks).
   const bool columns_pass = data_t || (!Same && scales_t);
   const bool rows_pass = data || (!Same && scales) || (!square && !columns_pass);
+  // The tile's first row scale (1 x K blocks), its first row of codes.
+  const int64_t row_scales = Same || !scales ? 0 : index(i0, j0 >> k_bits);
+  uint8_t* const codes_row = data ? data + (i0 + first_row) * cols + j0 : nullptr;
   if (rows_pass) {
 #pragma unroll
     for (int u = 0; u < kTile * kSegs / kThreads; ++u) {
-      int rr, sg;
+      int rr;
       uint32_t w[S::seg_words];
       float m;
       bool nan;
-      row_segment(u, &rr, &sg, w, &m, &nan);
+      row_segment(u, &rr, w, &m, &nan);
       nan = nan || odd_scale;
       if (!square) thread_max = fmaxf(thread_max, m);
       const bool inside = rr < R && sg * kSeg < C;
@@ -275,7 +283,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         f = same_factor(rr, sg * kSeg);
       } else {
         for (int o = 1; o < sharing; o *= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, o));
-        f = block_factor(r, m, scales, index(i0 + rr, (j0 >> k_bits) + (sg >> (k_bits - 5))),
+        f = block_factor(r, m, scales, row_scales + index.local(rr, sg >> (k_bits - 5)),
                          scales && inside && (sg & (sharing - 1)) == 0);
       }
       if (data) {
@@ -287,7 +295,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         // Two neighbouring lanes (segments 2j, 2j + 1 of a row) trade halves, so that each
         // 16-byte store of the pair fills one 32-byte sector (each lane's own halves made two
         // half-sector writes a sector).
-        uint8_t* const pair = data + (i0 + rr) * cols + j0 + (sg & ~1) * kSeg;
+        uint8_t* const pair = codes_row + u * row_step * cols + (sg & ~1) * kSeg;
         const bool odd = sg & 1;
         uint32_t got[4];
 #pragma unroll
@@ -301,7 +309,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           *reinterpret_cast<uint4*>(pair + 16 * odd) = first;
           *reinterpret_cast<uint4*>(pair + kSeg + 16 * odd) = second;
         } else if (inside) {
-          store_codes(data + (i0 + rr) * cols + j0 + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
+          store_codes(codes_row + u * row_step * cols + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
         }
       }
     }
@@ -416,13 +424,22 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     __syncthreads();
     if (!Same && scales_t) {
       const int across_bits = 7 - k_bits;  // blocks a column of the tile: 128 / K
+      const int64_t first = index_t(j0, i0 >> k_bits);
       for (int q = int(threadIdx.x); q < kTile << across_bits; q += kThreads) {
         const int c = q >> across_bits, rb = q & ((1 << across_bits) - 1);
-        if (c < C && (rb << k_bits) < R)
-          store_scale(r, scales_t, index_t(j0 + c, (i0 >> k_bits) + rb), st.scale_t[c][rb]);
+        if (c < C && (rb << k_bits) < R) store_scale(r, scales_t, first + index_t.local(c, rb), st.scale_t[c][rb]);
       }
     }
-    if (data_t) {
+    if (data_t && R == kTile && C == kTile && t_vectors) {
+      // Column c0 + 32 k's chunk j, k = 0 .. 3: its place in t is chunk_at0 + 32 k 128 (code_chunk_at's
+      // turn is (c / P) % 8, the same for each k), its place in data_t 32 k rows apart.
+      const int c0 = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8, chunk_at0 = layout::code_chunk_at(c0, j, P);
+      uint8_t* const to = data_t + (j0 + c0) * rows + i0 + 16 * j;
+#pragma unroll
+      for (int k = 0; k < kTile * 8 / kThreads; ++k)
+        *reinterpret_cast<uint4*>(to + k * (kThreads / 8) * rows) =
+            *reinterpret_cast<const uint4*>(t + chunk_at0 + k * (kThreads / 8) * kTile);
+    } else if (data_t) {
 #pragma unroll
       for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
         const int c = q / 8, j = q % 8, n = min(16, R - 16 * j);
@@ -454,44 +471,50 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   }
 }
 
-template <int E, bool Brain, bool Same>
+template <int E, bool Brain, bool Same, Fp8 Kind>
 __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
     quantize_staged(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                    uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors,
-                    const layout::ScaleIndex index, const layout::ScaleIndex index_t) {
+                    uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors, bool t_vectors,
+                    const layout::FastDivmod tiles_c, const layout::ScaleIndex index,
+                    const layout::ScaleIndex index_t) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   Stage<E>& st = *reinterpret_cast<Stage<E>*>(smem_bytes);
-  const unsigned tiles_c = unsigned((cols + kTile - 1) >> 7);  // kTile = 2^7; 32-bit: quantize_refusal
   // Current scaling walks the tiles backwards: its amax pass read x forwards, so the tiles read
   // last are the ones still in L2.
   const unsigned tile = r.scaling == layout::Scaling::tensor_amax ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
-  const int64_t i0 = int64_t(tile / tiles_c) * kTile, j0 = int64_t(tile % tiles_c) * kTile;
+  uint32_t tile_c;
+  const int64_t i0 = int64_t(tiles_c.divmod(tile, &tile_c)) * kTile, j0 = int64_t(tile_c) * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
-  if (r.out == Fp8::e4m3)
-    quantize_tile<E, Brain, Same, Fp8::e4m3>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors,
-                                             index, index_t, st, i0, j0, R, C);
-  else
-    quantize_tile<E, Brain, Same, Fp8::e5m2>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors,
-                                             index, index_t, st, i0, j0, R, C);
+  quantize_tile<E, Brain, Same, Kind>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, t_vectors,
+                                      index, index_t, st, i0, j0, R, C);
+}
+
+template <int E, bool Brain, bool Same>
+cudaError_t launch_same(const QuantizeTask& t, cudaStream_t stream) {
+  // Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
+  const auto kernel = t.recipe.out == Fp8::e4m3 ? quantize_staged<E, Brain, Same, Fp8::e4m3>
+                                                : quantize_staged<E, Brain, Same, Fp8::e5m2>;
+  const int smem = int(sizeof(Stage<E>));
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
+    return e;
+  const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
+  const bool t_vectors = reinterpret_cast<uintptr_t>(t.data_t) % 16 == 0 && t.rows % 16 == 0;
+  // 32-bit: quantize_refusal
+  const int64_t tiles_c = (t.cols - 1) / kTile + 1, tiles = ((t.rows - 1) / kTile + 1) * tiles_c;
+  kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
+                                                      t.scales_t, t.amax, x_vectors, t_vectors,
+                                                      layout::FastDivmod(uint32_t(tiles_c)),
+                                                      layout::scale_index(t.recipe, t.rows, t.cols),
+                                                      layout::scale_index(t.recipe, t.cols, t.rows));
+  return cudaGetLastError();
 }
 
 template <int E, bool Brain>
 cudaError_t launch(const QuantizeTask& t, cudaStream_t stream) {
   int64_t br, bc;
   layout::block_shape(t.recipe, &br, &bc);
-  // Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
-  const auto kernel = layout::tensor_scaled(t.recipe) || br != 1 ? quantize_staged<E, Brain, true>
-                                                                 : quantize_staged<E, Brain, false>;
-  const int smem = int(sizeof(Stage<E>));
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
-    return e;
-  const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
-  const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
-  kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
-                                                      t.scales_t, t.amax, x_vectors,
-                                                      layout::scale_index(t.recipe, t.rows, t.cols),
-                                                      layout::scale_index(t.recipe, t.cols, t.rows));
-  return cudaGetLastError();
+  return layout::tensor_scaled(t.recipe) || br != 1 ? launch_same<E, Brain, true>(t, stream)
+                                                     : launch_same<E, Brain, false>(t, stream);
 }
 
 }  // namespace

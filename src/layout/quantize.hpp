@@ -93,6 +93,7 @@ struct ScaleIndex {
   bool tensor = true;
   int64_t across = 0;  // row-major: blocks across; column-major: blocks down padded to 16 bytes;
                        // tiled: 128 x 4 tiles across
+  int64_t low = 0, high = 0, step = 0;  // local's: a place (dr % 32) low + (dr / 32) high + dc step on
   XPOSE_HD int64_t operator()(int64_t bi, int64_t bj) const {
     if (tensor) return 0;
     switch (layout) {
@@ -105,16 +106,8 @@ struct ScaleIndex {
   }
   // (*this)(bi0 + dr, bj0 + dc) - (*this)(bi0, bj0) where bi0 is a multiple of 128 and bj0 of 4,
   // 0 <= dr < 128 and 0 <= dc < 4 (the tiled layout's bounds; the others take any): a kernel's tile
-  // finds its first scale's place once and each of its scales by a small offset.
-  XPOSE_HD int64_t local(int dr, int dc) const {
-    if (tensor) return 0;
-    switch (layout) {
-      case ScaleLayout::row_major: return dr * across + dc;
-      case ScaleLayout::column_major: return dc * across + dr;
-      case ScaleLayout::tiled_128x4: return (dr & 31) * 16 + ((dr >> 5) & 3) * 4 + dc;
-    }
-    return 0;
-  }
+  // finds its first scale's place once and each of its scales by a small offset, without branches.
+  XPOSE_HD int64_t local(int dr, int dc) const { return (dr & 31) * low + (dr >> 5) * high + dc * step; }
 };
 
 XPOSE_HD inline ScaleIndex scale_index(const QuantizeRecipe& r, int64_t R, int64_t C) {
@@ -128,6 +121,11 @@ XPOSE_HD inline ScaleIndex scale_index(const QuantizeRecipe& r, int64_t R, int64
   x.across = r.layout == ScaleLayout::row_major      ? m
              : r.layout == ScaleLayout::column_major ? (n + per_16 - 1) / per_16 * per_16
                                                      : (m + 3) / 4;
+  switch (r.layout) {
+    case ScaleLayout::row_major: x.low = x.across, x.high = 32 * x.across, x.step = 1; break;
+    case ScaleLayout::column_major: x.low = 1, x.high = 32, x.step = x.across; break;
+    case ScaleLayout::tiled_128x4: x.low = 16, x.high = 4, x.step = 1; break;  // dr < 128, dc < 4
+  }
   return x;
 }
 

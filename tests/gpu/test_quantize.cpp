@@ -41,8 +41,10 @@ struct Input {
   std::vector<float> values;   // widened, as the reference reads it
 };
 
-Input make_input(std::mt19937_64& rng, QuantizeInputType type, int64_t rows, int64_t cols, bool random_bits) {
-  Input in{type, rows, cols, cols + int64_t(rng() % 3), {}, {}};
+// ld: 0 for cols plus 0 to 2 at random.
+Input make_input(std::mt19937_64& rng, QuantizeInputType type, int64_t rows, int64_t cols, bool random_bits,
+                 int64_t ld = 0) {
+  Input in{type, rows, cols, ld ? ld : cols + int64_t(rng() % 3), {}, {}};
   const size_t E = type == QuantizeInputType::fp32 ? 4 : 2, n = size_t(rows * in.ld);
   in.bytes.resize(n * E);
   in.values.resize(n);
@@ -150,6 +152,25 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
           for (int which = 0; which < 5; ++which) check(in, r, false, which);
           if (result->total_part_count() > parts && ++failed_cases == 10) return;  // enough to see the pattern
         }
+}
+
+// More tiles than the SMs hold blocks at once (a 132-SM GPU holds 528), whole ones and ragged ones
+// (the last row and column), rows 16-byte aligned and not: every recipe, every output at once.
+TEST(Quantize, GpuManyTilesMatchTheReference) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  constexpr int64_t rows = 2600, cols = 3904;  // 21 x 31 tiles: 20 x 128 + 40, 30 x 128 + 64
+  int n = 0;
+  for (const QuantizeRecipe& r : quantize_recipes()) {  // the inputs and row alignments in turn
+    const QuantizeInputType type = n % 2 ? QuantizeInputType::bf16 : QuantizeInputType::fp32;
+    const int64_t ld = n++ / 2 % 2 ? cols + 1 : cols;
+    const Input in = make_input(rng, type, rows, cols, false, ld);
+    SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", ld " + std::to_string(ld));
+    check(in, r, true, 0);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 }  // namespace

@@ -5,5 +5,7 @@ namespace xpose_python {
 
 void* jax_permute_cuda();
 void* jax_permute_cpu();
+void* jax_quantize_cuda();
+void* jax_quantize_cpu();
 
 }  // namespace xpose_python

@@ -1033,10 +1033,14 @@ NB_MODULE(_xpose, m) {
         "amax"_a, "stream"_a, "device"_a, no_gil);
 #ifdef XPOSE_JAX_FFI
   // The XLA FFI handlers (xpose.jax registers them): {platform: capsule}.
-  m.def("jax_targets", [] {
-    nb::dict targets;
-    targets["CUDA"] = nb::capsule(xpose_python::jax_permute_cuda());
-    targets["cpu"] = nb::capsule(xpose_python::jax_permute_cpu());
+  m.def("jax_targets", [] {  // custom call target -> {platform: handler}
+    nb::dict permute, quantize, targets;
+    permute["CUDA"] = nb::capsule(xpose_python::jax_permute_cuda());
+    permute["cpu"] = nb::capsule(xpose_python::jax_permute_cpu());
+    quantize["CUDA"] = nb::capsule(xpose_python::jax_quantize_cuda());
+    quantize["cpu"] = nb::capsule(xpose_python::jax_quantize_cpu());
+    targets["xpose_permute"] = permute;
+    targets["xpose_quantize"] = quantize;
     return targets;
   });
 #endif

@@ -101,6 +101,19 @@ def test_quantize_outputs_and_layouts():
     assert np.all(np.log2(q.scales) == np.round(np.log2(q.scales)))  # powers of two
 
 
+@pytest.mark.parametrize("shape", [(0, 5), (7, 0), (0, 0)])
+def test_quantize_of_an_empty_matrix(shape):
+    """No elements: amax 0, the tensor recipes' scales what their scale makes of nothing (1 / the
+    given scale; 1 for current scaling, from an amax of 0), the block recipes' scales empty."""
+    x = np.zeros(shape, np.float32)
+    q = xpose.quantize(x, scaling="current")
+    assert float(q.amax) == 0.0 and float(q.scales) == 1.0 and float(q.scales_t) == 1.0
+    q = xpose.quantize(x, scaling="delayed", scale=4.0)
+    assert float(q.scales) == 0.25 and float(q.scales_t) == 0.25 and q.data.shape == shape
+    q = xpose.quantize(x, scaling="mx", scale_layout="row_major")
+    assert q.scales.size == 0 and q.scales_t.size == 0 and q.data_t.shape == shape[::-1]
+
+
 def test_quantize_refusals():
     x = normal((8, 8), np.float32)
     for kwargs, kind, words in (({"format": "e3m4"}, ValueError, "format"),

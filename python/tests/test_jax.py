@@ -106,3 +106,68 @@ def test_random_permutations_under_jit():
         assert same_bits(jax.jit(lambda v: xj.permute_dims(v, axes))(x), jnp.transpose(x, axes))
 
     check()
+
+
+QUANTIZE_RECIPES = [dict(scaling="current"), dict(scaling="delayed", scale=0.75),
+                    dict(scaling="blocks", block=(1, 128)), dict(scaling="blocks", block=(128, 128), pow2_scales=True),
+                    dict(scaling="mx"), dict(format="e5m2", scaling="mx", scale_layout="row_major"),
+                    dict(scaling="blocks", block=(1, 64), scale_layout="column_major")]
+
+
+def quantize_input(shape, dtype):
+    """Normal values of a wide range of magnitudes with a few edge values (0, -0, the dtype's
+    max, subnormals, inf) mixed in, as a NumPy array of the dtype (ml_dtypes' bfloat16)."""
+    import ml_dtypes
+
+    np_dtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-12, 12, size=shape))
+    flat = x.reshape(-1)
+    if flat.size:
+        info = ml_dtypes.finfo(np_dtype)
+        edges = np.array([0.0, -0.0, float(info.max), float(info.smallest_subnormal), -np.inf])
+        at = rng.integers(0, flat.size, size=min(flat.size, len(edges)))
+        flat[at] = edges[: len(at)]
+    return x.astype(np_dtype)
+
+
+@pytest.mark.parametrize("recipe", QUANTIZE_RECIPES, ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()))
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_quantize_is_xpose_quantize_bit_for_bit(recipe, dtype):
+    """xpose.jax.quantize under jit on JAX's default device (the GPU where there is one) against
+    xpose.quantize's CPU reference on the same values: every output, padding included."""
+    import xpose
+
+    for shape in [(1, 1), (127, 129), (300, 33), (256, 384), (0, 5)]:
+        x = quantize_input(shape, dtype)
+        want = xpose.quantize(x, **recipe)
+        got = jax.jit(lambda v: xj.quantize(v, **recipe))(jnp.asarray(x))
+        for name, w, g in zip(want._fields, want, got):
+            assert g is not None and g.devices() == jnp.asarray(x).devices(), name
+            assert same_bits(np.asarray(g).view(np.uint8) if g.dtype.itemsize == 1 else g, w), (shape, name)
+        one = xj.quantize(jnp.asarray(x), outputs=("data_t",), **recipe)  # eagerly; one output (and current's amax)
+        assert one.data is None and (one.amax is None) == (recipe["scaling"] != "current")
+        assert same_bits(np.asarray(one.data_t).view(np.uint8), want.data_t)
+
+
+def test_the_package_quantize_takes_jax_arrays():
+    import xpose
+
+    x = quantize_input((40, 70), "bfloat16")
+    got, want = xpose.quantize(jnp.asarray(x), scaling="mx"), xpose.quantize(x, scaling="mx")
+    assert isinstance(got.data, jax.Array) and same_bits(np.asarray(got.data).view(np.uint8), want.data)
+
+
+def test_quantize_vmap_grad_and_errors():
+    x = jnp.asarray(quantize_input((3, 40, 70), "bfloat16"))
+    batched = jax.jit(jax.vmap(lambda v: xj.quantize(v, scaling="mx")))(x)
+    for k in range(3):
+        one = xj.quantize(x[k], scaling="mx")
+        assert all(same_bits(b[k], o) for b, o in zip(batched, one))
+    y = jnp.asarray(quantize_input((64, 96), "float32"))
+    assert not bool(jax.grad(lambda v: xj.quantize(v).amax)(y).any())  # no gradient flows
+    with pytest.raises(ValueError, match="xpose.jax.quantize: x must be a matrix"):
+        xj.quantize(x)
+    with pytest.raises(ValueError, match="xpose.jax.quantize: format"):
+        xj.quantize(y, format="e3m4")
+    with pytest.raises(TypeError, match="xpose.jax.quantize: x is int32"):
+        xj.quantize(jnp.zeros((4, 4), jnp.int32))

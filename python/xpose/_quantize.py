@@ -37,10 +37,11 @@ class _Request:
         if self.input is None:
             raise _error(TypeError, f"x is {dtype_name}; xpose quantizes float32, bfloat16 and float16")
         self.rows, self.cols = shape
-        if self.cols > 1 and strides[1] != 1 or self.rows > 1 and strides[0] < self.cols:
+        empty = self.rows == 0 or self.cols == 0  # no rows to lay out (NumPy gives such arrays strides of 0)
+        if not empty and (self.cols > 1 and strides[1] != 1 or self.rows > 1 and strides[0] < self.cols):
             raise _error(ValueError, f"x has strides {tuple(strides)} (elements); its rows must be contiguous "
                                      "(column stride 1, row stride at least cols)")
-        self.ld = strides[0] if self.rows > 1 else self.cols
+        self.ld = strides[0] if self.rows > 1 and not empty else self.cols
         self.format = _choice("format", fmt, _FORMATS)
         self.scaling = _choice("scaling", scaling, _SCALINGS)
         if (scale is None) != (scaling != "delayed"):
@@ -62,6 +63,16 @@ class _Request:
         self.want = {o: o in wanted for o in _OUTPUTS}
         if scaling == "current":
             self.want["amax"] = True  # the tensor's amax is reduced there first
+
+    def empty_scale(self):
+        """What a tensor recipe's scales hold for an x without elements, which no kernel reads:
+        1 / the given scale, or 1 for current scaling (an amax of 0 gives the scale 1); None for
+        the block recipes, whose scales are then empty too."""
+        if self.scaling > 1 or (self.rows and self.cols):
+            return None
+        import numpy
+
+        return float(numpy.float32(1) / numpy.float32(self.scale if self.scaling == 0 else 1.0))
 
     def fields(self):
         return (self.input, self.rows, self.cols, self.ld, self.format, self.scaling, self.layout, self.block[0],
@@ -110,8 +121,9 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     its own coordinates. `outputs`: which of "data", "data_t", "scales", "scales_t", "amax" to
     write (current scaling always writes amax). PyTorch tensors on a GPU give float8 tensors and
     run on the current stream (torch.ops.xpose.quantize: torch.compile traces it); CuPy arrays
-    give uint8 codes; NumPy arrays and PyTorch CPU tensors run the CPU reference, which the GPU
-    matches bit for bit. No gradient flows through it (its outputs do not require grad).
+    give uint8 codes; JAX arrays go through xpose.jax.quantize; NumPy arrays and PyTorch CPU
+    tensors run the CPU reference, which the GPU matches bit for bit. No gradient flows through
+    it (its outputs do not require grad).
     """
     from . import _library_of
 
@@ -129,6 +141,7 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
             stream = cupy.cuda.get_current_stream(x.device.id).ptr
             _native(*r.fields(), x.data.ptr, *(_address(out[o], lambda a: a.data.ptr) for o in _OUTPUTS), stream,
                     x.device.id)
+            _fill_empty_scales(out, r)
         return Quantized(*(out[o] for o in _OUTPUTS))
     if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
@@ -138,8 +151,25 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
         if r.rows and r.cols:
             _native(*r.fields(), x.ctypes.data, *(_address(out[o], lambda a: a.ctypes.data) for o in _OUTPUTS), -1,
                     -1)
+        _fill_empty_scales(out, r)
         return Quantized(*(out[o] for o in _OUTPUTS))
-    raise _error(TypeError, f"x must be a PyTorch, CuPy or NumPy array; got {type(x).__module__}.{type(x).__name__}")
+    from . import _is_jax, _jax_custom_call
+
+    if _is_jax(x) and _jax_custom_call():
+        from . import jax as xpose_jax
+
+        return xpose_jax.quantize(x, format=format, scaling=scaling, scale=scale, block=block,
+                                  scale_layout=scale_layout, pow2_scales=pow2_scales, outputs=outputs)
+    raise _error(TypeError, f"x must be a PyTorch, CuPy, NumPy or JAX array; got {type(x).__module__}."
+                            f"{type(x).__name__}")
+
+
+def _fill_empty_scales(out, r):
+    value = r.empty_scale()
+    if value is not None:
+        for name in ("scales", "scales_t"):
+            if out[name] is not None:
+                out[name].fill(value)
 
 
 def _request_of_array(x, *args):
@@ -197,6 +227,7 @@ def _torch_call(x, r):
             message = str(e)
             raise type(e)(message if message.startswith("xpose.") else "xpose.quantize: " + message) from None
         if got is not None:
+            _fill_empty_scales_torch(got, r)
             return got
     from ._torch import _plain_eager, quantize_op
 
@@ -223,7 +254,16 @@ def torch_run(x, r):
             stream = -1
         _native(*r.fields(), x.data_ptr(),
                 *(t.data_ptr() if r.want[o] and t.numel() else 0 for o, t in zip(_OUTPUTS, out)), stream, device)
+    _fill_empty_scales_torch(out, r)
     return out
+
+
+def _fill_empty_scales_torch(out, r):
+    value = r.empty_scale()
+    if value is not None:
+        for k in (2, 3):
+            if out[k].numel():
+                out[k].fill_(value)
 
 
 def torch_outputs(x, r, written=False):

@@ -117,6 +117,16 @@ struct KeepSubnormals {
   unsigned saved = _mm_getcsr();
   KeepSubnormals() { _mm_setcsr(saved & ~0x8040u); }
   ~KeepSubnormals() { _mm_setcsr(saved); }
+#elif defined(__aarch64__)  // FPCR's FZ (bit 24) and FZ16 (bit 19)
+  uint64_t saved = fpcr();
+  KeepSubnormals() { set_fpcr(saved & ~((uint64_t(1) << 24) | (uint64_t(1) << 19))); }
+  ~KeepSubnormals() { set_fpcr(saved); }
+  static uint64_t fpcr() {
+    uint64_t v;
+    asm volatile("mrs %0, fpcr" : "=r"(v));
+    return v;
+  }
+  static void set_fpcr(uint64_t v) { asm volatile("msr fpcr, %0" ::"r"(v)); }
 #endif
 };
 

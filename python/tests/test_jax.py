@@ -171,3 +171,35 @@ def test_quantize_vmap_grad_and_errors():
         xj.quantize(y, format="e3m4")
     with pytest.raises(TypeError, match="xpose.jax.quantize: x is int32"):
         xj.quantize(jnp.zeros((4, 4), jnp.int32))
+
+
+def test_quantize_random_requests():
+    """Hypothesis draws: shapes 0-300 a side, any recipe, input type, format and output set,
+    xpose.jax.quantize under jit bit for bit xpose.quantize's CPU reference."""
+    import xpose
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    outputs = ("data", "data_t", "scales", "scales_t", "amax")
+
+    @st.composite
+    def requests(draw):
+        shape = (draw(st.integers(0, 300)), draw(st.integers(0, 300)))
+        recipe = dict(draw(st.sampled_from(QUANTIZE_RECIPES)))
+        recipe["format"] = draw(st.sampled_from(["e4m3", "e5m2"]))
+        recipe["outputs"] = tuple(draw(st.lists(st.sampled_from(outputs), min_size=1, max_size=5, unique=True)))
+        return shape, recipe, draw(st.sampled_from(["float32", "bfloat16", "float16"]))
+
+    @settings(max_examples=60, deadline=None, derandomize=True)
+    @given(requests())
+    def check(request):
+        shape, recipe, dtype = request
+        x = quantize_input(shape, dtype)
+        want = xpose.quantize(x, **recipe)
+        got = jax.jit(lambda v: xj.quantize(v, **recipe))(jnp.asarray(x))
+        for name, w, g in zip(want._fields, want, got):
+            assert (w is None) == (g is None), name
+            if g is not None:
+                assert same_bits(np.asarray(g).view(np.uint8) if g.dtype.itemsize == 1 else g, w), (shape, name)
+
+    check()

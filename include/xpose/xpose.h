@@ -142,7 +142,9 @@ XPOSE_API xpose_status_t xpose_quantize_scales_bytes(const xpose_quantize_desc_t
    (NULL: not computed; at least one), device memory, apart from x and from each other: data
    (rows*cols bytes), data_t (rows*cols), scales and scales_t (xpose_quantize_scales_bytes; fp32
    scales 4-byte aligned; padding written 0), amax (one float). x on its element's alignment.
-   Current scaling reduces x's amax into *amax first and reads it back (two passes over x). */
+   Current scaling reduces x's amax into *amax first and reads it back (two passes over x). An x
+   of no elements (rows or cols 0) writes nothing, amax included (xpose.quantize's Python paths
+   give amax 0 and a tensor recipe's scales 1 / its scale, 1 for current scaling). */
 XPOSE_API xpose_status_t xpose_quantize(const xpose_quantize_desc_t *desc, const void *x, void *data, void *data_t,
                                         void *scales, void *scales_t, float *amax, cudaStream_t stream);
 

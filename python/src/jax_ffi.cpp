@@ -147,6 +147,7 @@ ffi::Error quantize_call(const ffi::AnyBuffer& x, int64_t format, int64_t scalin
                          ffi::AnyBuffer* const (&outputs)[5], QuantizeCall* call) {
   const auto dims = x.dimensions();
   if (dims.size() != 2) return quantize_invalid("x must be a matrix (rows, cols)");
+  if (want < 1 || want > 31) return quantize_invalid("want asks for none of the five outputs, or for a sixth");
   xpose_quantize_desc_init(&call->desc);
   xpose_quantize_desc_t& d = call->desc;
   switch (x.element_type()) {
@@ -162,8 +163,20 @@ ffi::Error quantize_call(const ffi::AnyBuffer& x, int64_t format, int64_t scalin
   d.block_rows = int(block_rows), d.block_cols = int(block_cols);
   d.pow2_scales = pow2;
   d.scale = scale;
+  // Each output asked for holds what the call writes (the target is anyone's to call: a result
+  // sized short is refused, never written past).
+  size_t need[5] = {size_t(d.rows * d.cols), size_t(d.rows * d.cols), 0, 0, sizeof(float)};
+  for (int t = 0; t < 2; ++t)
+    if (want >> (2 + t) & 1 && xpose_quantize_scales_bytes(&d, t, &need[2 + t]) != XPOSE_SUCCESS)
+      return quantize_invalid(xpose_last_error());
+  static const char* const names[5] = {"data", "data_t", "scales", "scales_t", "amax"};
   void* at[5];
-  for (int k = 0; k < 5; ++k) at[k] = want >> k & 1 ? outputs[k]->untyped_data() : nullptr;
+  for (int k = 0; k < 5; ++k) {
+    at[k] = want >> k & 1 ? outputs[k]->untyped_data() : nullptr;
+    if (at[k] && outputs[k]->size_bytes() < need[k])
+      return quantize_invalid(std::string(names[k]) + " holds " + std::to_string(outputs[k]->size_bytes()) +
+                              " bytes; the call writes " + std::to_string(need[k]));
+  }
   call->out = xpose::QuantizeOutputs{at[0], at[1], at[2], at[3], static_cast<float*>(at[4])};
   return ffi::Error::Success();
 }

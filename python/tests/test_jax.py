@@ -203,3 +203,15 @@ def test_quantize_random_requests():
                 assert same_bits(np.asarray(g).view(np.uint8) if g.dtype.itemsize == 1 else g, w), (shape, name)
 
     check()
+
+
+def test_quantize_target_refuses_results_sized_short():
+    """The custom call target is anyone's to call: results smaller than what it writes are refused."""
+    xj._register()
+    x = jnp.ones((64, 64), jnp.float32)
+    results = [jax.ShapeDtypeStruct((64, 63), jnp.float8_e4m3fn)] + [jax.ShapeDtypeStruct((0,), jnp.float32)] * 4
+    call = jax.ffi.ffi_call("xpose_quantize", results)
+    with pytest.raises(Exception, match="data holds 4032 bytes; the call writes 4096"):
+        jax.block_until_ready(call(x, format=np.int64(0), scaling=np.int64(0), scale_layout=np.int64(0),
+                                   block_rows=np.int64(1), block_cols=np.int64(128), pow2=False,
+                                   scale=np.float32(1.0), want=np.int64(1)))

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,10 +166,11 @@ ffi::Error quantize_call(const ffi::AnyBuffer& x, int64_t format, int64_t scalin
   d.scale = scale;
   // Each output asked for holds what the call writes (the target is anyone's to call: a result
   // sized short is refused, never written past).
+  // (xpose_quantize_scales_bytes checks the recipe too: an empty x, which the library is not
+  // called for, is refused the same.)
   size_t need[5] = {size_t(d.rows * d.cols), size_t(d.rows * d.cols), 0, 0, sizeof(float)};
   for (int t = 0; t < 2; ++t)
-    if (want >> (2 + t) & 1 && xpose_quantize_scales_bytes(&d, t, &need[2 + t]) != XPOSE_SUCCESS)
-      return quantize_invalid(xpose_last_error());
+    if (xpose_quantize_scales_bytes(&d, t, &need[2 + t]) != XPOSE_SUCCESS) return quantize_invalid(xpose_last_error());
   static const char* const names[5] = {"data", "data_t", "scales", "scales_t", "amax"};
   void* at[5];
   for (int k = 0; k < 5; ++k) {
@@ -192,15 +194,18 @@ ffi::Error quantize_cuda(cudaStream_t stream, int32_t device, ffi::AnyBuffer x, 
                                    outputs, &call);
       e.failure())
     return e;
+  cudaError_t cleared = cudaSuccess;
   const xpose_status_t status = on_device(device, [&] {
-    if (call.desc.rows == 0 || call.desc.cols == 0)  // nothing to read: an amax of 0
-      return call.out.amax && cudaMemsetAsync(call.out.amax, 0, sizeof(float), stream) != cudaSuccess
-                 ? XPOSE_ERROR_CUDA
-                 : XPOSE_SUCCESS;
+    if (call.desc.rows == 0 || call.desc.cols == 0) {  // nothing to read: an amax of 0
+      if (call.out.amax) cleared = cudaMemsetAsync(call.out.amax, 0, sizeof(float), stream);
+      return cleared == cudaSuccess ? XPOSE_SUCCESS : XPOSE_ERROR_CUDA;
+    }
     return xpose_quantize(&call.desc, x.untyped_data(), call.out.data, call.out.data_t, call.out.scales,
                           call.out.scales_t, call.out.amax, stream);
   });
   if (status == XPOSE_SUCCESS) return ffi::Error::Success();
+  if (cleared != cudaSuccess)
+    return ffi::Error::Internal(std::string("xpose.jax.quantize: clearing amax: ") + cudaGetErrorString(cleared));
   return ffi::Error(status == XPOSE_ERROR_CUDA ? ffi::ErrorCode::kInternal : ffi::ErrorCode::kInvalidArgument,
                     std::string("xpose.jax.quantize: ") + xpose_last_error());
 }
@@ -224,6 +229,8 @@ ffi::Error quantize_cpu(ffi::AnyBuffer x, int64_t format, int64_t scaling, int64
     }
   } catch (const xpose::Error& e) {
     return quantize_invalid(e.what());
+  } catch (const std::exception& e) {  // the reference's buffers (std::bad_alloc)
+    return ffi::Error::Internal(std::string("xpose.jax.quantize: ") + e.what());
   }
   return ffi::Error::Success();
 }

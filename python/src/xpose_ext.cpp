@@ -1032,8 +1032,8 @@ NB_MODULE(_xpose, m) {
         "block_rows"_a, "block_cols"_a, "pow2"_a, "scale"_a, "x"_a, "data"_a, "data_t"_a, "scales"_a, "scales_t"_a,
         "amax"_a, "stream"_a, "device"_a, no_gil);
 #ifdef XPOSE_JAX_FFI
-  // The XLA FFI handlers (xpose.jax registers them): {platform: capsule}.
-  m.def("jax_targets", [] {  // custom call target -> {platform: handler}
+  // The XLA FFI handlers (xpose.jax registers them): {target: {platform: capsule}}.
+  m.def("jax_targets", [] {
     nb::dict permute, quantize, targets;
     permute["CUDA"] = nb::capsule(xpose_python::jax_permute_cuda());
     permute["cpu"] = nb::capsule(xpose_python::jax_permute_cpu());

@@ -1,6 +1,8 @@
 """xpose.transpose_inplace and xpose.quantize on the host (NumPy: the CPU path and reference),
 and their argument checks; the GPU tests (PyTorch, CuPy) compare the GPU with that reference bit
 for bit and skip, saying why, without a GPU or the library."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -112,6 +114,9 @@ def test_quantize_of_an_empty_matrix(shape):
     assert float(q.scales) == 0.25 and float(q.scales_t) == 0.25 and q.data.shape == shape
     q = xpose.quantize(x, scaling="mx", scale_layout="row_major")
     assert q.scales.size == 0 and q.scales_t.size == 0 and q.data_t.shape == shape[::-1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a given scale of 0: inf, as the kernels make it, without a warning
+        assert np.isinf(xpose.quantize(x, scaling="delayed", scale=0.0).scales)
 
 
 def test_quantize_refusals():

@@ -72,7 +72,8 @@ class _Request:
             return None
         import numpy
 
-        return float(numpy.float32(1) / numpy.float32(self.scale if self.scaling == 0 else 1.0))
+        with numpy.errstate(divide="ignore", over="ignore"):  # a given scale of 0 makes inf, as the kernels do
+            return float(numpy.float32(1) / numpy.float32(self.scale if self.scaling == 0 else 1.0))
 
     def fields(self):
         return (self.input, self.rows, self.cols, self.ld, self.format, self.scaling, self.layout, self.block[0],
@@ -155,7 +156,10 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
         return Quantized(*(out[o] for o in _OUTPUTS))
     from . import _is_jax, _jax_custom_call
 
-    if _is_jax(x) and _jax_custom_call():
+    if _is_jax(x):
+        if not _jax_custom_call():
+            raise _error(RuntimeError, "x is a JAX array, and this xpose was built without JAX's XLA FFI headers; "
+                                       "rebuild it with jaxlib in the build environment")
         from . import jax as xpose_jax
 
         return xpose_jax.quantize(x, format=format, scaling=scaling, scale=scale, block=block,

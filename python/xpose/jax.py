@@ -92,13 +92,13 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     try:
         r = _quantize._Request(jnp.dtype(x.dtype).name, (rows, cols), (cols, 1), x.dtype.itemsize, format, scaling,
                                scale, block, scale_layout, pow2_scales, outputs)
+        scale_shapes = r.scale_shape(False), r.scale_shape(True)
     except (ValueError, TypeError) as e:
         raise type(e)(str(e).replace("xpose.quantize", "xpose.jax.quantize", 1)) from None
     fp8 = jnp.float8_e4m3fn if r.format == 0 else jnp.float8_e5m2
     scale_dtype = jnp.uint8 if r.scaling == 3 else jnp.float32
-    shapes = {"data": ((rows, cols), fp8), "data_t": ((cols, rows), fp8),
-              "scales": (r.scale_shape(False), scale_dtype), "scales_t": (r.scale_shape(True), scale_dtype),
-              "amax": ((), jnp.float32)}
+    shapes = {"data": ((rows, cols), fp8), "data_t": ((cols, rows), fp8), "scales": (scale_shapes[0], scale_dtype),
+              "scales_t": (scale_shapes[1], scale_dtype), "amax": ((), jnp.float32)}
     results = [jax.ShapeDtypeStruct(shapes[o][0] if r.want[o] else (0,), shapes[o][1]) for o in _quantize._OUTPUTS]
     want = sum(1 << k for k, o in enumerate(_quantize._OUTPUTS) if r.want[o])
     call = jax.ffi.ffi_call(_QUANTIZE, results, vmap_method="sequential")
@@ -108,5 +108,5 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     got = list(got)
     value = r.empty_scale()  # x without elements: no kernel writes a tensor recipe's scales
     if value is not None:
-        got[2] = got[3] = jnp.full((), value, jnp.float32)
+        got[2], got[3] = (jnp.full_like(g, value) for g in got[2:4])  # on x's device, as the call's results
     return _quantize.Quantized(*(g if r.want[o] else None for o, g in zip(_quantize._OUTPUTS, got)))

@@ -322,13 +322,15 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
     }
   }
   // A tile's scales as the staged kernel finds them: its first scale's place, then a small
-  // offset each (ScaleIndex::local), for bases a multiple of 128 down and of 4 across.
+  // offset each (ScaleIndex::local), for bases a multiple of 128 down and of 4 across (the tiled
+  // layout's condition; the linear ones take any base across, as 1 x 64 and 1 x 128 blocks give).
   for (const QuantizeRecipe& r : quantize_recipes()) {
     if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) continue;
     for (int trial = 0; trial < 20; ++trial) {
       const int64_t R = 1 + rng() % 100000, C = 1 + rng() % 100000;
       const ScaleIndex index = scale_index(r, R, C);
-      const int64_t bi0 = 128 * int64_t(rng() % 1000), bj0 = 4 * int64_t(rng() % 1000);
+      const int64_t bi0 = 128 * int64_t(rng() % 1000),
+                    bj0 = r.layout == ScaleLayout::tiled_128x4 ? 4 * int64_t(rng() % 1000) : int64_t(rng() % 4000);
       for (int dr = 0; dr < 128; ++dr)
         for (int dc = 0; dc < 4; ++dc)
           ASSERT_EQ(index(bi0 + dr, bj0 + dc), index(bi0, bj0) + index.local(dr, dc))

@@ -142,7 +142,7 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
             stream = cupy.cuda.get_current_stream(x.device.id).ptr
             _native(*r.fields(), x.data.ptr, *(_address(out[o], lambda a: a.data.ptr) for o in _OUTPUTS), stream,
                     x.device.id)
-            _fill_empty_scales(out, r)
+            _fill_empty_scales(r, out["scales"], out["scales_t"])
         return Quantized(*(out[o] for o in _OUTPUTS))
     if lib == "numpy":
         if isinstance(x, np.ma.MaskedArray):
@@ -152,7 +152,7 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
         if r.rows and r.cols:
             _native(*r.fields(), x.ctypes.data, *(_address(out[o], lambda a: a.ctypes.data) for o in _OUTPUTS), -1,
                     -1)
-        _fill_empty_scales(out, r)
+        _fill_empty_scales(r, out["scales"], out["scales_t"])
         return Quantized(*(out[o] for o in _OUTPUTS))
     from . import _is_jax, _jax_custom_call
 
@@ -168,12 +168,13 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
                             f"{type(x).__name__}")
 
 
-def _fill_empty_scales(out, r):
+def _fill_empty_scales(r, *scales):
+    """An empty x's tensor scales (r.empty_scale()) into the scale outputs asked for (0-D: NumPy,
+    CuPy or PyTorch arrays; None or an empty tensor where not asked for)."""
     value = r.empty_scale()
-    if value is not None:
-        for name in ("scales", "scales_t"):
-            if out[name] is not None:
-                out[name].fill(value)
+    for s in scales if value is not None else ():
+        if s is not None and s.ndim == 0:
+            (s.fill_ if hasattr(s, "fill_") else s.fill)(value)
 
 
 def _request_of_array(x, *args):
@@ -231,7 +232,7 @@ def _torch_call(x, r):
             message = str(e)
             raise type(e)(message if message.startswith("xpose.") else "xpose.quantize: " + message) from None
         if got is not None:
-            _fill_empty_scales_torch(got, r)
+            _fill_empty_scales(r, *got[2:4])
             return got
     from ._torch import _plain_eager, quantize_op
 
@@ -258,16 +259,8 @@ def torch_run(x, r):
             stream = -1
         _native(*r.fields(), x.data_ptr(),
                 *(t.data_ptr() if r.want[o] and t.numel() else 0 for o, t in zip(_OUTPUTS, out)), stream, device)
-    _fill_empty_scales_torch(out, r)
+    _fill_empty_scales(r, *out[2:4])
     return out
-
-
-def _fill_empty_scales_torch(out, r):
-    value = r.empty_scale()
-    if value is not None:
-        for k in (2, 3):
-            if out[k].numel():
-                out[k].fill_(value)
 
 
 def torch_outputs(x, r, written=False):

@@ -818,7 +818,7 @@ nb::object plain_call(const std::string& fn, nb::handle x, nb::handle axes, nb::
 // xpose.quantize(x, ...) of a plain PyTorch CUDA tensor x in eager mode (no gradient asked,
 // no tracing, mode or transform active): the request's descriptor fields as the Python layer
 // checked them from x, which they must describe; every output a new tensor on x's device
-// (PyTorch's allocator; empty where not wanted: `want` of data, data_t, scales, scales_t,
+// (PyTorch's allocator; None where not wanted: `want` of data, data_t, scales, scales_t,
 // amax), the call on PyTorch's current stream. A tuple (data, data_t, scales, scales_t, amax),
 // or None where the Python path must take the call (an empty x, whose amax it zeroes; a
 // PyTorch whose DLPack has no float8).
@@ -848,17 +848,17 @@ nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, i
                   {scale_type, int(scales_shape.size()), scales_shape.data()},
                   {scale_type, int(scales_t_shape.size()), scales_t_shape.data()},
                   {fp32, 0, none}};
-  std::optional<NewTensor> made[5];
+  std::optional<NewTensor> made[5];  // the outputs asked for (None for the others: no allocation)
   void* at[5] = {};
   for (int k = 0; k < 5; ++k) {
-    const bool wanted = want[size_t(k)];
+    if (!want[size_t(k)]) continue;
     try {
-      made[k].emplace(fn, xv.device, outputs[k].dtype, wanted ? outputs[k].ndim : 1, wanted ? outputs[k].shape : none);
+      made[k].emplace(fn, xv.device, outputs[k].dtype, outputs[k].ndim, outputs[k].shape);
     } catch (const std::exception&) {  // nanobind's exceptions too
       if (k < 4) return nb::none();  // float8 refused: PyTorch's own allocation (the Python path) then
       throw;
     }
-    if (wanted) at[k] = made[k]->view().data;
+    at[k] = made[k]->view().data;
   }
   {
     const xpose_quantize_desc_t d =
@@ -870,7 +870,7 @@ nb::object torch_quantize(nb::handle x, int input, int64_t rows, int64_t cols, i
     xpose::quantize(d, xv.data, out, reinterpret_cast<cudaStream_t>(stream));
   }
   nb::object given[5];
-  for (int k = 0; k < 5; ++k) given[k] = made[k]->give(fn);
+  for (int k = 0; k < 5; ++k) given[k] = made[k] ? made[k]->give(fn) : nb::none();
   return nb::make_tuple(given[0], given[1], given[2], given[3], given[4]);
 }
 

@@ -103,6 +103,32 @@ def test_quantize_outputs_and_layouts():
     assert np.all(np.log2(q.scales) == np.round(np.log2(q.scales)))  # powers of two
 
 
+def test_quantize_repeated_calls_take_their_own_arguments():
+    """A call like a recent one reuses its checks (xpose._quantize._REQUESTS): each call still
+    gives what it gives with none remembered, whatever scale it brings, and arguments that are
+    equal but of other types (a list, floats, 1 for True) are checked as they are."""
+    from xpose import _quantize
+
+    x = normal((64, 256), np.float32)
+
+    def outcome(**kwargs):
+        try:
+            q = xpose.quantize(x, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the kind and message are what is compared
+            return type(e), str(e)
+        return [None if a is None else (a.dtype, a.shape, a.tobytes()) for a in q]
+
+    calls = [dict(scaling="delayed", scale=s) for s in (2.0, 0.5, np.float32(8.0), 3, -0.0, float("nan"), 2.0)]
+    calls += [dict(scaling="blocks", block=b) for b in ((1, 128), [1, 128], (1.0, 128.0), (128, 128), (1, 128))]
+    calls += [dict(scaling="mx", pow2_scales=p) for p in (False, 1, True)]
+    calls += [dict(scaling="current", outputs=o) for o in (("data",), ["data"], ("data", "amax"))]
+    warm = [outcome(**c) for c in calls]  # each after the others
+    for c, got in zip(calls, warm):
+        _quantize._REQUESTS.clear()
+        assert outcome(**c) == got, c
+    assert warm[0][2][2] != warm[1][2][2]  # the scales of 2 and 0.5
+
+
 @pytest.mark.parametrize("shape", [(0, 5), (7, 0), (0, 0)])
 def test_quantize_of_an_empty_matrix(shape):
     """No elements: amax 0, the tensor recipes' scales what their scale makes of nothing (1 / the

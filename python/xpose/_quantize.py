@@ -1,5 +1,6 @@
 """xpose.quantize: FP8 quantization of a matrix as it is and transposed in one pass (xpose_quantize)."""
 import collections
+import copy
 import sys
 
 from . import _xpose
@@ -63,6 +64,8 @@ class _Request:
         self.want = {o: o in wanted for o in _OUTPUTS}
         if scaling == "current":
             self.want["amax"] = True  # the tensor's amax is reduced there first
+        self.want_list = [self.want[o] for o in _OUTPUTS]
+        self._shapes = {}  # scale_shape's answers (shared by the copies _request makes)
 
     def empty_scale(self):
         """What a tensor recipe's scales hold for an x without elements, which no kernel reads:
@@ -83,6 +86,8 @@ class _Request:
         """The scale output's shape: one scale for the tensor recipes; the layout's matrix of block
         scales (row-major: blocks down x across; column-major: across x down padded to 16 bytes);
         the tiled layout's bytes, flat."""
+        if transposed in self._shapes:
+            return self._shapes[transposed]
         R, C = (self.cols, self.rows) if transposed else (self.rows, self.cols)
         try:
             count = _xpose.quantize_scales_bytes(self.input, R, C, self.format, self.scaling, self.layout,
@@ -91,14 +96,42 @@ class _Request:
             raise _error(ValueError, str(e)) from None
         entry = 1 if self.scaling == 3 else 4
         if self.scaling < 2:
-            return ()
-        br, bc = (1, 32) if self.scaling == 3 else self.block
-        down, across = -(-R // br), -(-C // bc)
-        if self.layout == 0:
-            return (down, across)
-        if self.layout == 1:
-            return (across, count // entry // max(across, 1))
-        return (count // entry,)
+            shape = ()
+        else:
+            br, bc = (1, 32) if self.scaling == 3 else self.block
+            down, across = -(-R // br), -(-C // bc)
+            shape = ((down, across) if self.layout == 0 else (across, count // entry // max(across, 1))
+                     if self.layout == 1 else (count // entry,))
+        self._shapes[transposed] = shape
+        return shape
+
+
+_REQUESTS = {}  # recent calls' checked requests, by their arguments (the scale's value aside)
+
+
+def _request(dtype_name, shape, strides, itemsize, fmt, scaling, scale, block, scale_layout, pow2_scales, outputs):
+    """_Request of these arguments. A call whose arguments (their types too, where the checks
+    would tell them apart) are a recent call's but for the scale's value takes that call's
+    checks, with its own scale: a training step's call costs a dictionary lookup."""
+    args = (dtype_name, shape, strides, itemsize, fmt, scaling, scale, block, scale_layout, pow2_scales, outputs)
+    if not (type(outputs) is tuple and type(pow2_scales) is bool and
+            (block is None or type(block) is tuple and all(type(b) is int for b in block))):
+        return _Request(*args)  # lists, and values equal to others of another type: checked afresh
+    key = (dtype_name, shape, strides, itemsize, fmt, scaling, scale is None, block, scale_layout, pow2_scales,
+           outputs)
+    try:
+        r = _REQUESTS.get(key)
+    except TypeError:  # something unhashable
+        return _Request(*args)
+    if r is None:
+        r = _Request(*args)
+        if len(_REQUESTS) >= 256:
+            _REQUESTS.clear()
+        _REQUESTS[key] = r
+    elif scale is not None:
+        r = copy.copy(r)
+        r.scale = float(scale)
+    return r
 
 
 def _native(*args):
@@ -131,7 +164,7 @@ def quantize(x, *, format="e4m3", scaling="current", scale=None, block=None, sca
     lib = _library_of(x)
     np, cupy = sys.modules.get("numpy") if lib == "numpy" else None, sys.modules.get("cupy") if lib == "cupy" else None
     if lib == "torch":
-        r = _Request(str(x.dtype).replace("torch.", ""), tuple(x.shape), x.stride(), x.element_size(), format, scaling,
+        r = _request(str(x.dtype).replace("torch.", ""), tuple(x.shape), x.stride(), x.element_size(), format, scaling,
                      scale, block, scale_layout, pow2_scales, outputs)
         got = _torch_call(x, r)
         return Quantized(*(t if r.want[o] else None for o, t in zip(_OUTPUTS, got)))
@@ -180,7 +213,7 @@ def _fill_empty_scales(r, *scales):
 def _request_of_array(x, *args):
     if any(s % x.itemsize for s in x.strides):
         raise _error(ValueError, f"x's strides {tuple(x.strides)} (bytes) are not whole elements")
-    return _Request(x.dtype.name, tuple(x.shape), tuple(s // x.itemsize for s in x.strides), x.itemsize, *args)
+    return _request(x.dtype.name, tuple(x.shape), tuple(s // x.itemsize for s in x.strides), x.itemsize, *args)
 
 
 def _address(a, of):
@@ -224,10 +257,9 @@ def _torch_call(x, r):
     from . import _PLAIN, _compiling
 
     if type(x) is _PLAIN and not _compiling() and x.is_cuda:
-        want = [r.want[o] for o in _OUTPUTS]
         shapes = [r.scale_shape(t) if r.want[o] else () for o, t in (("scales", False), ("scales_t", True))]
         try:
-            got = _xpose.torch_quantize(x, *r.fields(), want, *shapes)
+            got = _xpose.torch_quantize(x, *r.fields(), r.want_list, *shapes)
         except (ValueError, RuntimeError) as e:
             message = str(e)
             raise type(e)(message if message.startswith("xpose.") else "xpose.quantize: " + message) from None
@@ -236,7 +268,7 @@ def _torch_call(x, r):
             return got
     from ._torch import _plain_eager, quantize_op
 
-    return torch_run(x, r) if _plain_eager(x) else quantize_op(x, *r.fields()[4:], [r.want[o] for o in _OUTPUTS])
+    return torch_run(x, r) if _plain_eager(x) else quantize_op(x, *r.fields()[4:], r.want_list)
 
 
 def torch_impl(x, fmt, scaling, layout, block_rows, block_cols, pow2, scale, want):

@@ -49,7 +49,7 @@ xpose_status_t xpose_quantize(const xpose_quantize_desc_t* desc, const void* x, 
     for (const auto& [name, ptr] : pointers)
       if (ptr)
         if (Result e = check_device_pointer(name, ptr, device); e.failed()) return e;
-    return launch_quantize(p, stream);
+    return launch_quantize(p, device, stream);
   });
 }
 

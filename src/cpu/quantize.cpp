@@ -45,7 +45,7 @@ void quantize_view(const View& v, const QuantizeRecipe& r, float tensor_scale, u
     if (!data) return;
   } else {
     layout::block_shape(r, &br, &bc);
-    if (scales && layout::scales_padded(r))
+    if (scales && layout::scales_padded(r, v.rows, v.cols))
       std::fill_n(static_cast<uint8_t*>(scales), layout::scale_count(r, v.rows, v.cols) * layout::scale_bytes(r),
                   uint8_t(0));
   }

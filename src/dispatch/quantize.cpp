@@ -20,9 +20,9 @@ Result quantize_on(const Device& d) {
   return ok();
 }
 
-Result launch_quantize(const QuantizeProblem& p, cudaStream_t stream) {
+Result launch_quantize(const QuantizeProblem& p, const Device& device, cudaStream_t stream) {
   if (p.empty()) return ok();
-  XPOSE_TRY_CUDA(engines::quantize(p, stream));
+  XPOSE_TRY_CUDA(engines::quantize(p, device, stream));
   return ok();
 }
 

@@ -13,7 +13,7 @@ namespace xpose::detail {
 Result plan_quantize(const QuantizeProblem& p);
 // Whether device `d` runs the GPU path (NOT_SUPPORTED, saying why, where not).
 Result quantize_on(const Device& d);
-Result launch_quantize(const QuantizeProblem& p, cudaStream_t stream);
+Result launch_quantize(const QuantizeProblem& p, const Device& device, cudaStream_t stream);
 
 // The CPU path (the reference) for a checked request on host memory: bf16 and fp16 widened a row
 // at a time, then cpu::quantize.

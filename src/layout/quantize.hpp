@@ -133,9 +133,12 @@ XPOSE_HD inline int64_t scale_offset(const QuantizeRecipe& r, int64_t R, int64_t
   return scale_index(r, R, C)(bi, bj);
 }
 
-// Whether the layout leaves entries no block owns (written as 0).
-XPOSE_HD inline bool scales_padded(const QuantizeRecipe& r) {
-  return !tensor_scaled(r) && r.layout != ScaleLayout::row_major;
+// Whether the layout of an R x C output's scales leaves entries no block owns (written as 0).
+XPOSE_HD inline bool scales_padded(const QuantizeRecipe& r, int64_t R, int64_t C) {
+  if (tensor_scaled(r) || r.layout == ScaleLayout::row_major) return false;
+  int64_t br, bc;
+  block_shape(r, &br, &bc);
+  return scale_count(r, R, C) != (R + br - 1) / br * ((C + bc - 1) / bc);
 }
 
 // The row-block quantizing kernel's stage (engines/quantize, 1 x K blocks): a 128 x 128 tile of

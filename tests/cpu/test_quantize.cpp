@@ -308,7 +308,9 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
   for (const QuantizeRecipe& r : quantize_recipes()) {
     if (r.scaling == Scaling::tensor_given || r.scaling == Scaling::tensor_amax) continue;
     for (int trial = 0; trial < 20; ++trial) {
-      const int64_t R = 1 + rng() % 700, C = 1 + rng() % 700;
+      // Multiples of 128 and 4 blocks too: the tiled layout without padding.
+      const auto side = [&] { return trial % 4 ? 1 + int64_t(rng() % 700) : 128 * (1 + int64_t(rng() % 5)); };
+      const int64_t R = side(), C = side();
       const int64_t br = r.scaling == Scaling::blocks ? r.block_rows : 1;
       const int64_t bc = r.scaling == Scaling::blocks ? r.block_cols : 32;
       std::vector<int> hits(size_t(scale_count(r, R, C)), 0);
@@ -319,6 +321,9 @@ TEST(Quantize, ScaleLayoutsGiveEachBlockItsOwnPlace) {
           ASSERT_LT(at, int64_t(hits.size())) << recipe_name(r) << " " << R << " x " << C;
           ASSERT_EQ(0, hits[size_t(at)]++) << recipe_name(r);
         }
+      // Padded (the kernels zero it first) exactly where some entry has no block.
+      EXPECT_EQ(std::count(hits.begin(), hits.end(), 0) > 0, scales_padded(r, R, C))
+          << recipe_name(r) << " " << R << " x " << C;
     }
   }
   // A tile's scales as the staged kernel finds them: its first scale's place, then a small

@@ -530,19 +530,19 @@ const char* quantize_refusal(const QuantizeTask& t) {
   return nullptr;
 }
 
-cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
+cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaStream_t stream) {
   if (t.amax) {
     if (cudaError_t e = cudaMemsetAsync(t.amax, 0, sizeof(float), stream); e != cudaSuccess) return e;
   }
   if (t.rows == 0 || t.cols == 0) return cudaSuccess;
-  if (layout::scales_padded(t.recipe)) {  // entries no block owns are 0; the blocks' are written over
-    const size_t bytes = size_t(layout::scale_bytes(t.recipe));
-    for (const auto& [scales, R, C] : {std::tuple{t.scales, t.rows, t.cols}, std::tuple{t.scales_t, t.cols, t.rows}})
-      if (scales)
-        if (cudaError_t e = cudaMemsetAsync(scales, 0, size_t(layout::scale_count(t.recipe, R, C)) * bytes, stream);
-            e != cudaSuccess)
-          return e;
-  }
+  // Entries no block owns are 0 (the blocks' are written over); shapes that fill the layout's
+  // tiles have none, and no memset.
+  const size_t bytes = size_t(layout::scale_bytes(t.recipe));
+  for (const auto& [scales, R, C] : {std::tuple{t.scales, t.rows, t.cols}, std::tuple{t.scales_t, t.cols, t.rows}})
+    if (scales && layout::scales_padded(t.recipe, R, C))
+      if (cudaError_t e = cudaMemsetAsync(scales, 0, size_t(layout::scale_count(t.recipe, R, C)) * bytes, stream);
+          e != cudaSuccess)
+        return e;
   const int64_t E = input_bytes(t.input);
   const Flags flags{aligned(t.x, 16) && (t.ld * E) % 16 == 0,
                     aligned(t.data, uintptr_t(16 / E)) && t.cols % (16 / E) == 0,
@@ -551,20 +551,17 @@ cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream) {
     constexpr int E = decltype(e)::value;
     constexpr bool B = decltype(brain)::value;
     if (t.recipe.scaling == Scaling::tensor_amax) {  // x's amax first
-      int sms = 0, device = 0;
-      if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-      if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-        return e;
-      const int64_t per_block = int64_t(kThreads) * (16 / E) * 4;
+      const int64_t sms = device.sm_count, per_block = int64_t(kThreads) * (16 / E) * 4;
       const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>(8 * sms, (t.rows * t.cols + per_block - 1) / per_block)));
       quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
-    if (quantize_staged_serves(t.recipe, t.input)) return quantize_staged(t, stream);
-    const auto kernel = scheme_of(t.recipe) == Scheme::same ? quantize_tiles<E, B, Scheme::same>
-                                                            : quantize_tiles<E, B, Scheme::general>;
+    if (quantize_staged_serves(t.recipe, t.input)) return quantize_staged(t, device.id, stream);
+    const bool same = scheme_of(t.recipe) == Scheme::same;
+    const auto kernel = same ? quantize_tiles<E, B, Scheme::same> : quantize_tiles<E, B, Scheme::general>;
     const int smem = int(sizeof(Shared<E>));
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (cudaError_t e = same ? detail::allow_dynamic_smem<quantize_tiles<E, B, Scheme::same>>(device.id, smem)
+                             : detail::allow_dynamic_smem<quantize_tiles<E, B, Scheme::general>>(device.id, smem);
         e != cudaSuccess)
       return e;
     const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/device.hpp"
 #include "core/quantize.hpp"
 
 namespace xpose::engines {
@@ -19,14 +20,15 @@ const char* quantize_device_refusal(int cc);
 // Why the GPU path cannot take `t` (one line), or null.
 const char* quantize_refusal(const QuantizeTask& t);
 
-// Enqueues the quantization (a zeroing of *amax and, for Scaling::tensor_amax, an amax pass
-// first); never waits. The task is one quantize_refusal accepts.
-cudaError_t quantize(const QuantizeTask& t, cudaStream_t stream);
+// Enqueues the quantization on `device`, the current one (a zeroing of *amax and of the scales'
+// padding where there is any and, for Scaling::tensor_amax, an amax pass first); never waits.
+// The task is one quantize_refusal accepts.
+cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaStream_t stream);
 
 // quantize's kernel for tensor scales and blocks of 1 x K or K x K, K = 32, 64 or 128
 // (staged.cu): whether it serves recipe r on that input, and the quantization alone, after
 // quantize has zeroed *amax and the scales' padding and, for current scaling, reduced x's amax.
 bool quantize_staged_serves(const layout::QuantizeRecipe& r, QuantizeInputType input);
-cudaError_t quantize_staged(const QuantizeTask& t, cudaStream_t stream);
+cudaError_t quantize_staged(const QuantizeTask& t, int device, cudaStream_t stream);
 
 }  // namespace xpose::engines

@@ -489,14 +489,12 @@ __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
                                       index, index_t, st, i0, j0, R, C);
 }
 
-template <int E, bool Brain, bool Same>
-cudaError_t launch_same(const QuantizeTask& t, cudaStream_t stream) {
-  // Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
-  const auto kernel = t.recipe.out == Fp8::e4m3 ? quantize_staged<E, Brain, Same, Fp8::e4m3>
-                                                : quantize_staged<E, Brain, Same, Fp8::e5m2>;
+// Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
+template <int E, bool Brain, bool Same, Fp8 Kind>
+cudaError_t launch_kind(const QuantizeTask& t, int device, cudaStream_t stream) {
+  constexpr auto kernel = quantize_staged<E, Brain, Same, Kind>;
   const int smem = int(sizeof(Stage<E>));
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem); e != cudaSuccess)
-    return e;
+  if (cudaError_t e = detail::allow_dynamic_smem<kernel>(device, smem); e != cudaSuccess) return e;
   const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
   const bool t_vectors = reinterpret_cast<uintptr_t>(t.data_t) % 16 == 0 && t.rows % 16 == 0;
   // 32-bit: quantize_refusal
@@ -509,12 +507,18 @@ cudaError_t launch_same(const QuantizeTask& t, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+template <int E, bool Brain, bool Same>
+cudaError_t launch_same(const QuantizeTask& t, int device, cudaStream_t stream) {
+  return t.recipe.out == Fp8::e4m3 ? launch_kind<E, Brain, Same, Fp8::e4m3>(t, device, stream)
+                                   : launch_kind<E, Brain, Same, Fp8::e5m2>(t, device, stream);
+}
+
 template <int E, bool Brain>
-cudaError_t launch(const QuantizeTask& t, cudaStream_t stream) {
+cudaError_t launch(const QuantizeTask& t, int device, cudaStream_t stream) {
   int64_t br, bc;
   layout::block_shape(t.recipe, &br, &bc);
-  return layout::tensor_scaled(t.recipe) || br != 1 ? launch_same<E, Brain, true>(t, stream)
-                                                     : launch_same<E, Brain, false>(t, stream);
+  return layout::tensor_scaled(t.recipe) || br != 1 ? launch_same<E, Brain, true>(t, device, stream)
+                                                     : launch_same<E, Brain, false>(t, device, stream);
 }
 
 }  // namespace
@@ -528,11 +532,11 @@ bool quantize_staged_serves(const QuantizeRecipe& r, QuantizeInputType input) {
   return (br == 1 || br == bc) && (bc == 32 || bc == 64 || bc == 128);
 }
 
-cudaError_t quantize_staged(const QuantizeTask& t, cudaStream_t stream) {
+cudaError_t quantize_staged(const QuantizeTask& t, int device, cudaStream_t stream) {
   switch (t.input) {
-    case QuantizeInputType::fp32: return launch<4, false>(t, stream);
-    case QuantizeInputType::bf16: return launch<2, true>(t, stream);
-    case QuantizeInputType::fp16: return launch<2, false>(t, stream);
+    case QuantizeInputType::fp32: return launch<4, false>(t, device, stream);
+    case QuantizeInputType::bf16: return launch<2, true>(t, device, stream);
+    case QuantizeInputType::fp16: return launch<2, false>(t, device, stream);
   }
   return cudaErrorInvalidValue;
 }

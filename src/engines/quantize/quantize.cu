@@ -557,19 +557,19 @@ cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaSt
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
     if (quantize_staged_serves(t.recipe, t.input)) return quantize_staged(t, device.id, stream);
-    const bool same = scheme_of(t.recipe) == Scheme::same;
-    const auto kernel = same ? quantize_tiles<E, B, Scheme::same> : quantize_tiles<E, B, Scheme::general>;
-    const int smem = int(sizeof(Shared<E>));
-    if (cudaError_t e = same ? detail::allow_dynamic_smem<quantize_tiles<E, B, Scheme::same>>(device.id, smem)
-                             : detail::allow_dynamic_smem<quantize_tiles<E, B, Scheme::general>>(device.id, smem);
-        e != cudaSuccess)
-      return e;
-    const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
-    kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
-                                                        t.scales_t, t.amax, flags,
-                                                        layout::scale_index(t.recipe, t.rows, t.cols),
-                                                        layout::scale_index(t.recipe, t.cols, t.rows));
-    return cudaGetLastError();
+    const auto run = [&](auto scheme) -> cudaError_t {
+      constexpr auto kernel = quantize_tiles<E, B, decltype(scheme)::value>;
+      const int smem = int(sizeof(Shared<E>));
+      if (cudaError_t e = detail::allow_dynamic_smem<kernel>(device.id, smem); e != cudaSuccess) return e;
+      const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
+      kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t,
+                                                          t.scales, t.scales_t, t.amax, flags,
+                                                          layout::scale_index(t.recipe, t.rows, t.cols),
+                                                          layout::scale_index(t.recipe, t.cols, t.rows));
+      return cudaGetLastError();
+    };
+    return scheme_of(t.recipe) == Scheme::same ? run(std::integral_constant<Scheme, Scheme::same>{})
+                                               : run(std::integral_constant<Scheme, Scheme::general>{});
   };
   using yes = std::true_type;
   using no = std::false_type;

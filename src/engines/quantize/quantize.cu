@@ -17,6 +17,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "engines/early_launch.cuh"
 #include "engines/quantize/fp8.cuh"
 #include "engines/quantize/quantize.hpp"
 #include "layout/micro_block.hpp"
@@ -28,6 +29,7 @@ using layout::QuantizeRecipe;
 using layout::Scaling;
 
 constexpr int kTile = 128, kThreads = 256, kWarps = kThreads / 32;
+constexpr int kAmaxInFlight = 4;  // the amax pass's 16-byte loads a thread before it reduces any
 constexpr int kGroups = kTile / 4;  // groups of four rows a tile
 
 // The tile's thread map for E-byte input elements.
@@ -272,6 +274,7 @@ __device__ __forceinline__ bool load_and_scale(const QuantizeRecipe& r, const vo
   // The scales: one for the tensor (given, or from the amax its first pass reduced), or the
   // blocks' from the partial maxima (data_t's from data's where they are the same).
   const bool tensor = layout::tensor_scaled(r);
+  if (r.scaling == Scaling::tensor_amax) wait_for_prior_grid();  // the amax pass's result
   const float tensor_scale = tensor ? layout::tensor_scale(r, r.scaling == Scaling::tensor_amax ? *amax : 0.0f) : 1.0f;
   if (tensor) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -456,47 +459,48 @@ __global__ void __launch_bounds__(kThreads, 2)
 }
 
 // The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
-// along dense rows where x is aligned, else element by element.
+// along dense rows where x is aligned, kInFlight of them a thread before it reduces any (a load
+// past the end reads nothing and counts 0), else element by element; one atomic a block.
 template <int E, bool Brain>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 8)
     quantize_amax_pass(const void* x, int64_t rows, int64_t cols, int64_t ld, bool vectors, float* amax) {
   using M = Map<E>;
+  let_dependents_start();  // the quantize kernel, launched early, waits for this pass's end
+  __shared__ float warp_max[kWarps];
   float m = 0.0f;
-  const int64_t stride = int64_t(gridDim.x) * kThreads;
+  const auto one = [&](int64_t at) {
+    uint32_t words[M::W] = {};
+    words[0] = E == 4 ? static_cast<const uint32_t*>(x)[at] : static_cast<const uint16_t*>(x)[at];
+    m = amax_of(m, element<E, Brain>(words, 0));
+  };
+  const int64_t stride = int64_t(gridDim.x) * kThreads, first = int64_t(blockIdx.x) * kThreads + threadIdx.x;
   if (vectors && ld == cols) {  // one flat run of rows * cols elements
     const int64_t n = rows * cols, full = n / M::V;
     const uint4* v = static_cast<const uint4*>(x);
-    const auto reduce = [&](const uint4& u) {
-      const uint32_t words[M::W] = {u.x, u.y, u.z, u.w};
+    for (int64_t i = first; i < full; i += kAmaxInFlight * stride) {
+      uint4 u[kAmaxInFlight];
 #pragma unroll
-      for (int e = 0; e < M::V; ++e) m = amax_of(m, element<E, Brain>(words, e));
-    };
-    int64_t i = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    constexpr int kInFlight = 4;  // vectors a thread loads before it reduces any
-    for (; i + (kInFlight - 1) * stride < full; i += kInFlight * stride) {
-      uint4 u[kInFlight];
+      for (int k = 0; k < kAmaxInFlight; ++k) u[k] = i + k * stride < full ? v[i + k * stride] : uint4{};
 #pragma unroll
-      for (int k = 0; k < kInFlight; ++k) u[k] = v[i + k * stride];
+      for (int k = 0; k < kAmaxInFlight; ++k) {
+        const uint32_t words[M::W] = {u[k].x, u[k].y, u[k].z, u[k].w};
 #pragma unroll
-      for (int k = 0; k < kInFlight; ++k) reduce(u[k]);
+        for (int e = 0; e < M::V; ++e) m = amax_of(m, element<E, Brain>(words, e));
+      }
     }
-    for (; i < full; i += stride) reduce(v[i]);
-    for (int64_t i = full * M::V + int64_t(blockIdx.x) * kThreads + threadIdx.x; i < n; i += stride) {
-      uint32_t words[M::W] = {};
-      words[0] = E == 4 ? static_cast<const uint32_t*>(x)[i] : static_cast<const uint16_t*>(x)[i];
-      m = amax_of(m, element<E, Brain>(words, 0));
-    }
+    for (int64_t i = full * M::V + first; i < n; i += stride) one(i);
   } else {
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
-      for (int64_t j = threadIdx.x; j < cols; j += kThreads) {
-        uint32_t words[M::W] = {};
-        const int64_t at = r * ld + j;
-        words[0] = E == 4 ? static_cast<const uint32_t*>(x)[at] : static_cast<const uint16_t*>(x)[at];
-        m = amax_of(m, element<E, Brain>(words, 0));
-      }
+      for (int64_t j = threadIdx.x; j < cols; j += kThreads) one(r * ld + j);
   }
   for (int s = 16; s > 0; s /= 2) m = fmaxf(m, __shfl_xor_sync(0xFFFFFFFFu, m, s));
-  if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));
+  if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) m = fmaxf(m, warp_max[w]);
+    atomicMax(reinterpret_cast<unsigned*>(amax), __float_as_uint(m));  // non-negative: bits order
+  }
 }
 
 bool power_of_two_up_to_tile(int v) { return v >= 1 && v <= kTile && (v & (v - 1)) == 0; }
@@ -551,7 +555,7 @@ cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaSt
     constexpr int E = decltype(e)::value;
     constexpr bool B = decltype(brain)::value;
     if (t.recipe.scaling == Scaling::tensor_amax) {  // x's amax first
-      const int64_t sms = device.sm_count, per_block = int64_t(kThreads) * (16 / E) * 4;
+      const int64_t sms = device.sm_count, per_block = int64_t(kThreads) * (16 / E) * kAmaxInFlight;
       const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>(8 * sms, (t.rows * t.cols + per_block - 1) / per_block)));
       quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
@@ -562,11 +566,10 @@ cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaSt
       const int smem = int(sizeof(Shared<E>));
       if (cudaError_t e = detail::allow_dynamic_smem<kernel>(device.id, smem); e != cudaSuccess) return e;
       const int64_t tiles = ((t.rows - 1) / kTile + 1) * ((t.cols - 1) / kTile + 1);
-      kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t,
-                                                          t.scales, t.scales_t, t.amax, flags,
-                                                          layout::scale_index(t.recipe, t.rows, t.cols),
-                                                          layout::scale_index(t.recipe, t.cols, t.rows));
-      return cudaGetLastError();
+      return launch_maybe_early(t.recipe.scaling == Scaling::tensor_amax, kernel, dim3(unsigned(tiles)), dim3(kThreads),
+                                size_t(smem), stream, t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
+                                t.scales_t, t.amax, flags, layout::scale_index(t.recipe, t.rows, t.cols),
+                                layout::scale_index(t.recipe, t.cols, t.rows));
     };
     return scheme_of(t.recipe) == Scheme::same ? run(std::integral_constant<Scheme, Scheme::same>{})
                                                : run(std::integral_constant<Scheme, Scheme::general>{});

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "engines/async_copy.cuh"
+#include "engines/early_launch.cuh"
 #include "engines/quantize/fp8.cuh"
 #include "engines/quantize/quantize.hpp"
 #include "layout/fast_divmod.hpp"
@@ -215,6 +216,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   const bool square = Same && !tensor;  // K x K blocks: their maxima before either pass
   if constexpr (Same) {
     if (tensor) {
+      if (r.scaling == layout::Scaling::tensor_amax) wait_for_prior_grid();  // the amax pass's result
       tensor_factor = layout::tensor_scale(r, r.scaling == layout::Scaling::tensor_amax ? *amax : 0.0f);
       if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (scales) *static_cast<float*>(scales) = 1.0f / tensor_factor;
@@ -499,12 +501,12 @@ cudaError_t launch_kind(const QuantizeTask& t, int device, cudaStream_t stream) 
   const bool t_vectors = reinterpret_cast<uintptr_t>(t.data_t) % 16 == 0 && t.rows % 16 == 0;
   // 32-bit: quantize_refusal
   const int64_t tiles_c = (t.cols - 1) / kTile + 1, tiles = ((t.rows - 1) / kTile + 1) * tiles_c;
-  kernel<<<unsigned(tiles), kThreads, smem, stream>>>(t.recipe, t.x, t.rows, t.cols, t.ld, t.data, t.data_t, t.scales,
-                                                      t.scales_t, t.amax, x_vectors, t_vectors,
-                                                      layout::FastDivmod(uint32_t(tiles_c)),
-                                                      layout::scale_index(t.recipe, t.rows, t.cols),
-                                                      layout::scale_index(t.recipe, t.cols, t.rows));
-  return cudaGetLastError();
+  // Current scaling's kernel starts early: its tile's loads overlap the amax pass's end.
+  return launch_maybe_early(t.recipe.scaling == layout::Scaling::tensor_amax, kernel, dim3(unsigned(tiles)),
+                            dim3(kThreads), size_t(smem), stream, t.recipe, t.x, t.rows, t.cols, t.ld, t.data,
+                            t.data_t, t.scales, t.scales_t, t.amax, x_vectors, t_vectors,
+                            layout::FastDivmod(uint32_t(tiles_c)), layout::scale_index(t.recipe, t.rows, t.cols),
+                            layout::scale_index(t.recipe, t.cols, t.rows));
 }
 
 template <int E, bool Brain, bool Same>

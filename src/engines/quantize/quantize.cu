@@ -459,7 +459,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 }
 
 // The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
-// along dense rows where x is aligned, kInFlight of them a thread before it reduces any (a load
+// along dense rows where x is aligned, kAmaxInFlight of them a thread before it reduces any (a load
 // past the end reads nothing and counts 0), else element by element; one atomic a block.
 template <int E, bool Brain>
 __global__ void __launch_bounds__(kThreads, 8)

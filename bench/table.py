@@ -307,10 +307,26 @@ def ab(old_path, new_path, shown=5):
               f"({old[c][0].get('chosen') or '?'} -> {new[c][0].get('chosen') or '?'})")
 
 
+TRANSPOSE_DRAW = re.compile(r"random \d+ of seed \d+: (\S+) (?:batched (\d+)x)?(\d+)x(\d+)(?: ld (\d+)/(\d+))?$")
+PERMUTE_DRAW = re.compile(r"(\S+) ([\dx]+) \(([\d,]+)\)")
+
+
 def moved(old_path, new_path, per_type=0, seed=0):
-    """The draws of two xpose_plan_draws outputs on one list whose plans differ, as "dtype
-    extents perm" lines in the list's order: all of them, or per_type of each dtype drawn with
-    `seed`."""
+    """The draws of two xpose_plan_draws outputs on one list whose plans differ, in the list's
+    order: permutations as "dtype extents perm" lines (tools/ab-permute's), 2-D transposes as
+    "dtype rows cols batch ld_src ld_dst" (tools/ab-transpose's; ld 0: dense); all of them, or
+    per_type of each dtype drawn with `seed`."""
+    def parse(case):
+        t = TRANSPOSE_DRAW.match(case)
+        if t:
+            dtype, batch, rows, cols, ld_src, ld_dst = t.groups()
+            return dtype, f"{dtype} {rows} {cols} {batch or 1} {ld_src or 0} {ld_dst or 0}"
+        p = PERMUTE_DRAW.match(case)
+        if p:
+            dtype, extents, perm = p.groups()
+            return dtype, f"{dtype} {extents.replace('x', ',')} {perm}"
+        return None
+
     def plans(path):
         try:
             with open(path) as f:
@@ -318,7 +334,7 @@ def moved(old_path, new_path, per_type=0, seed=0):
         except OSError as e:
             fail(f"{path}: {e.strerror}")
         for n, row in enumerate(rows, 1):
-            if len(row) < 2 or not re.match(r"\S+ [\dx]+ \([\d,]+\)", row[0]):
+            if len(row) < 2 or parse(row[0]) is None:
                 fail(f"{path}:{n}: not an xpose_plan_draws line of a --list draw")
         return rows
     old, new = plans(old_path), plans(new_path)
@@ -327,14 +343,13 @@ def moved(old_path, new_path, per_type=0, seed=0):
     changed = [o[0] for o, n in zip(old, new) if o[1] != n[1]]
     by_type = {}
     for case in changed:
-        by_type.setdefault(case.split()[0], []).append(case)
+        by_type.setdefault(parse(case)[0], []).append(case)
     if per_type:
         rng = random.Random(seed)
         keep = {c for cases in by_type.values() for c in rng.sample(cases, min(per_type, len(cases)))}
         changed = [c for c in changed if c in keep]
     for case in changed:
-        dtype, extents, perm = re.match(r"(\S+) ([\dx]+) \(([\d,]+)\)", case).groups()
-        print(dtype, extents.replace("x", ","), perm)
+        print(parse(case)[1])
     print(f"{sum(len(v) for v in by_type.values())} of {len(old)} draws moved ("
           + ", ".join(f"{t} {len(v)}" for t, v in sorted(by_type.items())) + f"); {len(changed)} listed",
           file=sys.stderr)

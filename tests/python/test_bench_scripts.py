@@ -161,6 +161,20 @@ class BenchScripts(unittest.TestCase):
         self.assertEqual(2, len(one))  # one u8 of the two, the fp32
         self.assertIn("fp32 3,4 1,0", one)
 
+    def test_moved_lists_2d_draws_as_the_transpose_ab_reads_them(self):
+        cases = ["random 0 of seed 5: fp32 batched 44x128x1787 ld 1825/171", "random 1 of seed 5: u8 3x5",
+                 "random 2 of seed 5: fp64 7x9 ld 11/8"]
+        paths = []
+        for name, texts in (("old2.tsv", ["a", "a", "a"]), ("new2.tsv", ["b", "a", "b"])):
+            paths.append(os.path.join(self.dir.name, name))
+            with open(paths[-1], "w") as f:
+                f.writelines(f"{c}\t{t}\n" for c, t in zip(cases, texts))
+        err = io.StringIO()
+        with redirect_stderr(err):
+            lines = self.run_table("moved", *paths).splitlines()
+        self.assertEqual(["fp32 128 1787 44 1825 171", "fp64 7 9 1 11 8"], lines)
+        self.assertIn("2 of 3 draws moved (fp32 1, fp64 1); 2 listed", err.getvalue())
+
     def test_random_reports_each_file_over_its_large_draws(self):
         path = os.path.join(self.dir.name, "draws.jsonl")
         with open(path, "w") as f:  # 20 draws of 8 x 8 fp32 at 1..20%, and two of 64 MiB at 90 and 70%

@@ -33,6 +33,18 @@ class PlanDraws(unittest.TestCase):
         self.assertEqual("4 64,36,40 0,2,1", name)
         self.assertIn("4-byte elements", text)
 
+    def test_2d_transposes(self):
+        line = ('{"batch":44,"case":"random 0 of seed 5: fp32 batched 44x128x1787 ld 1825/171","cols":1787,'
+                '"dtype":"fp32","elem_bytes":4,"ld_dst":171,"ld_src":1825,"rows":128,"timing":"auto"}')
+        r = run(["h200", "cute_padded"], line + "\n" + line.replace('"ld_dst":171', '"ld_dst":100') + "\n")
+        self.assertEqual(0, r.returncode, r.stderr)
+        first, second = r.stdout.splitlines()
+        name, auto, named = first.split("\t")
+        self.assertEqual("random 0 of seed 5: fp32 batched 44x128x1787 ld 1825/171", name)
+        self.assertIn("kernel smem_padded", auto)  # rule unaligned_mid on the H200
+        self.assertIn("kernel cute_padded", named)
+        self.assertTrue(second.split("\t")[1].startswith("refused: "), second)  # ld_dst below rows
+
     def test_named_kernel_and_refusals(self):
         r = run(["h100", "permute_rows"], "1 30,126,63,9 0,3,1,2\n2 5,7 0,0\n")
         self.assertEqual(0, r.returncode, r.stderr)

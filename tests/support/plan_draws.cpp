@@ -1,10 +1,12 @@
 // xpose_plan_draws: the plan the automatic choice (and, given, a named kernel) makes for each
-// permutation of a list, on a pretend H100, H200, A100, B200 or Turing, with no GPU. It reads
-// `xpose-permute-bench --list`'s JSON lines (or lines "ELEM_BYTES EXTENTS PERM", comma lists) and
-// prints one line each: the draw, a tab, the plan's text (a tab and the named kernel's plan, or
-// "refused: why", after it). Two builds' outputs on one list name the draws whose plans a change
-// moves (docs/results' held-out checks).
+// permutation or 2-D transpose of a list, on a pretend H100, H200, A100, B200 or Turing, with no
+// GPU. It reads `xpose-permute-bench --list`'s JSON lines (or lines "ELEM_BYTES EXTENTS PERM", comma
+// lists) and `xpose-bench --list`'s (rows, cols, batch, ld_src, ld_dst; batches dense at their
+// pitches) and prints one line each: the draw, a tab, the plan's text (a tab and the named
+// kernel's plan, or "refused: why", after it). Two builds' outputs on one list name the draws whose
+// plans a change moves (docs/results' held-out checks).
 //   xpose-permute-bench --random 60000 --seed S --list | xpose_plan_draws h200 [KERNEL]
+//   xpose-bench --random 60000 --seed S --list | xpose_plan_draws h200 [KERNEL]
 // Dense strides, 256-byte aligned bases. A line it cannot read ends it with one line on stderr
 // and status 2; a permutation the library refuses prints "refused: why".
 #include <cstdint>
@@ -53,12 +55,29 @@ std::string field(const std::string& line, const std::string& key) {
 struct Draw {
   std::string name;
   int64_t elem_bytes = 0;
-  std::vector<int64_t> extents, perm;
+  std::vector<int64_t> extents, perm;  // a permutation's
+  bool transpose = false;               // a 2-D transpose's: the fields below
+  int64_t rows = 0, cols = 0, batch = 1, ld_src = 0, ld_dst = 0;
 };
+
+// xpose-bench --list's line: a 2-D transpose.
+bool read_transpose(const std::string& line, Draw* d) {
+  int64_t* const to[] = {&d->elem_bytes, &d->rows, &d->cols, &d->batch, &d->ld_src, &d->ld_dst};
+  const char* const keys[] = {"elem_bytes", "rows", "cols", "batch", "ld_src", "ld_dst"};
+  std::vector<int64_t> v;
+  for (int k = 0; k < 6; ++k) {
+    if (!integers(field(line, keys[k]), &v) || v.size() != 1) return false;
+    *to[k] = v[0];
+  }
+  d->transpose = true;
+  d->name = field(line, "case");
+  return !d->name.empty();
+}
 
 bool read_draw(const std::string& line, Draw* d) {
   std::string elem, extents, perm;
   if (line.find('{') != std::string::npos) {
+    if (!field(line, "rows").empty() && field(line, "extents").empty()) return read_transpose(line, d);
     elem = field(line, "elem_bytes"), extents = field(line, "extents"), perm = field(line, "perm");
     d->name = field(line, "case");
   } else {
@@ -79,6 +98,15 @@ std::string plan(const Draw& draw, const detail::Device& device, const char* ker
   const std::vector<int> perm(draw.perm.begin(), draw.perm.end());
   const void* src = reinterpret_cast<const void*>(uintptr_t(1) << 40);
   void* dst = reinterpret_cast<void*>(uintptr_t(2) << 40);
+  if (draw.transpose) {
+    detail::Problem p;
+    detail::Result r = detail::resolve_transpose(
+        {src, dst, draw.rows, draw.cols, draw.elem_bytes, draw.ld_src, draw.ld_dst, draw.batch, 0, 0}, &p);
+    if (r.failed()) return "refused: " + r.message;
+    detail::CallPlan call;
+    r = detail::plan_transpose(kernel, p, device, &call);
+    return r.failed() ? "refused: " + r.message : detail::plan_text(call).text;
+  }
   detail::Permutation p;
   detail::Result r = detail::resolve_permute_layout(
       {src, dst, int(draw.extents.size()), draw.extents.data(), perm.data(), draw.elem_bytes, nullptr, nullptr}, &p);

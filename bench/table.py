@@ -313,8 +313,8 @@ PERMUTE_DRAW = re.compile(r"(\S+) ([\dx]+) \(([\d,]+)\)")
 
 def moved(old_path, new_path, per_type=0, seed=0):
     """The draws of two xpose_plan_draws outputs on one list whose plans differ, in the list's
-    order: permutations as "dtype extents perm" lines (tools/ab-permute's), 2-D transposes as
-    "dtype rows cols batch ld_src ld_dst" (tools/ab-transpose's; ld 0: dense); all of them, or
+    order: permutations as "dtype extents perm" lines, 2-D transposes as
+    "dtype rows cols batch ld_src ld_dst" (ld 0: dense; tools/ab-permute reads both); all of them, or
     per_type of each dtype drawn with `seed`."""
     def parse(case):
         t = TRANSPOSE_DRAW.match(case)

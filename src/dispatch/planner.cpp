@@ -107,7 +107,7 @@ bool interleaves(const Problem& p) {
 
 // Whether the N-D rules for what the transpose table hands over may take `c`: a general tile
 // kernel (aligned_stores, cute_padded, smem_padded, or without the CuTe family the fallback
-// smem_swizzled) where a side has fewer than short_transpose_bound() bytes (rule
+// smem_swizzled) where a side is short (short_transpose_side_short(), rule
 // short_transposes), or an element-wise tile kernel (cute_padded, smem_swizzled, smem_padded
 // where rows are not 16-byte aligned) whatever its sides (rule filled_transposes). (smem_padded,
 // the H200's rule unaligned_mid, took unaligned transposes from cute_padded: handed over only
@@ -121,7 +121,8 @@ bool hands_over(const Problem& p, const Choice& c) {
   element_wise = element_wise || e == &engines::cute_padded;
 #endif
   if (!c.tuning || !(element_wise || e == &engines::aligned_stores)) return false;
-  return element_wise || std::min(p.rows, p.cols) * p.elem_bytes < short_transpose_bound(*c.tuning, p.elem_bytes);
+  return element_wise ||
+         short_transpose_side_short(*c.tuning, p.elem_bytes, p.cols * p.elem_bytes, p.rows * p.elem_bytes);
 }
 
 void classify(CallPlan* plan, const void* src, const void* dst) {

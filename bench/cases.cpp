@@ -148,6 +148,24 @@ std::vector<Case> random_cases(int count, uint64_t seed) {
   return cases;
 }
 
+std::vector<QuantizeDraw> random_quantizations(int count, uint64_t seed, int recipes, int outputs) {
+  static const char* const inputs[] = {"fp32", "bf16", "fp16"};
+  Draw d{std::mt19937_64(seed)};
+  const auto side = [&d](int64_t n) { return d.chance(2) ? std::max<int64_t>(128, n / 128 * 128) : n | 1; };
+  std::vector<QuantizeDraw> draws;
+  while (int(draws.size()) < count) {
+    QuantizeDraw q;
+    q.input = inputs[d.below(3)];
+    q.recipe = int(d.below(uint64_t(recipes))), q.outputs = int(d.below(uint64_t(outputs)));
+    q.rows = side(d.log_uniform(1, 65536)), q.cols = side(d.log_uniform(256, 65536));
+    const double bytes = double(q.rows) * double(q.cols) * (q.input == "fp32" ? 4.0 : 2.0);
+    if (bytes < double(32 << 20) || bytes > double(int64_t(1) << 30)) continue;
+    q.what = "random " + std::to_string(draws.size()) + " of seed " + std::to_string(seed);
+    draws.push_back(q);
+  }
+  return draws;
+}
+
 std::vector<Case> inplace_cases() {
   return {
       make_case("u8", 8192, 8192),      make_case("u8", 8193, 8193),        make_case("fp16", 8192, 8192),

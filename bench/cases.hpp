@@ -84,6 +84,21 @@ struct PermuteCase {
 // holds 16-512 MiB. `what` is "random <i> of seed <seed>".
 std::vector<PermuteCase> random_permutations(int count, uint64_t seed);
 
+// One FP8 quantization of xpose-quantize-bench: x's shape and type, and which of the bench's
+// recipes and output sets (indices into its tables).
+struct QuantizeDraw {
+  std::string what;   // "random <i> of seed <seed>"
+  std::string input;  // fp32, bf16 or fp16
+  int64_t rows = 0, cols = 0;
+  int recipe = 0, outputs = 0;
+};
+
+// `count` random quantizations from `seed`: input uniform over fp32, bf16 and fp16, recipe
+// uniform over `recipes`, output set over `outputs`; rows (tokens) log-uniform over 1-65536 and
+// cols (width) over 256-65536, each half the time a multiple of 128 and else odd; redrawn until
+// x holds 32 MiB to 1 GiB.
+std::vector<QuantizeDraw> random_quantizations(int count, uint64_t seed, int recipes, int outputs);
+
 // A random report: of labelled % of the copy ceiling, the median, the 10th
 // percentile (nearest rank) and the worst, and the `listed` worst ones, lowest first.
 struct Spread {

@@ -4,9 +4,12 @@
 // xpose's `copy` kernel (half of them read, half written). Current scaling reads x twice, its
 // amax first (the issue allows that second pass over nothing but the amax), and its bytes count
 // x twice. --check compares every output with the CPU path (xpose::quantize_host) bit for bit.
+// --random N draws N problems instead (cases.hpp: random_quantizations), from --seed or a fresh
+// seed, printed.
 //
 //   xpose-quantize-bench [--check] [--reps 20] [--json out.jsonl] [--case SUBSTRING]... [--list]
 //   xpose-quantize-bench --shape 8192x4096 --input bf16 --recipe mxfp8 --outputs both
+//   xpose-quantize-bench --random 200 [--seed S] [--check]
 #include <CLI/CLI.hpp>
 #include <cuda_runtime_api.h>
 
@@ -120,7 +123,29 @@ int run(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"both", "rows", "columns"}));
   app.add_flag("--list", list, "print the cases as JSON lines and exit");
+  int random = 0;
+  std::string seed_text;
+  auto* random_opt = app.add_option("--random", random,
+                                    "N random problems (fp32, bf16, fp16; every recipe and output set; tokens "
+                                    "1-65536, width 256-65536, half of each side a multiple of 128, else odd; x of "
+                                    "32 MiB-1 GiB; cases.hpp says how) instead of the LLM shapes")
+                         ->check(CLI::Range(1, 100000));
+  app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
+  uint64_t seed = fresh_seed();
+  if (!seed_text.empty()) {
+    const std::optional<uint64_t> v = parse_seed(seed_text);
+    if (!v) {
+      std::fprintf(stderr, "xpose-quantize-bench: --seed: '%s' is not a non-negative decimal integer\n",
+                   seed_text.c_str());
+      return 2;
+    }
+    seed = *v;
+  }
+  if (random_opt->count() && !shape_text.empty()) {
+    std::fprintf(stderr, "xpose-quantize-bench: --random draws its own shapes; drop --shape\n");
+    return 2;
+  }
   std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
   if (!shape_text.empty()) {
     const auto s = parse_shape(shape_text);
@@ -131,6 +156,22 @@ int run(int argc, char** argv) {
     shapes = {{s->rows, s->cols}};
   }
   std::vector<Case> cases;
+  const auto wanted = [&](const Case& c) {
+    return only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& t) {
+             return c.label.find(t) != std::string::npos;
+           });
+  };
+  if (random_opt->count()) {
+    shapes.clear();  // the draws' shapes instead (--input, --recipe and --outputs do not narrow them)
+    const int n_recipes = int(std::size(kRecipes)), n_outputs = int(std::size(kOutputs));
+    for (const QuantizeDraw& q : random_quantizations(random, seed, n_recipes, n_outputs)) {
+      const Recipe& r = kRecipes[q.recipe];
+      const std::string shape = std::to_string(q.rows) + "x" + std::to_string(q.cols);
+      Case c{q.what + ": " + q.input + " " + shape + " " + r.name + " " + kOutputs[q.outputs], q.input, q.rows, q.cols,
+             r, kOutputs[q.outputs]};
+      if (wanted(c)) cases.push_back(c);
+    }
+  }
   for (const Shape& s : shapes)
     for (const std::string& in : inputs)
       for (const Recipe& r : kRecipes)
@@ -138,10 +179,7 @@ int run(int argc, char** argv) {
           for (const std::string& o : outputs) {
             Case c{in + " " + std::to_string(s.rows) + "x" + std::to_string(s.cols) + " " + r.name + " " + o, in,
                    s.rows, s.cols, r, o};
-            if (only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& t) {
-                  return c.label.find(t) != std::string::npos;
-                }))
-              cases.push_back(c);
+            if (wanted(c)) cases.push_back(c);
           }
   if (list) {
     for (const Case& c : cases)
@@ -162,6 +200,9 @@ int run(int argc, char** argv) {
   std::printf("xpose-quantize-bench %s: %s, %s, median of %d calls (CUDA events, L2 flushed before each), %% of the same-run copy of the "
               "same bytes\n",
               XPOSE_COMMIT, prop.name, date, reps);
+  if (random_opt->count())
+    std::printf("xpose-quantize-bench: %zu random problems, seed %llu (--random %d --seed %llu draws them again)\n",
+                cases.size(), (unsigned long long)seed, random, (unsigned long long)seed);
   std::printf("  %-44s %9s %9s %7s %7s %s\n", "case", "ms", "GB/s", "%copy", "MiB", "check");
   RecordWriter writer(json, "");
   cudaStream_t stream;
@@ -239,8 +280,10 @@ int run(int argc, char** argv) {
     record("copy", "ceiling", copy_s);
   }
   const Spread s = spread_of(pct, 5);
-  std::printf("\n== %d cases: median %.1f%%, 10th percentile %.1f%%, worst %.1f%% of the same-run copy of the same bytes\n",
-              s.count, s.median, s.p10, s.worst);
+  const std::string what = random_opt->count() ? "random problems, seed " + std::to_string(seed) : "cases";
+  std::printf("\n== %d %s: median %.1f%%, 10th percentile %.1f%%, worst %.1f%% of the same-run copy of the same "
+              "bytes\n",
+              s.count, what.c_str(), s.median, s.p10, s.worst);
   for (const auto& [label, p] : s.lowest) std::printf("  %6.1f%%  %s\n", p, label.c_str());
   writer.close();
   if (failures) std::printf("CHECK FAILED for %d case(s)\n", failures);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -463,6 +464,39 @@ TEST(BenchRandom, PermutationDrawsAreReproducibleAndInsideTheirDistribution) {
   }
   EXPECT_EQ(5u, sizes.size());
   EXPECT_EQ((std::set<size_t>{2, 3, 4, 5, 6}), ranks);
+}
+
+TEST(BenchRandom, QuantizationDrawsAreReproducibleAndInsideTheirDistribution) {
+  const std::vector<QuantizeDraw> a = random_quantizations(400, 11, 5, 3), b = random_quantizations(400, 11, 5, 3),
+                                  c = random_quantizations(400, 12, 5, 3);
+  ASSERT_EQ(400u, a.size());
+  std::set<std::string> inputs;
+  std::set<int> recipes, outputs;
+  int aligned = 0, same = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(a[i].what);
+    EXPECT_EQ("random " + std::to_string(i) + " of seed 11", a[i].what);
+    EXPECT_EQ(std::tie(a[i].input, a[i].rows, a[i].cols, a[i].recipe, a[i].outputs),
+              std::tie(b[i].input, b[i].rows, b[i].cols, b[i].recipe, b[i].outputs));
+    const double bytes = double(a[i].rows) * double(a[i].cols) * (a[i].input == "fp32" ? 4 : 2);
+    EXPECT_GE(bytes, double(32 << 20));
+    EXPECT_LE(bytes, double(int64_t(1) << 30));
+    EXPECT_GE(a[i].rows, 1);
+    EXPECT_LE(a[i].rows, 65536 + 1);
+    EXPECT_GE(a[i].cols, 128);
+    EXPECT_LE(a[i].cols, 65536 + 1);
+    EXPECT_TRUE(a[i].rows % 128 == 0 || a[i].rows % 2 == 1);
+    EXPECT_TRUE(a[i].cols % 128 == 0 || a[i].cols % 2 == 1);
+    aligned += a[i].cols % 128 == 0;
+    inputs.insert(a[i].input), recipes.insert(a[i].recipe), outputs.insert(a[i].outputs);
+    same += a[i].rows == c[i].rows && a[i].cols == c[i].cols;
+  }
+  EXPECT_EQ((std::set<std::string>{"bf16", "fp16", "fp32"}), inputs);
+  EXPECT_EQ((std::set<int>{0, 1, 2, 3, 4}), recipes);
+  EXPECT_EQ((std::set<int>{0, 1, 2}), outputs);
+  EXPECT_GT(aligned, 120);
+  EXPECT_LT(aligned, 280);
+  EXPECT_LT(same, 40);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ shape beyond memory, ends in one line and a non-zero status.
 Without a GPU xpose-bench times the CPU path; the runs that get that far say --device cpu,
 so that they take it on a GPU machine too.
 """
+import json
 import os
 import re
 import resource
@@ -185,6 +186,27 @@ class Cli(unittest.TestCase):
                             "1,0", "--list"], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(r.stdout.splitlines()), 1)
+
+    def test_quantize_bench_random_draws_are_listed_again_from_their_seed(self):
+        # --random N --seed S lists the same N problems each time, labelled so that they can be drawn
+        # again; beside --shape it is one line on stderr and status 2 (--list stops before the GPU).
+        quantize_bench = os.path.join(os.path.dirname(BENCH), "xpose-quantize-bench")
+        if not os.path.exists(quantize_bench):
+            self.skipTest(f"{quantize_bench} not built")
+        lists = [subprocess.run([quantize_bench, "--random", "6", "--seed", seed, "--list"], capture_output=True,
+                                text=True, timeout=60) for seed in ("17", "17", "18")]
+        for r in lists:
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(lists[0].stdout, lists[1].stdout)
+        self.assertNotEqual(lists[0].stdout, lists[2].stdout)
+        labels = [json.loads(line)["case"] for line in lists[0].stdout.splitlines()]
+        self.assertEqual([f"random {i} of seed 17: " for i in range(6)], [label[:len(f"random {i} of seed 17: ")]
+                                                                          for i, label in enumerate(labels)])
+        r = subprocess.run([quantize_bench, "--random", "3", "--shape", "64x64"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(r.stderr, "xpose-quantize-bench: --random draws its own shapes; drop --shape\n")
 
     @unittest.skipUnless(os.path.exists("/dev/full"), "no /dev/full")
     def test_a_failed_write_is_an_error_found_up_front(self):

@@ -47,13 +47,15 @@ const std::vector<NdRule>& nd_rules() {
        [](const Plan& p, const Tuning& t) {
          const layout::NdForm& f = p.task.form;
          return f.tiled &&
-                short_transpose_side_short(t, f.elem_bytes, f.extent_a * f.elem_bytes, f.extent_b * f.elem_bytes) &&
+                short_transpose_side_short(t, f.elem_bytes, f.extent_a * f.elem_bytes, f.extent_b * f.elem_bytes,
+                                           moved_bytes(f)) &&
                 moved_bytes(f) >= t.short_transpose_min;
        },
        "(handed over by the transpose table, from transposes too) a batched transpose of at least "
        "`short_transpose_min` bytes with a side of fewer than `short_transpose_side` bytes (1-byte elements: "
-       "`short_transpose_side_bytes`; 2-byte elements: dst rows under `short_transpose_dst_side_2` too), which "
-       "that table gives cute_padded, aligned_stores, smem_padded or smem_swizzled",
+       "`short_transpose_side_bytes`; 2-byte elements: dst rows under `short_transpose_dst_side_2` too in problems "
+       "of `short_transpose_dst_min_2` bytes or more), which that table gives cute_padded, aligned_stores, "
+       "smem_padded or smem_swizzled",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true, true},
       {"filled_transposes", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {

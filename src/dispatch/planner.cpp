@@ -122,7 +122,7 @@ bool hands_over(const Problem& p, const Choice& c) {
 #endif
   if (!c.tuning || !(element_wise || e == &engines::aligned_stores)) return false;
   return element_wise ||
-         short_transpose_side_short(*c.tuning, p.elem_bytes, p.cols * p.elem_bytes, p.rows * p.elem_bytes);
+         short_transpose_side_short(*c.tuning, p.elem_bytes, p.cols * p.elem_bytes, p.rows * p.elem_bytes, p.bytes());
 }
 
 void classify(CallPlan* plan, const void* src, const void* dst) {

@@ -81,6 +81,7 @@ constexpr Tuning h100 = [] {
   // u8 sides of 52-79 bytes: permute_packed -28 to +25 points (H100), -21 to +14 (H200).
   t.short_transpose_side_bytes = 48;
   t.short_transpose_dst_side_2 = 64;
+  t.short_transpose_dst_min_2 = 8 * MiB;
   // The N-D draws these were fitted on hold 16 MiB or more. 2-D random draws handed over by
   // plan_transpose the same way (H200, 2026-11-28, seeds 1886653972 and 2644288787, same call
   // against the table's choice; results/2026-11-28-aligned-3594273): under 7 MiB 6 of 20 ran
@@ -151,11 +152,13 @@ constexpr Tuning h200 = [] {
   t.short_transpose_side = 96;
   // fp16 dst rows of 96-128 bytes (H200, 2026-12-03, results/2026-12-03-current): permute_packed
   // ahead of the table's kernel on 3 of 3 draws (s148: +19 to +30 points, from smem_padded), and
-  // held out (s151, seed 3328554674) on 25 of 30 (+17.7 on average, down to -6.5). Src rows of
-  // 96-128 bytes stay: -24 to -68 on 5 of 5 (s148, from aligned_stores); 4- and 8-byte elements
-  // at 129 were level on held-out draws (s149: +0.1, fp32 from smem_padded -11.9 on 10, from
-  // aligned_stores +11.6 on 2).
+  // on fresh N-D draws (s151, seed 3328554674) on 25 of 30 (+17.7 on average, down to -6.5, the
+  // losses under 32 MiB); on 2-D ones (s152, seed 2433108804) -11 to -31 on all 12 under 20 MiB,
+  // -4.7 to +19.8 from 32 MiB (+5 on average on 23). Src rows of 96-128 bytes stay: -24 to -68 on
+  // 5 of 5 (s148, from aligned_stores); 4- and 8-byte elements at 129 were level on held-out
+  // draws (s149: +0.1, fp32 from smem_padded -11.9 on 10, from aligned_stores +11.6 on 2).
   t.short_transpose_dst_side_2 = 129;
+  t.short_transpose_dst_min_2 = 32 * MiB;
   // 8-byte elements in rows of 1024 bytes or more: permute_row_vectors ahead of permute_rows on
   // all 28 such draws (+7 points on average; behind in shorter rows, level on the H100).
   t.nd_row_vectors_max_elem = 8;

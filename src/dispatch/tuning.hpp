@@ -61,7 +61,8 @@ namespace xpose::detail {
   X(nd_stores_min_fill_pct, false, "rule contiguous_sides: where a run is short enough for rule short_sides, the least share of permute_aligned_stores' blocks' elements (percent) it fills") \
   X(short_transpose_side, true, "rule short_transposes: a batched transpose whose short side has fewer bytes, which the transpose table gives cute_padded, aligned_stores or smem_swizzled, goes to permute_packed") \
   X(short_transpose_side_bytes, true, "rule short_transposes: the same bound for 1-byte elements") \
-  X(short_transpose_dst_side_2, true, "rule short_transposes: 2-byte elements whose dst rows are shorter go too (src rows: short_transpose_side)") \
+  X(short_transpose_dst_side_2, true, "rule short_transposes: 2-byte elements whose dst rows are shorter go too (src rows: short_transpose_side) ...") \
+  X(short_transpose_dst_min_2, true, "rule short_transposes: ... where the problem holds at least this many bytes") \
   X(short_transpose_min, true, "rule short_transposes: the fewest bytes a problem it takes holds (smaller ones keep the transpose table's choice)") \
   X(filled_transpose_side, true, "rule filled_transposes: one side's bytes from which a batched transpose the transpose table gives an element-wise tile goes to permute_aligned_stores ...") \
   X(filled_transpose_min_pct, false, "rule filled_transposes: ... where it fills at least this share of that kernel's blocks' elements (percent)") \
@@ -87,10 +88,13 @@ struct Tuning {
 };
 
 // Rule short_transposes' side: src's run or dst's (bytes; a matrix's rows on each side) short
-// for elements of `elem_bytes` bytes.
-inline bool short_transpose_side_short(const Tuning& t, int64_t elem_bytes, int64_t src_run, int64_t dst_run) {
+// for elements of `elem_bytes` bytes, in a problem of `bytes` bytes.
+inline bool short_transpose_side_short(const Tuning& t, int64_t elem_bytes, int64_t src_run, int64_t dst_run,
+                                       int64_t bytes) {
   if (elem_bytes == 1) return std::min(src_run, dst_run) < t.short_transpose_side_bytes;
-  if (elem_bytes == 2) return src_run < t.short_transpose_side || dst_run < t.short_transpose_dst_side_2;
+  if (elem_bytes == 2)
+    return std::min(src_run, dst_run) < t.short_transpose_side ||
+           (dst_run < t.short_transpose_dst_side_2 && bytes >= t.short_transpose_dst_min_2);
   return std::min(src_run, dst_run) < t.short_transpose_side;
 }
 

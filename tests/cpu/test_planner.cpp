@@ -401,19 +401,25 @@ TEST(NdRules, EveryRuleHasAnExampleAndIsReached) {
     EXPECT_EQ(side * 2 < tuning_for(testing::h100).short_transpose_side, plan.choice.nd_rule != nullptr)
         << plan_text(plan).text;
   }
-  // 2-byte elements on the H200: dst rows under short_transpose_dst_side_2 bytes go, src rows as long stay.
+  // 2-byte elements on the H200: dst rows under short_transpose_dst_side_2 bytes go where the problem holds
+  // short_transpose_dst_min_2 bytes, src rows as long stay.
   const Tuning& h200 = tuning_for(testing::h200);
   ASSERT_LT(h200.short_transpose_side, h200.short_transpose_dst_side_2);
+  ASSERT_LT(h200.short_transpose_min, h200.short_transpose_dst_min_2);
   const int64_t between = (h200.short_transpose_side + h200.short_transpose_dst_side_2) / 4;  // elements
-  for (const bool dst_short : {false, true}) {
-    testing::RandomPermutation r;  // a batch of 200 matrices of `between` x 3001, or of 3001 x `between`
-    r.extents = {200, dst_short ? between : 3001, dst_short ? 3001 : between}, r.perm = {0, 2, 1}, r.elem_bytes = 2;
-    CallPlan plan;
-    ASSERT_TRUE(planned(r, testing::h200, &plan));
-    SCOPED_TRACE(plan_text(plan).text);
-    const bool taken = plan.choice.nd_rule && std::strcmp(plan.choice.nd_rule->id, "short_transposes") == 0;
-    EXPECT_EQ(dst_short, taken);
-  }
+  for (const int64_t batch : {int64_t(60), int64_t(200)})
+    for (const bool dst_short : {false, true}) {
+      testing::RandomPermutation r;  // a batch of matrices of `between` x 3001, or of 3001 x `between`
+      r.extents = {batch, dst_short ? between : 3001, dst_short ? 3001 : between}, r.perm = {0, 2, 1};
+      r.elem_bytes = 2;
+      const int64_t bytes = batch * between * 3001 * 2;
+      ASSERT_GE(bytes, h200.short_transpose_min);
+      CallPlan plan;
+      ASSERT_TRUE(planned(r, testing::h200, &plan));
+      SCOPED_TRACE(plan_text(plan).text);
+      const bool taken = plan.choice.nd_rule && std::strcmp(plan.choice.nd_rule->id, "short_transposes") == 0;
+      EXPECT_EQ(dst_short && bytes >= h200.short_transpose_dst_min_2, taken);
+    }
   const uint64_t seed = testing::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);

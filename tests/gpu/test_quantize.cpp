@@ -142,7 +142,7 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
   for (const QuantizeRecipe& r : quantize_recipes())
     for (QuantizeInputType type : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16})
       for (auto [rows, cols] : {std::pair{1, 1}, std::pair{127, 129}, std::pair{256, 128}, std::pair{300, 33},
-                                 std::pair{272, 656}})
+                                 std::pair{272, 656}, std::pair{261, 389}})  // 261 x 389: whole tiles off 16 bytes
         for (bool random_bits : {false, true}) {
           const Input in = make_input(rng, type, rows, cols, random_bits);
           SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
@@ -155,24 +155,26 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
 }
 
 // More tiles than the SMs hold blocks at once (a 132-SM GPU holds 528), whole ones and ragged ones
-// (the last row and column), rows 16-byte aligned and not: every recipe, every output at once.
+// (the last row and column), x's rows 16-byte aligned and not, and sides whose output rows (data's,
+// data_t's) are off 16 bytes: every recipe, every output at once.
 TEST(Quantize, GpuManyTilesMatchTheReference) {
   XPOSE_REQUIRE_GPU();
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
   // 22 x 31 tiles: 21 x 128 + 16 (rows a multiple of 16: data_t's whole tiles go out as such),
-  // 30 x 128 + 64.
-  constexpr int64_t rows = 2704, cols = 3904;
+  // 30 x 128 + 64; then one fewer of each (every output row off 16 bytes).
   int n = 0;
-  for (const QuantizeRecipe& r : quantize_recipes()) {  // the inputs and row alignments in turn
-    const QuantizeInputType type = n % 2 ? QuantizeInputType::bf16 : QuantizeInputType::fp32;
-    const int64_t ld = n++ / 2 % 2 ? cols + 1 : cols;
-    const Input in = make_input(rng, type, rows, cols, false, ld);
-    SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", ld " + std::to_string(ld));
-    check(in, r, true, 0);
-    if (::testing::Test::HasFailure()) return;
-  }
+  for (const auto [rows, cols] : {std::pair{int64_t(2704), int64_t(3904)}, std::pair{int64_t(2703), int64_t(3903)}})
+    for (const QuantizeRecipe& r : quantize_recipes()) {  // the inputs and row alignments in turn
+      const QuantizeInputType type = n % 2 ? QuantizeInputType::bf16 : QuantizeInputType::fp32;
+      const int64_t ld = n++ / 2 % 2 ? cols + 1 : cols;
+      const Input in = make_input(rng, type, rows, cols, false, ld);
+      SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
+                   std::to_string(cols) + ", ld " + std::to_string(ld));
+      check(in, r, true, 0);
+      if (::testing::Test::HasFailure()) return;
+    }
 }
 
 }  // namespace

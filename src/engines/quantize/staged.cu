@@ -17,6 +17,8 @@
 #include "engines/early_launch.cuh"
 #include "engines/quantize/fp8.cuh"
 #include "engines/quantize/quantize.hpp"
+#include "engines/words.cuh"
+#include "layout/aligned_dst.hpp"
 #include "layout/fast_divmod.hpp"
 
 namespace xpose::engines {
@@ -147,7 +149,7 @@ __device__ __forceinline__ void column_codes(const uint32_t (&w)[kSeg], int p, f
 template <int E, bool Brain, bool Same, Fp8 Kind>
 __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
                                               int64_t ld, uint8_t* data, uint8_t* data_t, void* scales,
-                                              void* scales_t, float* amax, bool x_vectors, bool t_vectors,
+                                              void* scales_t, float* amax, bool x_vectors, bool d_vectors, bool t_vectors,
                                               const layout::ScaleIndex& index, const layout::ScaleIndex& index_t,
                                               Stage<E>& st, int64_t i0, int64_t j0, int R, int C) {
   using S = Stage<E>;
@@ -167,6 +169,36 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     for (int k = 0; k < kTile / step; ++k, to += step * S::row_bytes, from += pitch) copy_async<16>(to, from);
     commit_async();
     wait_async_all();
+  } else if (R == kTile && C == kTile) {
+    // x's rows off 16 bytes (an odd width, a view): each chunk from the aligned 16-byte words
+    // around it (two loads, the second mostly L1's), shifted; words that reach past x's bytes
+    // are read within them. A few chunks a round, every load of the round in flight.
+    constexpr int step = kThreads / S::chunks, per = kTile / step, round = 4;
+    static_assert(step % 2 == 0 && per % round == 0, "a thread's rows keep their parity; whole rounds");
+    const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
+    const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
+    const unsigned char* from = xb + ((i0 + r0) * ld + j0) * E + c * 16;
+    const int64_t pitch = step * ld * E;
+    unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, c) * 16];
+#pragma unroll 1
+    for (int k0 = 0; k0 < per; k0 += round) {
+      uint4 a[round], b[round];
+      int skew[round];
+#pragma unroll
+      for (int k = 0; k < round; ++k) {
+        const unsigned char* const at = from + k * pitch;
+        skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
+        const unsigned char* const word = at - skew[k];
+        a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
+        b[k] = skew[k] == 0                        ? a[k]
+               : word + 16 >= xb && word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16)
+                                                    : load_within(word + 16, xb, high);
+      }
+#pragma unroll
+      for (int k = 0; k < round; ++k)
+        *reinterpret_cast<uint4*>(to + k * step * S::row_bytes) = shift_bytes(a[k], b[k], skew[k]);
+      from += round * pitch, to += round * step * S::row_bytes;
+    }
   } else {
     for (int q = int(threadIdx.x); q < kTile * kTile; q += kThreads) {
       const int rr = q / kTile, c = q % kTile;
@@ -294,6 +326,31 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           row_codes<E, Brain, true, Kind>(w, f, codes);
         else
           row_codes<E, Brain, false, Kind>(w, f, codes);
+        if (R == kTile && C == kTile && !d_vectors) {
+          // data's rows off 16 bytes: the row's 128 codes as the aligned 16-byte vectors they
+          // touch (layout::ShiftedRun; vector v from the run's pieces v - 1 and v, or v where
+          // the row is aligned). Lane sg holds pieces 2 sg and 2 sg + 1 and stores vectors
+          // 2 sg + 1 and 2 sg + 2 (the second with the next lane's first piece), lane 0 vector 0
+          // too; a vector the row fills in part gets its bytes alone.
+          uint8_t* const row_at = codes_row + u * row_step * cols;
+          const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15), shift = (16 - skew) & 15;
+          uint32_t next[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xFFFFFFFFu, codes[k], 1);
+          const uint4 zero = make_uint4(0, 0, 0, 0), p0 = make_uint4(codes[0], codes[1], codes[2], codes[3]),
+                      p1 = make_uint4(codes[4], codes[5], codes[6], codes[7]),
+                      p2 = sg < kSegs - 1 ? make_uint4(next[0], next[1], next[2], next[3]) : zero;
+          const layout::ShiftedRun run{skew, kTile};
+          unsigned char* const base = row_at - skew;
+          const auto put = [&](int v, const uint4& lo, const uint4& hi) {
+            if (v < run.vectors())
+              store_part(base + 16 * v, shift_bytes(lo, hi, shift), run.first(v) - run.at(v), run.last(v) - run.at(v));
+          };
+          put(2 * sg + 1, skew ? p0 : p1, skew ? p1 : p2);
+          put(2 * sg + 2, skew ? p1 : p2, p2);
+          if (sg == 0) put(0, skew ? zero : p0, p0);
+          continue;
+        }
         // Two neighbouring lanes (segments 2j, 2j + 1 of a row) trade halves, so that each
         // 16-byte store of the pair fills one 32-byte sector (each lane's own halves made two
         // half-sector writes a sector).
@@ -441,6 +498,28 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       for (int k = 0; k < kTile * 8 / kThreads; ++k)
         *reinterpret_cast<uint4*>(to + k * (kThreads / 8) * rows) =
             *reinterpret_cast<const uint4*>(t + chunk_at0 + k * (kThreads / 8) * kTile);
+    } else if (data_t && R == kTile && C == kTile) {
+      // data_t's rows off 16 bytes: each row's 128 codes as the aligned 16-byte vectors they touch
+      // (layout::ShiftedRun, as data's above), from the row's 16-byte chunks in t: lane j of a row's
+      // eight stores vector j + 1, lane 0 vector 0 too.
+      const int c0 = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8;
+      const uint4 zero = make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int k = 0; k < kTile * 8 / kThreads; ++k) {
+        const int c = c0 + k * (kThreads / 8);
+        uint8_t* const row_at = data_t + (j0 + c) * rows + i0;
+        const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15), shift = (16 - skew) & 15;
+        const uint4 pj = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
+        const uint4 pj1 = j < 7 ? *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j + 1, P)) : zero;
+        const layout::ShiftedRun run{skew, kTile};
+        unsigned char* const base = row_at - skew;
+        const auto put = [&](int v, const uint4& lo, const uint4& hi) {
+          if (v < run.vectors())
+            store_part(base + 16 * v, shift_bytes(lo, hi, shift), run.first(v) - run.at(v), run.last(v) - run.at(v));
+        };
+        put(j + 1, skew ? pj : pj1, pj1);
+        if (j == 0) put(0, skew ? zero : pj, pj);
+      }
     } else if (data_t) {
 #pragma unroll
       for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
@@ -476,7 +555,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
 template <int E, bool Brain, bool Same, Fp8 Kind>
 __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
     quantize_staged(const QuantizeRecipe r, const void* x, int64_t rows, int64_t cols, int64_t ld, uint8_t* data,
-                    uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors, bool t_vectors,
+                    uint8_t* data_t, void* scales, void* scales_t, float* amax, bool x_vectors, bool d_vectors,
+                    bool t_vectors,
                     const layout::FastDivmod tiles_c, const layout::ScaleIndex index,
                     const layout::ScaleIndex index_t) {
   extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -487,7 +567,8 @@ __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
   uint32_t tile_c;
   const int64_t i0 = int64_t(tiles_c.divmod(tile, &tile_c)) * kTile, j0 = int64_t(tile_c) * kTile;
   const int R = int(min(int64_t(kTile), rows - i0)), C = int(min(int64_t(kTile), cols - j0));
-  quantize_tile<E, Brain, Same, Kind>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, t_vectors,
+  quantize_tile<E, Brain, Same, Kind>(r, x, rows, cols, ld, data, data_t, scales, scales_t, amax, x_vectors, d_vectors,
+                                      t_vectors,
                                       index, index_t, st, i0, j0, R, C);
 }
 
@@ -498,13 +579,14 @@ cudaError_t launch_kind(const QuantizeTask& t, int device, cudaStream_t stream) 
   const int smem = int(sizeof(Stage<E>));
   if (cudaError_t e = detail::allow_dynamic_smem<kernel>(device, smem); e != cudaSuccess) return e;
   const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
+  const bool d_vectors = reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && t.cols % 16 == 0;
   const bool t_vectors = reinterpret_cast<uintptr_t>(t.data_t) % 16 == 0 && t.rows % 16 == 0;
   // 32-bit: quantize_refusal
   const int64_t tiles_c = (t.cols - 1) / kTile + 1, tiles = ((t.rows - 1) / kTile + 1) * tiles_c;
   // Current scaling's kernel starts early: its tile's loads overlap the amax pass's end.
   return launch_maybe_early(t.recipe.scaling == layout::Scaling::tensor_amax, kernel, dim3(unsigned(tiles)),
                             dim3(kThreads), size_t(smem), stream, t.recipe, t.x, t.rows, t.cols, t.ld, t.data,
-                            t.data_t, t.scales, t.scales_t, t.amax, x_vectors, t_vectors,
+                            t.data_t, t.scales, t.scales_t, t.amax, x_vectors, d_vectors, t_vectors,
                             layout::FastDivmod(uint32_t(tiles_c)), layout::scale_index(t.recipe, t.rows, t.cols),
                             layout::scale_index(t.recipe, t.cols, t.rows));
 }

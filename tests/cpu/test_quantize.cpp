@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu/quantize.hpp"
@@ -440,28 +441,38 @@ TEST(Quantize, GpuRefusalsNameTheProblem) {
 }
 
 // Which kernel serves a recipe (engines/quantize): the staged one for tensor scales of 2-byte
-// inputs and blocks of 1 x K or K x K with K = 32, 64, 128; quantize.cu's for the rest.
+// inputs, of fp32 where a row (x's, data's or data_t's) is off 16 bytes, and blocks of 1 x K or
+// K x K with K = 32, 64, 128; quantize.cu's for the rest.
 TEST(Quantize, StagedKernelServesTheRecipesMeasuredForIt) {
   using engines::QuantizeInputType;
+  alignas(16) static unsigned char buffer[64];
   for (QuantizeInputType in : {QuantizeInputType::fp32, QuantizeInputType::bf16, QuantizeInputType::fp16}) {
     SCOPED_TRACE("input " + std::to_string(int(in)));
-    QuantizeRecipe r;
+    engines::QuantizeTask t;
+    t.input = in, t.x = buffer, t.rows = 4096, t.cols = 1024, t.ld = 1024, t.data = buffer, t.data_t = buffer;
+    QuantizeRecipe& r = t.recipe;
     for (Scaling s : {Scaling::tensor_given, Scaling::tensor_amax}) {
       r.scaling = s;
-      EXPECT_EQ(in != QuantizeInputType::fp32, engines::quantize_staged_serves(r, in));
+      EXPECT_EQ(in != QuantizeInputType::fp32, engines::quantize_staged_serves(t));
+      for (auto [rows, cols, ld, at] : {std::tuple{4095, 1024, 1024, 0}, std::tuple{4096, 1023, 1023, 0},
+                                        std::tuple{4096, 1024, 1025, 0}, std::tuple{4096, 1024, 1024, 4}}) {
+        engines::QuantizeTask odd = t;
+        odd.rows = rows, odd.cols = cols, odd.ld = ld, odd.x = buffer + at;
+        EXPECT_TRUE(engines::quantize_staged_serves(odd)) << rows << " x " << cols << " ld " << ld << " at " << at;
+      }
     }
     r.scaling = Scaling::mx;
-    EXPECT_TRUE(engines::quantize_staged_serves(r, in));
+    EXPECT_TRUE(engines::quantize_staged_serves(t));
     r.scaling = Scaling::blocks;
     for (int k : {32, 64, 128}) {
       r.block_rows = 1, r.block_cols = k;
-      EXPECT_TRUE(engines::quantize_staged_serves(r, in)) << "1 x " << k;
+      EXPECT_TRUE(engines::quantize_staged_serves(t)) << "1 x " << k;
       r.block_rows = k;
-      EXPECT_TRUE(engines::quantize_staged_serves(r, in)) << k << " x " << k;
+      EXPECT_TRUE(engines::quantize_staged_serves(t)) << k << " x " << k;
     }
     for (auto [br, bc] : {std::pair{8, 8}, std::pair{16, 16}, std::pair{8, 32}, std::pair{32, 64}, std::pair{2, 128}}) {
       r.block_rows = br, r.block_cols = bc;
-      EXPECT_FALSE(engines::quantize_staged_serves(r, in)) << br << " x " << bc;
+      EXPECT_FALSE(engines::quantize_staged_serves(t)) << br << " x " << bc;
     }
   }
 }

@@ -560,7 +560,7 @@ cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaSt
       quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
-    if (quantize_staged_serves(t.recipe, t.input)) return quantize_staged(t, device.id, stream);
+    if (quantize_staged_serves(t)) return quantize_staged(t, device.id, stream);
     const auto run = [&](auto scheme) -> cudaError_t {
       constexpr auto kernel = quantize_tiles<E, B, decltype(scheme)::value>;
       const int smem = int(sizeof(Shared<E>));

@@ -26,9 +26,10 @@ const char* quantize_refusal(const QuantizeTask& t);
 cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaStream_t stream);
 
 // quantize's kernel for tensor scales and blocks of 1 x K or K x K, K = 32, 64 or 128
-// (staged.cu): whether it serves recipe r on that input, and the quantization alone, after
-// quantize has zeroed *amax and the scales' padding and, for current scaling, reduced x's amax.
-bool quantize_staged_serves(const layout::QuantizeRecipe& r, QuantizeInputType input);
+// (staged.cu): whether it serves t (its recipe on its input, and for fp32 tensor scales its
+// alignment), and the quantization alone, after quantize has zeroed *amax and the scales'
+// padding and, for current scaling, reduced x's amax.
+bool quantize_staged_serves(const QuantizeTask& t);
 cudaError_t quantize_staged(const QuantizeTask& t, int device, cudaStream_t stream);
 
 }  // namespace xpose::engines

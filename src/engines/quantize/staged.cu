@@ -11,6 +11,9 @@
 //           its max |x| (1 x K: a block's K / 32 segments, in other warps, meet in shared
 //           memory), factor, scale and 32 codes, which go back through shared memory so that
 //           data_t's rows are stored as whole 128-byte lines.
+// Tiles at the matrix's edges and rows off 16 bytes (odd sides, views) move the same way: x's
+// chunks from the aligned 16-byte words around them, shifted; data's and data_t's rows as the
+// aligned 16-byte vectors they touch, the edge ones in part (engines/words.cuh).
 #include <algorithm>
 
 #include "engines/async_copy.cuh"
@@ -52,23 +55,6 @@ struct Stage {
 template <int E>
 __device__ __forceinline__ int staged_byte(int r, int c) {
   return layout::staged_chunk(E, r, (c * E) >> 4) * 16 + ((c * E) & 15);
-}
-
-// n codes (four a word of w, n <= 32) to dst: 16-byte or 4-byte stores where dst's alignment
-// allows, else byte by byte.
-__device__ __forceinline__ void store_codes(uint8_t* dst, const uint32_t (&w)[8], int n) {
-  const uint32_t at = uint32_t(reinterpret_cast<uintptr_t>(dst));
-  if (n == kSeg && at % 16 == 0) {
-    reinterpret_cast<uint4*>(dst)[0] = make_uint4(w[0], w[1], w[2], w[3]);
-    reinterpret_cast<uint4*>(dst)[1] = make_uint4(w[4], w[5], w[6], w[7]);
-  } else if (n == kSeg && at % 4 == 0) {
-#pragma unroll
-    for (int q = 0; q < 8; ++q) reinterpret_cast<uint32_t*>(dst)[q] = w[q];
-  } else {
-#pragma unroll
-    for (int b = 0; b < kSeg; ++b)  // unrolled: w stays in registers
-      if (b < n) dst[b] = uint8_t(w[b / 4] >> (8 * (b % 4)));
-  }
 }
 
 // Element p of word w as fp32: fp32 (E = 4), or half p of a bf16 (Brain) or fp16 pair.
@@ -169,13 +155,15 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     for (int k = 0; k < kTile / step; ++k, to += step * S::row_bytes, from += pitch) copy_async<16>(to, from);
     commit_async();
     wait_async_all();
-  } else if (R == kTile && C == kTile) {
-    // x's rows off 16 bytes (an odd width, a view): each chunk from the aligned 16-byte words
-    // around it (two loads, the second mostly L1's), shifted; words that reach past x's bytes
-    // are read within them. A few chunks a round, every load of the round in flight.
+  } else {
+    // Edge tiles and x's rows off 16 bytes (an odd width, a view): each chunk from the aligned
+    // 16-byte words around it (two loads, the second mostly L1's), shifted; words that reach
+    // past x's bytes are read within them; the stage holds zeros past the matrix. A few chunks
+    // a round, every load of the round in flight.
     constexpr int step = kThreads / S::chunks, per = kTile / step, round = 4;
     static_assert(step % 2 == 0 && per % round == 0, "a thread's rows keep their parity; whole rounds");
     const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
+    const int in_row = min(16, C * E - 16 * c);  // the chunk's bytes inside the matrix (<= 0: none)
     const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
     const unsigned char* from = xb + ((i0 + r0) * ld + j0) * E + c * 16;
     const int64_t pitch = step * ld * E;
@@ -188,28 +176,27 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       for (int k = 0; k < round; ++k) {
         const unsigned char* const at = from + k * pitch;
         skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
-        const unsigned char* const word = at - skew[k];
-        a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
-        b[k] = skew[k] == 0                        ? a[k]
-               : word + 16 >= xb && word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16)
-                                                    : load_within(word + 16, xb, high);
+        a[k] = b[k] = make_uint4(0, 0, 0, 0);
+        if (r0 + (k0 + k) * step < R && in_row > 0) {
+          const unsigned char* const word = at - skew[k];
+          a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
+          if (skew[k])
+            b[k] = word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16) : load_within(word + 16, xb, high);
+        }
       }
 #pragma unroll
-      for (int k = 0; k < round; ++k)
-        *reinterpret_cast<uint4*>(to + k * step * S::row_bytes) = shift_bytes(a[k], b[k], skew[k]);
+      for (int k = 0; k < round; ++k) {
+        uint4 v = shift_bytes(a[k], b[k], skew[k]);
+        if (in_row < 16) {  // the matrix's last column chunk: zeros past it
+          const auto keep = [&](uint32_t w, int q) {
+            const int n = in_row - 4 * q;
+            return n >= 4 ? w : n <= 0 ? 0u : w & ((1u << (8 * n)) - 1);
+          };
+          v = make_uint4(keep(v.x, 0), keep(v.y, 1), keep(v.z, 2), keep(v.w, 3));
+        }
+        *reinterpret_cast<uint4*>(to + k * step * S::row_bytes) = v;
+      }
       from += round * pitch, to += round * step * S::row_bytes;
-    }
-  } else {
-    for (int q = int(threadIdx.x); q < kTile * kTile; q += kThreads) {
-      const int rr = q / kTile, c = q % kTile;
-      const bool in = rr < R && c < C;
-      const int64_t at = ((i0 + rr) * ld + j0 + c) * E;
-      if constexpr (E == 4)
-        *reinterpret_cast<uint32_t*>(&st.x[rr][staged_byte<E>(rr, c)]) =
-            in ? *reinterpret_cast<const uint32_t*>(xb + at) : 0u;
-      else
-        *reinterpret_cast<uint16_t*>(&st.x[rr][staged_byte<E>(rr, c)]) =
-            in ? *reinterpret_cast<const uint16_t*>(xb + at) : uint16_t(0);
     }
   }
   __syncthreads();
@@ -326,10 +313,10 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           row_codes<E, Brain, true, Kind>(w, f, codes);
         else
           row_codes<E, Brain, false, Kind>(w, f, codes);
-        if (R == kTile && C == kTile && !d_vectors) {
-          // data's rows off 16 bytes: the row's 128 codes as the aligned 16-byte vectors they
-          // touch (layout::ShiftedRun; vector v from the run's pieces v - 1 and v, or v where
-          // the row is aligned). Lane sg holds pieces 2 sg and 2 sg + 1 and stores vectors
+        if (!(R == kTile && C == kTile && d_vectors)) {
+          // Edge tiles and data's rows off 16 bytes: the row's C codes as the aligned 16-byte
+          // vectors they touch (layout::ShiftedRun; vector v from the run's pieces v - 1 and v, or
+          // v where the row is aligned). Lane sg holds pieces 2 sg and 2 sg + 1 and stores vectors
           // 2 sg + 1 and 2 sg + 2 (the second with the next lane's first piece), lane 0 vector 0
           // too; a vector the row fills in part gets its bytes alone.
           uint8_t* const row_at = codes_row + u * row_step * cols;
@@ -340,10 +327,10 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           const uint4 zero = make_uint4(0, 0, 0, 0), p0 = make_uint4(codes[0], codes[1], codes[2], codes[3]),
                       p1 = make_uint4(codes[4], codes[5], codes[6], codes[7]),
                       p2 = sg < kSegs - 1 ? make_uint4(next[0], next[1], next[2], next[3]) : zero;
-          const layout::ShiftedRun run{skew, kTile};
+          const layout::ShiftedRun run{skew, C};
           unsigned char* const base = row_at - skew;
           const auto put = [&](int v, const uint4& lo, const uint4& hi) {
-            if (v < run.vectors())
+            if (rr < R && v < run.vectors())
               store_part(base + 16 * v, shift_bytes(lo, hi, shift), run.first(v) - run.at(v), run.last(v) - run.at(v));
           };
           put(2 * sg + 1, skew ? p0 : p1, skew ? p1 : p2);
@@ -359,17 +346,13 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         uint32_t got[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) got[k] = __shfl_xor_sync(0xFFFFFFFFu, odd ? codes[k] : codes[4 + k], 1);
-        if (rr < R && (sg | 1) * kSeg + kSeg <= C && reinterpret_cast<uintptr_t>(pair) % 16 == 0) {
-          // even: its first half, then the odd lane's first; odd: the even lane's second, then its own
-          const uint4 first = odd ? make_uint4(got[0], got[1], got[2], got[3])
-                                  : make_uint4(codes[0], codes[1], codes[2], codes[3]);
-          const uint4 second = odd ? make_uint4(codes[4], codes[5], codes[6], codes[7])
-                                   : make_uint4(got[0], got[1], got[2], got[3]);
-          *reinterpret_cast<uint4*>(pair + 16 * odd) = first;
-          *reinterpret_cast<uint4*>(pair + kSeg + 16 * odd) = second;
-        } else if (inside) {
-          store_codes(codes_row + u * row_step * cols + sg * kSeg, codes, min(kSeg, C - sg * kSeg));
-        }
+        // even: its first half, then the odd lane's first; odd: the even lane's second, then its own
+        const uint4 first = odd ? make_uint4(got[0], got[1], got[2], got[3])
+                                : make_uint4(codes[0], codes[1], codes[2], codes[3]);
+        const uint4 second = odd ? make_uint4(codes[4], codes[5], codes[6], codes[7])
+                                 : make_uint4(got[0], got[1], got[2], got[3]);
+        *reinterpret_cast<uint4*>(pair + 16 * odd) = first;
+        *reinterpret_cast<uint4*>(pair + kSeg + 16 * odd) = second;
       }
     }
   }
@@ -498,20 +481,21 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       for (int k = 0; k < kTile * 8 / kThreads; ++k)
         *reinterpret_cast<uint4*>(to + k * (kThreads / 8) * rows) =
             *reinterpret_cast<const uint4*>(t + chunk_at0 + k * (kThreads / 8) * kTile);
-    } else if (data_t && R == kTile && C == kTile) {
-      // data_t's rows off 16 bytes: each row's 128 codes as the aligned 16-byte vectors they touch
-      // (layout::ShiftedRun, as data's above), from the row's 16-byte chunks in t: lane j of a row's
-      // eight stores vector j + 1, lane 0 vector 0 too.
+    } else if (data_t) {
+      // Edge tiles and data_t's rows off 16 bytes: each row's R codes as the aligned 16-byte
+      // vectors they touch (layout::ShiftedRun, as data's above), from the row's 16-byte chunks
+      // in t: lane j of a row's eight stores vector j + 1, lane 0 vector 0 too.
       const int c0 = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8;
       const uint4 zero = make_uint4(0, 0, 0, 0);
 #pragma unroll
       for (int k = 0; k < kTile * 8 / kThreads; ++k) {
         const int c = c0 + k * (kThreads / 8);
+        if (c >= C) continue;
         uint8_t* const row_at = data_t + (j0 + c) * rows + i0;
         const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15), shift = (16 - skew) & 15;
         const uint4 pj = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
         const uint4 pj1 = j < 7 ? *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j + 1, P)) : zero;
-        const layout::ShiftedRun run{skew, kTile};
+        const layout::ShiftedRun run{skew, R};
         unsigned char* const base = row_at - skew;
         const auto put = [&](int v, const uint4& lo, const uint4& hi) {
           if (v < run.vectors())
@@ -519,22 +503,6 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         };
         put(j + 1, skew ? pj : pj1, pj1);
         if (j == 0) put(0, skew ? zero : pj, pj);
-      }
-    } else if (data_t) {
-#pragma unroll
-      for (int q = int(threadIdx.x); q < kTile * 8; q += kThreads) {
-        const int c = q / 8, j = q % 8, n = min(16, R - 16 * j);
-        if (c >= C || n <= 0) continue;
-        const uint4 v = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
-        uint8_t* const to = data_t + (j0 + c) * rows + i0 + 16 * j;
-        if (n == 16 && reinterpret_cast<uintptr_t>(to) % 16 == 0) {
-          *reinterpret_cast<uint4*>(to) = v;
-        } else {
-          const uint32_t vw[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-          for (int b = 0; b < 16; ++b)
-            if (b < n) to[b] = uint8_t(vw[b / 4] >> (8 * (b % 4)));
-        }
       }
     }
   }
@@ -607,10 +575,18 @@ cudaError_t launch(const QuantizeTask& t, int device, cudaStream_t stream) {
 
 }  // namespace
 
-bool quantize_staged_serves(const QuantizeRecipe& r, QuantizeInputType input) {
-  // Tensor scales of fp32 stay with quantize.cu's kernel: 97-99% of a copy there, 1-2 points
-  // behind here (H200, the commit that brought them here).
-  if (layout::tensor_scaled(r)) return input != QuantizeInputType::fp32;
+bool quantize_staged_serves(const QuantizeTask& t) {
+  const QuantizeRecipe& r = t.recipe;
+  // Tensor scales of fp32 stay with quantize.cu's kernel where x's, data's and data_t's rows are
+  // all 16-byte aligned: 97-99% of a copy there, 1-2 points behind here (H200, the commit that
+  // brought them here). Off 16 bytes that kernel goes element by element: here, on random draws
+  // (H200, s156), 30% of a copy there against 52% here where rows were odd.
+  if (layout::tensor_scaled(r)) {
+    const auto on16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    const bool aligned = on16(t.x) && (t.ld * 4) % 16 == 0 && (!t.data || (on16(t.data) && t.cols % 16 == 0)) &&
+                         (!t.data_t || (on16(t.data_t) && t.rows % 16 == 0));
+    return t.input != QuantizeInputType::fp32 || !aligned;
+  }
   int64_t br, bc;
   layout::block_shape(r, &br, &bc);
   return (br == 1 || br == bc) && (bc == 32 || bc == 64 || bc == 128);

@@ -458,12 +458,13 @@ __global__ void __launch_bounds__(kThreads, 2)
                                    sh, i0, j0, R, C);
 }
 
-// The tensor's amax, for Scaling::tensor_amax, before any block scales with it: 16-byte loads
-// along dense rows where x is aligned, kAmaxInFlight of them a thread before it reduces any (a load
-// past the end reads nothing and counts 0), else element by element; one atomic a block.
+// The tensor's amax, for Scaling::tensor_amax, before any block scales with it: dense rows (ld ==
+// cols) as one run, 16-byte loads from its first 16-byte boundary (the elements before it and
+// after the last whole vector one by one), kAmaxInFlight of them a thread before it reduces any (a
+// load past the end reads nothing and counts 0); padded rows element by element; one atomic a block.
 template <int E, bool Brain>
 __global__ void __launch_bounds__(kThreads, 8)
-    quantize_amax_pass(const void* x, int64_t rows, int64_t cols, int64_t ld, bool vectors, float* amax) {
+    quantize_amax_pass(const void* x, int64_t rows, int64_t cols, int64_t ld, float* amax) {
   using M = Map<E>;
   let_dependents_start();  // the quantize kernel, launched early, waits for this pass's end
   __shared__ float warp_max[kWarps];
@@ -474,9 +475,12 @@ __global__ void __launch_bounds__(kThreads, 8)
     m = amax_of(m, element<E, Brain>(words, 0));
   };
   const int64_t stride = int64_t(gridDim.x) * kThreads, first = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-  if (vectors && ld == cols) {  // one flat run of rows * cols elements
-    const int64_t n = rows * cols, full = n / M::V;
-    const uint4* v = static_cast<const uint4*>(x);
+  if (ld == cols) {  // one flat run of rows * cols elements: the elements before its first 16 bytes, vectors, the rest
+    const int64_t n = rows * cols;
+    const int64_t head = min(n, int64_t(((16 - (reinterpret_cast<uintptr_t>(x) & 15)) & 15) / E));
+    const int64_t full = (n - head) / M::V;
+    const uint4* v = reinterpret_cast<const uint4*>(static_cast<const unsigned char*>(x) + head * E);
+    if (first < head) one(first);
     for (int64_t i = first; i < full; i += kAmaxInFlight * stride) {
       uint4 u[kAmaxInFlight];
 #pragma unroll
@@ -488,7 +492,7 @@ __global__ void __launch_bounds__(kThreads, 8)
         for (int e = 0; e < M::V; ++e) m = amax_of(m, element<E, Brain>(words, e));
       }
     }
-    for (int64_t i = full * M::V + first; i < n; i += stride) one(i);
+    for (int64_t i = head + full * M::V + first; i < n; i += stride) one(i);
   } else {
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
       for (int64_t j = threadIdx.x; j < cols; j += kThreads) one(r * ld + j);
@@ -557,7 +561,7 @@ cudaError_t quantize(const QuantizeTask& t, const detail::Device& device, cudaSt
     if (t.recipe.scaling == Scaling::tensor_amax) {  // x's amax first
       const int64_t sms = device.sm_count, per_block = int64_t(kThreads) * (16 / E) * kAmaxInFlight;
       const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>(8 * sms, (t.rows * t.cols + per_block - 1) / per_block)));
-      quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, flags.x_vectors, t.amax);
+      quantize_amax_pass<E, B><<<blocks, kThreads, 0, stream>>>(t.x, t.rows, t.cols, t.ld, t.amax);
       if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     }
     if (quantize_staged_serves(t)) return quantize_staged(t, device.id, stream);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # s157 (from the repository root; issue 34): quantize_staged's edge tiles through the shifted vectors too and fp32
-# tensor scales off 16 bytes through it (d8a1099, p19) against a6a42c4 (p16): the Quantize GPU tests, memcheck and
+# tensor scales off 16 bytes through it, the amax pass by vectors at any alignment (faf221f, p19) against a6a42c4 (p16): the Quantize GPU tests, memcheck and
 # racecheck on --check runs of odd shapes, --check of larger odd shapes, the random report on s154's seed 1764036199
 # (both builds) and a fresh seed (p19), and the LLM shape list (p19; aligned shapes, against s145's figures).
 cd "$(dirname "$0")/../../.." ; tar xJf .lab/p19.txz -C .lab

@@ -2,11 +2,13 @@
 # s157 (from the repository root; issue 34): quantize_staged's edge tiles through the shifted vectors too and fp32
 # tensor scales off 16 bytes through it, the amax pass by vectors at any alignment (faf221f, p19) against a6a42c4 (p16): the Quantize GPU tests, memcheck and
 # racecheck on --check runs of odd shapes, --check of larger odd shapes, the random report on s154's seed 1764036199
-# (both builds) and a fresh seed (p19), and the LLM shape list (p19; aligned shapes, against s145's figures).
+# (both builds) and a fresh seed (p19), and the LLM shape list (p19; aligned shapes, against s145's figures);
+# memcheck on the GPU test of every recipe, input and edge shape (x one element off in half of them). p19 = 8908605.
 cd "$(dirname "$0")/../../.." ; tar xJf .lab/p19.txz -C .lab
 R=$OUT/r; mkdir -p $R
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64
 timeout 200 .lab/p19/xpose_gpu_tests --gtest_filter='Quantize.*' > $R/gtest.txt 2>&1; echo "gtest rc $?: $(grep -E '^\[  (PASSED|FAILED) ' $R/gtest.txt | tr '\n' ' ')"
+timeout 220 compute-sanitizer --tool memcheck --error-exitcode 9 .lab/p19/xpose_gpu_tests --gtest_filter='Quantize.GpuMatches*' > $R/memcheck-gtest.txt 2>&1; echo "memcheck gtest rc $?: $(grep -E 'ERROR SUMMARY' $R/memcheck-gtest.txt | head -1)"
 q=.lab/p19/xpose-quantize-bench
 for tool in memcheck racecheck; do
   timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 $q --check --shape 261x389 --reps 1 --warmup 0 --input fp32,bf16,fp16 > $R/$tool.txt 2>&1

@@ -150,7 +150,8 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
         for (bool random_bits : {false, true}) {
           const Input in = make_input(rng, type, rows, cols, random_bits);
           SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", " + std::to_string(rows) + " x " +
-                       std::to_string(cols) + " ld " + std::to_string(in.ld) + (random_bits ? ", random bits, x one element off" : ""));
+                       std::to_string(cols) + " ld " + std::to_string(in.ld) +
+                       (random_bits ? ", random bits, x one element off" : ""));
           const int parts = result->total_part_count();  // failures recorded so far
           check(in, r, true, 0, random_bits);  // x one element off its aligned place half the time
           for (int which = 0; which < 5; ++which) check(in, r, false, which, random_bits);

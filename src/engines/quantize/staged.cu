@@ -135,7 +135,8 @@ __device__ __forceinline__ void column_codes(const uint32_t (&w)[kSeg], int p, f
 template <int E, bool Brain, bool Same, Fp8 Kind>
 __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const void* x, int64_t rows, int64_t cols,
                                               int64_t ld, uint8_t* data, uint8_t* data_t, void* scales,
-                                              void* scales_t, float* amax, bool x_vectors, bool d_vectors, bool t_vectors,
+                                              void* scales_t, float* amax, bool x_vectors, bool d_vectors,
+                                              bool t_vectors,
                                               const layout::ScaleIndex& index, const layout::ScaleIndex& index_t,
                                               Stage<E>& st, int64_t i0, int64_t j0, int R, int C) {
   using S = Stage<E>;

@@ -3,7 +3,7 @@
 # under 256 bytes that the transpose table gives aligned_stores (rules pitch_16_mod_32, unaligned_large): s153 had
 # cute_padded ahead there (fp64 410x30x1072 (0,2,1) 103.2% against 92.4; 59x21x62x31 (0,3,1,2) 89.8 against
 # 71.3), as s147 had for c128 8x43768 batch 16. 40 of the 104 such draws among 60000 permutations of seed
-# 3328554674 (s161-wide-short.txt), each through the choice and the table's tile kernels and permute_packed.
+# 3328554674 (s161-wide.txt), each through the choice and the table's tile kernels and permute_packed.
 # Build: as s160 (.lab/p20.txz).
 cd "$(dirname "$0")/../../.." ; tar xJf .lab/p20.txz -C .lab
 R=$OUT/r; mkdir -p $R

@@ -17,6 +17,6 @@ for v in p19 pe1 pe2; do
     echo "$v $1 $2: $(grep -E 'Duration|smsp__inst_executed.sum|lts__t_(sectors|requests)_op_write' $R/ncu-$v-$1-$2.txt | awk '{print $1, $NF}' | tr '\n' ' ')"
   done
   for s in 8192x8192 8192x8191 8191x8192; do timeout 60 $q --shape $s --input bf16 --recipe delayed,mxfp8 --reps 10 >> $R/times-$v.txt 2>&1; done
-  echo "$v: $(grep -E '^  bf16' $R/times-$v.txt | awk '{print $2, $4, $5, $8}' | tr '\n' ';')"
+  echo "$v: $(grep -E '^  bf16' $R/times-$v.txt | awk '{print $2, $3, $4, $7}' | tr '\n' ';')"
 done
 cd $OUT && tar czf x.tgz r && rm -rf r

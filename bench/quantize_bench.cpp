@@ -128,7 +128,8 @@ int run(int argc, char** argv) {
   auto* random_opt = app.add_option("--random", random,
                                     "N random problems (fp32, bf16, fp16; every recipe and output set; tokens "
                                     "1-65536, width 256-65536, half of each side a multiple of 128, else odd; x of "
-                                    "32 MiB-1 GiB; cases.hpp says how) instead of the LLM shapes")
+                                    "32 MiB-1 GiB; cases.hpp says how) instead of the LLM shapes; --input, --recipe "
+                                    "and --outputs, where given, keep those draws alone")
                          ->check(CLI::Range(1, 100000));
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
@@ -162,10 +163,16 @@ int run(int argc, char** argv) {
            });
   };
   if (random_opt->count()) {
-    shapes.clear();  // the draws' shapes instead (--input, --recipe and --outputs do not narrow them)
+    shapes.clear();  // the draws instead; --input, --recipe and --outputs, where given, keep those draws alone
+    const auto given = [&](const char* option, const std::vector<std::string>& names, const std::string& name) {
+      return app.count(option) == 0 || std::find(names.begin(), names.end(), name) != names.end();
+    };
     const int n_recipes = int(std::size(kRecipes)), n_outputs = int(std::size(kOutputs));
     for (const QuantizeDraw& q : random_quantizations(random, seed, n_recipes, n_outputs)) {
       const Recipe& r = kRecipes[q.recipe];
+      if (!given("--input", inputs, q.input) || !given("--recipe", recipes, r.name) ||
+          !given("--outputs", outputs, kOutputs[q.outputs]))
+        continue;
       const std::string shape = std::to_string(q.rows) + "x" + std::to_string(q.cols);
       Case c{q.what + ": " + q.input + " " + shape + " " + r.name + " " + kOutputs[q.outputs], q.input, q.rows, q.cols,
              r, kOutputs[q.outputs]};

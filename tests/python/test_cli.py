@@ -202,6 +202,15 @@ class Cli(unittest.TestCase):
         labels = [json.loads(line)["case"] for line in lists[0].stdout.splitlines()]
         self.assertEqual([f"random {i} of seed 17: " for i in range(6)], [label[:len(f"random {i} of seed 17: ")]
                                                                           for i, label in enumerate(labels)])
+        # --input, --recipe and --outputs, where given, keep those draws alone (the same draws, fewer)
+        every = [json.loads(line) for line in subprocess.run(
+            [quantize_bench, "--random", "60", "--seed", "5", "--list"], capture_output=True, text=True,
+            timeout=60).stdout.splitlines()]
+        kept = [json.loads(line) for line in subprocess.run(
+            [quantize_bench, "--random", "60", "--seed", "5", "--input", "bf16", "--recipe", "mxfp8", "--list"],
+            capture_output=True, text=True, timeout=60).stdout.splitlines()]
+        self.assertEqual([c for c in every if c["input"] == "bf16" and c["recipe"] == "mxfp8"], kept)
+        self.assertGreater(len(kept), 0)
         r = subprocess.run([quantize_bench, "--random", "3", "--shape", "64x64"], capture_output=True, text=True,
                            timeout=60)
         self.assertEqual(r.returncode, 2, r.stderr)

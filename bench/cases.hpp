@@ -119,6 +119,8 @@ std::string spread_report(const std::vector<std::pair<std::string, double>>& lab
 // uint64; nullopt where the text is not one).
 uint64_t fresh_seed();
 std::optional<uint64_t> parse_seed(const std::string& text);
+// The same from --seed's text, empty where it was not given: a fresh seed then.
+std::optional<uint64_t> seed_or_fresh(const std::string& text);
 
 // Resolves Timing::automatic: graph replay when src and dst together fit twice in L2.
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes);

@@ -154,16 +154,12 @@ int run(int argc, char** argv) {
     }
   }
   std::vector<PermuteCase> chosen = cases();
-  uint64_t seed = fresh_seed();
-  if (!seed_text.empty()) {
-    const std::optional<uint64_t> v = parse_seed(seed_text);
-    if (!v) {
-      std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n",
-                   seed_text.c_str());
-      return 2;
-    }
-    seed = *v;
+  const std::optional<uint64_t> drawn = seed_or_fresh(seed_text);
+  if (!drawn) {
+    std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n", seed_text.c_str());
+    return 2;
   }
+  const uint64_t seed = *drawn;
   if (random_opt->count()) {
     if (!dtype.empty() || !extents.empty() || !perm.empty()) {
       std::fprintf(stderr, "xpose-permute-bench: --random draws its own permutations; drop --dtype, --extents and "

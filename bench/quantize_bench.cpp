@@ -133,16 +133,12 @@ int run(int argc, char** argv) {
                          ->check(CLI::Range(1, 100000));
   app.add_option("--seed", seed_text, "--random's seed (default: a fresh one, printed)")->needs(random_opt);
   CLI11_PARSE(app, argc, argv);
-  uint64_t seed = fresh_seed();
-  if (!seed_text.empty()) {
-    const std::optional<uint64_t> v = parse_seed(seed_text);
-    if (!v) {
-      std::fprintf(stderr, "xpose-quantize-bench: --seed: '%s' is not a non-negative decimal integer\n",
-                   seed_text.c_str());
-      return 2;
-    }
-    seed = *v;
+  const std::optional<uint64_t> drawn = seed_or_fresh(seed_text);
+  if (!drawn) {
+    std::fprintf(stderr, "xpose-quantize-bench: --seed: '%s' is not a non-negative decimal integer\n", seed_text.c_str());
+    return 2;
   }
+  const uint64_t seed = *drawn;
   if (random_opt->count() && !shape_text.empty()) {
     std::fprintf(stderr, "xpose-quantize-bench: --random draws its own shapes; drop --shape\n");
     return 2;

@@ -321,7 +321,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           // 2 sg + 1 and 2 sg + 2 (the second with the next lane's first piece), lane 0 vector 0
           // too; a vector the row fills in part gets its bytes alone.
           uint8_t* const row_at = codes_row + u * row_step * cols;
-          const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15), shift = (16 - skew) & 15;
+          const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15);
           uint32_t next[4];
 #pragma unroll
           for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xFFFFFFFFu, codes[k], 1);
@@ -331,8 +331,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           const layout::ShiftedRun run{skew, C};
           unsigned char* const base = row_at - skew;
           const auto put = [&](int v, const uint4& lo, const uint4& hi) {
-            if (rr < R && v < run.vectors())
-              store_part(base + 16 * v, shift_bytes(lo, hi, shift), run.first(v) - run.at(v), run.last(v) - run.at(v));
+            if (rr < R && v < run.vectors()) store_run_vector(base, run, v, lo, hi);
           };
           put(2 * sg + 1, skew ? p0 : p1, skew ? p1 : p2);
           put(2 * sg + 2, skew ? p1 : p2, p2);
@@ -493,14 +492,13 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         const int c = c0 + k * (kThreads / 8);
         if (c >= C) continue;
         uint8_t* const row_at = data_t + (j0 + c) * rows + i0;
-        const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15), shift = (16 - skew) & 15;
+        const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15);
         const uint4 pj = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
         const uint4 pj1 = j < 7 ? *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j + 1, P)) : zero;
         const layout::ShiftedRun run{skew, R};
         unsigned char* const base = row_at - skew;
         const auto put = [&](int v, const uint4& lo, const uint4& hi) {
-          if (v < run.vectors())
-            store_part(base + 16 * v, shift_bytes(lo, hi, shift), run.first(v) - run.at(v), run.last(v) - run.at(v));
+          if (v < run.vectors()) store_run_vector(base, run, v, lo, hi);
         };
         put(j + 1, skew ? pj : pj1, pj1);
         if (j == 0) put(0, skew ? zero : pj, pj);

@@ -288,7 +288,9 @@ std::optional<uint64_t> parse_seed(const std::string& text) {
   return v;
 }
 
-std::optional<uint64_t> seed_or_fresh(const std::string& text) { return text.empty() ? fresh_seed() : parse_seed(text); }
+std::optional<uint64_t> seed_or_fresh(const std::string& text) {
+  return text.empty() ? fresh_seed() : parse_seed(text);
+}
 
 bool graph_timed(const Case& c, int64_t working_set_bytes, int64_t l2_bytes) {
   if (c.timing != Timing::automatic) return c.timing == Timing::graph;

@@ -156,7 +156,8 @@ int run(int argc, char** argv) {
   std::vector<PermuteCase> chosen = cases();
   const std::optional<uint64_t> drawn = seed_or_fresh(seed_text);
   if (!drawn) {
-    std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n", seed_text.c_str());
+    std::fprintf(stderr, "xpose-permute-bench: --seed: '%s' is not a non-negative decimal integer\n",
+                 seed_text.c_str());
     return 2;
   }
   const uint64_t seed = *drawn;

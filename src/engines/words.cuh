@@ -61,4 +61,33 @@ __device__ __forceinline__ void store_run_vector(unsigned char* base, const layo
   store_part(base + 16 * v, shift_bytes(lo, hi, run.at(v) & 15), run.first(v) - run.at(v), run.last(v) - run.at(v));
 }
 
+// A warp's four runs of `bytes` bytes each, run q to row(q) (nullptr: not stored) from its
+// 16-byte chunks chunk(q, j) in shared memory, stored as layout::SectorRun's pieces: lane 8q + m
+// run q's whole vector m, then run by run a lane an edge byte, so that every sector a run shares
+// with its neighbours gets the run's bytes from one instruction (as aligned 1/2/4/8-byte parts,
+// a shared sector took up to five, and quantize_staged with data_t's rows off 16 bytes ran at
+// 2.5x the time of aligned rows, the L2 its limit: H200 s158).
+template <class Row, class Chunk>
+__device__ __forceinline__ void store_four_runs(int bytes, const Row& row, const Chunk& chunk) {
+  const int lane = int(threadIdx.x) % 32, q = lane / 8, m = lane % 8;
+  if (unsigned char* const to = row(q)) {
+    const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to) & 31), bytes);
+    if (16 * m < s.mid) {
+      const int o = s.head + 16 * m, shift = o % 16;
+      const uint4 lo = *chunk(q, o / 16);
+      __stcg(reinterpret_cast<uint4*>(to + o), shift ? shift_bytes(lo, *chunk(q, o / 16 + 1), shift) : lo);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    unsigned char* const to = row(i);
+    if (!to) continue;
+    const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to) & 31), bytes);
+    for (int b = lane; b < s.edges(); b += 32) {
+      const int e = s.edge(b);
+      __stcg(to + e, reinterpret_cast<const unsigned char*>(chunk(i, e / 16))[e % 16]);
+    }
+  }
+}
+
 }  // namespace xpose::engines

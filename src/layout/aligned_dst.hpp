@@ -163,4 +163,21 @@ struct ShiftedRun {
   XPOSE_HD constexpr int last(int j) const { return at(j) + 16 < bytes ? at(j) + 16 : bytes; }
 };
 
+// A run of `bytes` bytes whose first sits `offset` bytes (0..31) into its 32-byte sector, cut
+// where each store instruction can fill whole sectors: `head` bytes up to the first sector
+// boundary, `mid` bytes of whole sectors (16-byte vectors from bytes head + 16 m, m < mid / 16),
+// `tail` bytes after them. The head and tail (the sectors shared with whatever lies around the
+// run) are stored a byte a lane, edge byte b (b < head + tail) at run byte edge(b), so that one
+// instruction writes all of the run's bytes of a shared sector: each partial sector write costs
+// the L2 about as much as a whole one (quantize_staged, H200 s158).
+struct SectorRun {
+  int head, mid, tail;
+  XPOSE_HD constexpr SectorRun(int offset, int bytes)
+      : head((32 - offset) % 32 < bytes ? (32 - offset) % 32 : bytes),
+        mid((bytes - head) / 32 * 32),
+        tail(bytes - head - mid) {}
+  XPOSE_HD constexpr int edges() const { return head + tail; }
+  XPOSE_HD constexpr int edge(int b) const { return b < head ? b : b + mid; }
+};
+
 }  // namespace xpose::layout

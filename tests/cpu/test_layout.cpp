@@ -849,5 +849,41 @@ TEST(AlignedDst, ShiftedRunsStoreEveryByteOnceAndNoneAround) {
   EXPECT_GT(partial, 100);
 }
 
+// SectorRun's pieces, from every offset in a sector: the whole vectors start on 32-byte sector
+// boundaries (pairs of them fill sectors) and the edge bytes lie in at most two sectors, the
+// first and the last the run touches; together every byte of the run once and none around it.
+TEST(AlignedDst, SectorRunsCoverEveryByteOnceWithWholeSectorsBetween) {
+  int edges = 0;
+  for (int offset = 0; offset < 32; ++offset) {
+    for (int bytes = 0; bytes <= 300; ++bytes) {
+      const SectorRun r(offset, bytes);
+      ASSERT_GE(r.head, 0);
+      ASSERT_LT(r.head, 32);
+      ASSERT_LT(r.tail, 32);
+      ASSERT_EQ(0, r.mid % 32);
+      std::vector<int> writes(size_t(offset + bytes + 64), 0);  // from the sector's start
+      for (int m = 0; m < r.mid / 16; ++m) {
+        const int at = offset + r.head + 16 * m;
+        ASSERT_EQ(0, (at - 16 * (m % 2)) % 32) << offset << " " << bytes;
+        for (int b = 0; b < 16; ++b) ++writes[size_t(at + b)];
+      }
+      std::vector<int> sectors;
+      for (int b = 0; b < r.edges(); ++b) {
+        const int at = offset + r.edge(b);
+        ++writes[size_t(at)];
+        if (sectors.empty() || sectors.back() != at / 32) sectors.push_back(at / 32);
+        ++edges;
+      }
+      ASSERT_LE(sectors.size(), 2u);
+      if (r.head) ASSERT_EQ(0, sectors.front());
+      if (r.tail) ASSERT_EQ((offset + bytes - 1) / 32, sectors.back());
+      for (size_t b = 0; b < writes.size(); ++b)
+        ASSERT_EQ(int(b) >= offset && int(b) < offset + bytes ? 1 : 0, writes[b])
+            << "offset " << offset << " bytes " << bytes << " at " << b;
+    }
+  }
+  EXPECT_GT(edges, 100000);
+}
+
 }  // namespace
 }  // namespace xpose::layout

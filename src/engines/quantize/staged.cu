@@ -12,8 +12,9 @@
 //           memory), factor, scale and 32 codes, which go back through shared memory so that
 //           data_t's rows are stored as whole 128-byte lines.
 // Tiles at the matrix's edges and rows off 16 bytes (odd sides, views) move the same way: x's
-// chunks from the aligned 16-byte words around them, shifted; data's and data_t's rows as the
-// aligned 16-byte vectors they touch, the edge ones in part (engines/words.cuh).
+// chunks from the aligned 16-byte words around them, shifted; data's and data_t's rows from
+// shared memory as whole 32-byte sectors, and a byte a lane where they share a sector with their
+// neighbours (engines/words.cuh's store_four_runs).
 #include <algorithm>
 
 #include "engines/async_copy.cuh"
@@ -43,7 +44,9 @@ struct Stage {
   // fp32 with the buffer would fit 2 blocks an SM, not 3).
   static constexpr bool hold_codes = E == 4;
   unsigned char x[kTile][row_bytes];  // chunk c of row r at chunk layout::staged_chunk(E, r, c)
-  unsigned char codes_t[hold_codes ? 16 : kTile * kTile];  // data_t's codes: layout::code_chunk_at
+  // data_t's codes (layout::code_chunk_at) where they do not go back through x; before them,
+  // data's codes, four rows a warp at a time, where the rows pass stores them by sectors.
+  unsigned char codes_t[hold_codes ? kWarps * 4 * kTile : kTile * kTile];
   float seg_max[kSegs][kTile];        // data_t, K > 32: each column's max |x| over each row segment
   uint32_t scale_t[kTile][kSegs];     // data_t's scales (column c's K-row blocks), stored after the tile
   float row_seg_max[kTile][kSegs];    // Same, K x K blocks: each row's max |x| over each segment
@@ -315,27 +318,31 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         else
           row_codes<E, Brain, false, Kind>(w, f, codes);
         if (!(R == kTile && C == kTile && d_vectors)) {
-          // Edge tiles and data's rows off 16 bytes: the row's C codes as the aligned 16-byte
-          // vectors they touch (layout::ShiftedRun; vector v from the run's pieces v - 1 and v, or
-          // v where the row is aligned). Lane sg holds pieces 2 sg and 2 sg + 1 and stores vectors
-          // 2 sg + 1 and 2 sg + 2 (the second with the next lane's first piece), lane 0 vector 0
-          // too; a vector the row fills in part gets its bytes alone.
-          uint8_t* const row_at = codes_row + u * row_step * cols;
-          const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15);
-          uint32_t next[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xFFFFFFFFu, codes[k], 1);
-          const uint4 zero = make_uint4(0, 0, 0, 0), p0 = make_uint4(codes[0], codes[1], codes[2], codes[3]),
-                      p1 = make_uint4(codes[4], codes[5], codes[6], codes[7]),
-                      p2 = sg < kSegs - 1 ? make_uint4(next[0], next[1], next[2], next[3]) : zero;
-          const layout::ShiftedRun run{skew, C};
-          unsigned char* const base = row_at - skew;
-          const auto put = [&](int v, const uint4& lo, const uint4& hi) {
-            if (rr < R && v < run.vectors()) store_run_vector(base, run, v, lo, hi);
+          // Edge tiles and data's rows off 16 bytes: the warp's eight rows (lanes 4j .. 4j + 3
+          // row j's segments) four at a time through its part of codes_t (a row's chunk j at
+          // 16 (j ^ (row & 1)): no bank conflicts), stored by sectors (store_four_runs).
+          const int lane = int(threadIdx.x) % 32, warp_row0 = rr - lane / 4;
+          unsigned char* const scratch = st.codes_t + int(threadIdx.x) / 32 * 4 * kTile;
+          const auto chunk = [&](int q, int j) {
+            return reinterpret_cast<uint4*>(scratch + q * kTile + 16 * (j ^ (q & 1)));
           };
-          put(2 * sg + 1, skew ? p0 : p1, skew ? p1 : p2);
-          put(2 * sg + 2, skew ? p1 : p2, p2);
-          if (sg == 0) put(0, skew ? zero : p0, p0);
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            if (lane / 16 == h) {
+              const int q = lane / 4 % 4;
+              *chunk(q, 2 * sg) = make_uint4(codes[0], codes[1], codes[2], codes[3]);
+              *chunk(q, 2 * sg + 1) = make_uint4(codes[4], codes[5], codes[6], codes[7]);
+            }
+            __syncwarp();
+            store_four_runs(
+                C,
+                [&](int q) {
+                  const int row = warp_row0 + 4 * h + q;
+                  return row < R ? data + (i0 + row) * cols + j0 : nullptr;
+                },
+                chunk);
+            __syncwarp();
+          }
           continue;
         }
         // Two neighbouring lanes (segments 2j, 2j + 1 of a row) trade halves, so that each
@@ -360,6 +367,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
   // data_t: a thread a row segment of P columns (a word a row); a warp's lanes, neighbouring
   // words of one row, read 128 bytes at a time.
   if (columns_pass) {
+    // data's rows stored by sectors passed through codes_t, which data_t's codes fill next
+    if (rows_pass && data && data_t && !S::hold_codes && !(R == kTile && C == kTile && d_vectors)) __syncthreads();
     constexpr int P = S::P, groups = kTile / P, units = groups * kSegs / kThreads;
     const auto word = [&](int cg, int rs, int k) {  // row 32 rs + k's word of column group cg
       const int rr = rs * kSeg + k;
@@ -482,27 +491,14 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         *reinterpret_cast<uint4*>(to + k * (kThreads / 8) * rows) =
             *reinterpret_cast<const uint4*>(t + chunk_at0 + k * (kThreads / 8) * kTile);
     } else if (data_t) {
-      // Edge tiles and data_t's rows off 16 bytes: each row's R codes as the aligned 16-byte
-      // vectors they touch (layout::ShiftedRun, as data's above), from the row's 16-byte chunks
-      // in t: lane j of a row's eight stores vector j + 1, lane 0 vector 0 too.
-      const int c0 = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8;
-      const uint4 zero = make_uint4(0, 0, 0, 0);
-#pragma unroll
-      for (int k = 0; k < kTile * 8 / kThreads; ++k) {
-        const int c = c0 + k * (kThreads / 8);
-        if (c >= C) continue;
-        uint8_t* const row_at = data_t + (j0 + c) * rows + i0;
-        const int skew = int(reinterpret_cast<uintptr_t>(row_at) & 15);
-        const uint4 pj = *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j, P));
-        const uint4 pj1 = j < 7 ? *reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c, j + 1, P)) : zero;
-        const layout::ShiftedRun run{skew, R};
-        unsigned char* const base = row_at - skew;
-        const auto put = [&](int v, const uint4& lo, const uint4& hi) {
-          if (v < run.vectors()) store_run_vector(base, run, v, lo, hi);
-        };
-        put(j + 1, skew ? pj : pj1, pj1);
-        if (j == 0) put(0, skew ? zero : pj, pj);
-      }
+      // Edge tiles and data_t's rows off 16 bytes: a warp four rows at a time, each row's R
+      // codes stored by sectors (store_four_runs) from its chunks in t.
+      const int warp = int(threadIdx.x) / 32;
+#pragma unroll 1
+      for (int c0 = 4 * warp; c0 < C; c0 += 4 * kWarps)
+        store_four_runs(
+            R, [&](int q) { return c0 + q < C ? data_t + (j0 + c0 + q) * rows + i0 : nullptr; },
+            [&](int q, int j) { return reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c0 + q, j, P)); });
     }
   }
 

@@ -161,13 +161,12 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     wait_async_all();
   } else {
     // Edge tiles and x's rows off 16 bytes (an odd width, a view): each chunk from the aligned
-    // 16-byte word around its start and the next, which the next lane of the row loaded (the
-    // row's last lane loads it); words that reach past x's bytes are read within them; the stage
-    // holds zeros past the matrix. A few chunks a round, every load of the round in flight.
+    // 16-byte words around it (two loads, the second mostly L1's), shifted; words that reach
+    // past x's bytes are read within them; the stage holds zeros past the matrix. A few chunks
+    // a round, every load of the round in flight.
     constexpr int step = kThreads / S::chunks, per = kTile / step, round = 4;
     static_assert(step % 2 == 0 && per % round == 0, "a thread's rows keep their parity; whole rounds");
     const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
-    const bool last = c == S::chunks - 1;
     const int in_row = min(16, C * E - 16 * c);  // the chunk's bytes inside the matrix (<= 0: none)
     const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
     const unsigned char* from = xb + ((i0 + r0) * ld + j0) * E + c * 16;
@@ -182,20 +181,15 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
         const unsigned char* const at = from + k * pitch;
         skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
         a[k] = b[k] = make_uint4(0, 0, 0, 0);
-        // the word holds some of the row's bytes of the matrix (the chunk before needs it then)
-        if (r0 + (k0 + k) * step < R && 16 * c - skew[k] < C * E) {
+        if (r0 + (k0 + k) * step < R && in_row > 0) {
           const unsigned char* const word = at - skew[k];
           a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
-          if (last && skew[k])
+          if (skew[k])
             b[k] = word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16) : load_within(word + 16, xb, high);
         }
       }
 #pragma unroll
       for (int k = 0; k < round; ++k) {
-        const uint4 next = make_uint4(
-            __shfl_down_sync(0xFFFFFFFFu, a[k].x, 1, S::chunks), __shfl_down_sync(0xFFFFFFFFu, a[k].y, 1, S::chunks),
-            __shfl_down_sync(0xFFFFFFFFu, a[k].z, 1, S::chunks), __shfl_down_sync(0xFFFFFFFFu, a[k].w, 1, S::chunks));
-        if (!last) b[k] = next;
         uint4 v = shift_bytes(a[k], b[k], skew[k]);
         if (in_row < 16) {  // the matrix's last column chunk: zeros past it
           const auto keep = [&](uint32_t w, int q) {

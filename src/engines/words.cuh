@@ -75,19 +75,29 @@ __device__ __forceinline__ void store_four_runs(int bytes, const Row& row, const
     if (16 * m < s.mid) {
       const int o = s.head + 16 * m, shift = o % 16;
       const uint4 lo = *chunk(q, o / 16);
-      __stcg(reinterpret_cast<uint4*>(to + o), shift ? shift_bytes(lo, *chunk(q, o / 16 + 1), shift) : lo);
+      *reinterpret_cast<uint4*>(to + o) = shift ? shift_bytes(lo, *chunk(q, o / 16 + 1), shift) : lo;
     }
   }
+  // The edge bytes: a run's edges are bytes % 32 or 32 more (never more than 62): lane b's of
+  // each run, every load before the stores (plain ones, which the compiler may reorder); then,
+  // where runs are not whole sectors long (edge tiles), the rest.
+  const auto edges = [&](int k) {
+    unsigned char* to[4];
+    int at[4];
+    unsigned char b[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    unsigned char* const to = row(i);
-    if (!to) continue;
-    const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to) & 31), bytes);
-    for (int b = lane; b < s.edges(); b += 32) {
-      const int e = s.edge(b);
-      __stcg(to + e, reinterpret_cast<const unsigned char*>(chunk(i, e / 16))[e % 16]);
+    for (int i = 0; i < 4; ++i) {
+      to[i] = row(i);
+      const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to[i]) & 31), bytes);
+      at[i] = to[i] && lane + k < s.edges() ? s.edge(lane + k) : -1;
+      if (at[i] >= 0) b[i] = reinterpret_cast<const unsigned char*>(chunk(i, at[i] / 16))[at[i] % 16];
     }
-  }
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (at[i] >= 0) to[i][at[i]] = b[i];
+  };
+  edges(0);
+  if (bytes % 32) edges(32);
 }
 
 }  // namespace xpose::engines

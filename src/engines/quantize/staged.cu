@@ -16,6 +16,7 @@
 // shared memory as whole 32-byte sectors, and a byte a lane where they share a sector with their
 // neighbours (engines/words.cuh's store_four_runs).
 #include <algorithm>
+#include <type_traits>
 
 #include "engines/async_copy.cuh"
 #include "engines/early_launch.cuh"
@@ -144,8 +145,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
                                               Stage<E>& st, int64_t i0, int64_t j0, int R, int C) {
   using S = Stage<E>;
   const unsigned char* const xb = static_cast<const unsigned char*>(x);
-  // The tile into the stage: 16-byte chunks by cp.async where it is whole and aligned, else
-  // element by element with zeros past the matrix.
+  // The tile into the stage: 16-byte chunks by cp.async where it is whole and aligned.
   if (R == kTile && C == kTile && x_vectors) {
     // A thread's chunks: column chunk c of rows r0, r0 + step, ..: one place in its row (the
     // place turns with the row's parity alone, and step is even), one pitch apart in x.
@@ -160,48 +160,79 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     commit_async();
     wait_async_all();
   } else {
-    // Edge tiles and x's rows off 16 bytes (an odd width, a view): each chunk from the aligned
-    // 16-byte words around it (two loads, the second mostly L1's), shifted; words that reach
-    // past x's bytes are read within them; the stage holds zeros past the matrix. A few chunks
-    // a round, every load of the round in flight.
-    constexpr int step = kThreads / S::chunks, per = kTile / step, round = 4;
-    static_assert(step % 2 == 0 && per % round == 0, "a thread's rows keep their parity; whole rounds");
-    const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
-    const int in_row = min(16, C * E - 16 * c);  // the chunk's bytes inside the matrix (<= 0: none)
-    const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
-    const unsigned char* from = xb + ((i0 + r0) * ld + j0) * E + c * 16;
-    const int64_t pitch = step * ld * E;
-    unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, c) * 16];
+    // Edge tiles and x's rows off 16 bytes (an odd width, a view). Rows that start on 4 bytes
+    // (every row of fp32; of 2-byte inputs every other row where the width is odd) go by
+    // cp.async words, 16 bytes where every row of x is on 16 bytes, else 4, straight to their
+    // staged places, zeros past the matrix. The others (2-byte inputs) go chunk by chunk out of
+    // the aligned 16-byte words around them, shifted, while those copies are in flight.
+    const auto row_start = [&](int r) { return xb + ((i0 + r) * ld + j0) * E; };
+    const bool off0 = reinterpret_cast<uintptr_t>(row_start(0)) & 3;  // row 0 off 4 bytes
+    const bool alternate = (ld * E) % 4 != 0;                          // rows alternate on and off
+    const auto words = [&](auto width) {
+      // A thread's words: word w of rows r0, r0 + step, ..: one staged place, one pitch apart in x.
+      constexpr int V = decltype(width)::value, per_row = S::row_bytes / V, step = kThreads / per_row;
+      static_assert(step % 2 == 0, "a thread's rows keep their parity");
+      const int r0 = int(threadIdx.x) / per_row, w = int(threadIdx.x) % per_row;
+      if (off0 != (alternate && (r0 & 1))) return;  // its rows are off 4 bytes
+      const int in = min(V, max(0, C * E - w * V));  // the word's bytes inside the matrix
+      unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, w * V / 16) * 16 + w * V % 16];
+      const unsigned char* from = row_start(r0) + w * V;
+      const int64_t pitch = step * ld * E;
+#pragma unroll 8
+      for (int k = 0; k < kTile / step; ++k, to += step * S::row_bytes, from += pitch) {
+        const int n = r0 + k * step < R ? in : 0;
+        copy_async_zfill<V>(to, n > 0 ? from : xb, n);
+      }
+      commit_async();
+    };
+    if (x_vectors)
+      words(std::integral_constant<int, 16>());
+    else
+      words(std::integral_constant<int, 4>());
+    if (E == 2 && (off0 || alternate)) {  // fp32's rows are all on 4 bytes
+      // The rows off 4 bytes (all, or every other from `first`) a few chunks a round, every load
+      // of the round in flight; words that reach past x's bytes are read within them.
+      constexpr int step = kThreads / S::chunks, round = 4;
+      static_assert(step % 2 == 0 && (kTile / 2 / step) % round == 0, "a thread's rows keep their parity; rounds");
+      const int first = alternate && !off0 ? 1 : 0, stride = alternate ? 2 : 1, per = kTile / stride / step;
+      const int r0 = first + stride * (int(threadIdx.x) / S::chunks), c = int(threadIdx.x) % S::chunks;
+      const int in_row = min(16, C * E - 16 * c);  // the chunk's bytes inside the matrix (<= 0: none)
+      const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
+      const unsigned char* from = row_start(r0) + c * 16;
+      const int64_t pitch = step * stride * ld * E;
+      unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, c) * 16];
 #pragma unroll 1
-    for (int k0 = 0; k0 < per; k0 += round) {
-      uint4 a[round], b[round];
-      int skew[round];
+      for (int k0 = 0; k0 < per; k0 += round) {
+        uint4 a[round], b[round];
+        int skew[round];
 #pragma unroll
-      for (int k = 0; k < round; ++k) {
-        const unsigned char* const at = from + k * pitch;
-        skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
-        a[k] = b[k] = make_uint4(0, 0, 0, 0);
-        if (r0 + (k0 + k) * step < R && in_row > 0) {
-          const unsigned char* const word = at - skew[k];
-          a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
-          if (skew[k])
-            b[k] = word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16) : load_within(word + 16, xb, high);
+        for (int k = 0; k < round; ++k) {
+          const unsigned char* const at = from + k * pitch;
+          skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
+          a[k] = b[k] = make_uint4(0, 0, 0, 0);
+          if (r0 + (k0 + k) * step * stride < R && in_row > 0) {
+            const unsigned char* const word = at - skew[k];
+            a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
+            if (skew[k])
+              b[k] = word + 32 <= high ? *reinterpret_cast<const uint4*>(word + 16) : load_within(word + 16, xb, high);
+          }
         }
-      }
 #pragma unroll
-      for (int k = 0; k < round; ++k) {
-        uint4 v = shift_bytes(a[k], b[k], skew[k]);
-        if (in_row < 16) {  // the matrix's last column chunk: zeros past it
-          const auto keep = [&](uint32_t w, int q) {
-            const int n = in_row - 4 * q;
-            return n >= 4 ? w : n <= 0 ? 0u : w & ((1u << (8 * n)) - 1);
-          };
-          v = make_uint4(keep(v.x, 0), keep(v.y, 1), keep(v.z, 2), keep(v.w, 3));
+        for (int k = 0; k < round; ++k) {
+          uint4 v = shift_bytes(a[k], b[k], skew[k]);
+          if (in_row < 16) {  // the matrix's last column chunk: zeros past it
+            const auto keep = [&](uint32_t w, int q) {
+              const int n = in_row - 4 * q;
+              return n >= 4 ? w : n <= 0 ? 0u : w & ((1u << (8 * n)) - 1);
+            };
+            v = make_uint4(keep(v.x, 0), keep(v.y, 1), keep(v.z, 2), keep(v.w, 3));
+          }
+          *reinterpret_cast<uint4*>(to + k * step * stride * S::row_bytes) = v;
         }
-        *reinterpret_cast<uint4*>(to + k * step * S::row_bytes) = v;
+        from += round * pitch, to += round * step * stride * S::row_bytes;
       }
-      from += round * pitch, to += round * step * S::row_bytes;
     }
+    wait_async_all();
   }
   __syncthreads();
 

@@ -21,18 +21,6 @@ __device__ __forceinline__ void copy_async(void* to, const void* from) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(at), "l"(from), "n"(V) : "memory");
 }
 
-// The same, reading only the first `bytes` (0..V) of `from` and zeros for the rest (`from`
-// must still be a valid address where bytes is 0).
-template <int V>
-__device__ __forceinline__ void copy_async_zfill(void* to, const void* from, int bytes) {
-  static_assert(V == 4 || V == 8 || V == 16, "cp.async moves 4, 8 or 16 bytes");
-  const uint32_t at = uint32_t(__cvta_generic_to_shared(to));
-  if constexpr (V == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(from), "r"(bytes) : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(at), "l"(from), "n"(V), "r"(bytes) : "memory");
-}
-
 // The thread's copies since the last commit become one group.
 __device__ __forceinline__ void commit_async() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 

@@ -159,6 +159,25 @@ TEST(Quantize, GpuMatchesTheReferenceBitForBit) {
         }
 }
 
+// x's rows as each load path of the staged kernel sees them, 2-byte inputs: on 4 bytes but not 16
+// (ld 390: 4-byte words, the edge tiles' last word cut to 2 bytes), on 16 (ld 392: 16-byte words
+// at the edges), alternating (ld 389) and all off 4 bytes (ld 390, x one element off): shifted.
+TEST(Quantize, GpuEveryRowAlignmentOfTwoByteInputs) {
+  XPOSE_REQUIRE_GPU();
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const auto [ld, shift] : {std::pair{390, 0}, std::pair{392, 0}, std::pair{389, 0}, std::pair{390, 1}})
+    for (QuantizeInputType type : {QuantizeInputType::bf16, QuantizeInputType::fp16})
+      for (const QuantizeRecipe& r : quantize_recipes()) {
+        const Input in = make_input(rng, type, 261, 389, false, ld);
+        SCOPED_TRACE(recipe_name(r) + ", input " + std::to_string(int(type)) + ", 261 x 389, ld " +
+                     std::to_string(ld) + (shift ? ", x one element off" : ""));
+        check(in, r, true, 0, shift);
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
 // More tiles than the SMs hold blocks at once (a 132-SM GPU holds 528), whole ones and ragged ones
 // (the last row and column), x's rows 16-byte aligned and not, and sides whose output rows (data's,
 // data_t's) are off 16 bytes: every recipe, every output at once.

@@ -160,20 +160,19 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
     commit_async();
     wait_async_all();
   } else {
-    // Edge tiles and x's rows off 16 bytes (an odd width, a view). Rows that start on 4 bytes
-    // (every row of fp32; of 2-byte inputs every other row where the width is odd) go by
-    // cp.async words, 16 bytes where every row of x is on 16 bytes, else 4, straight to their
-    // staged places, zeros past the matrix. The others (2-byte inputs) go chunk by chunk out of
-    // the aligned 16-byte words around them, shifted, while those copies are in flight.
+    // Edge tiles and x's rows off 16 bytes (an odd width, a view). Where every row starts on 4
+    // bytes (fp32; 2-byte inputs of an even ld on 4 bytes) they go by cp.async words, 16 bytes
+    // where every row of x is on 16 bytes, else 4, straight to their staged places; the words
+    // the matrix's edges cut through shared stores, zeros past the matrix. Otherwise (2-byte
+    // inputs) chunk by chunk out of the aligned 16-byte words around them, shifted (H200 s164:
+    // bf16 8192x8191, every other row by words and the rest shifted, lost 3 points to this).
     const auto row_start = [&](int r) { return xb + ((i0 + r) * ld + j0) * E; };
-    const bool off0 = reinterpret_cast<uintptr_t>(row_start(0)) & 3;  // row 0 off 4 bytes
-    const bool alternate = (ld * E) % 4 != 0;                          // rows alternate on and off
+    const bool on4 = !(reinterpret_cast<uintptr_t>(row_start(0)) & 3) && (ld * E) % 4 == 0;
     const auto words = [&](auto width) {
       // A thread's words: word w of rows r0, r0 + step, ..: one staged place, one pitch apart in x.
       constexpr int V = decltype(width)::value, per_row = S::row_bytes / V, step = kThreads / per_row;
       static_assert(step % 2 == 0, "a thread's rows keep their parity");
       const int r0 = int(threadIdx.x) / per_row, w = int(threadIdx.x) % per_row;
-      if (off0 != (alternate && (r0 & 1))) return;  // its rows are off 4 bytes
       const int in = min(V, max(0, C * E - w * V));  // the word's bytes inside the matrix
       unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, w * V / 16) * 16 + w * V % 16];
       const unsigned char* from = row_start(r0) + w * V;
@@ -181,25 +180,30 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
 #pragma unroll 8
       for (int k = 0; k < kTile / step; ++k, to += step * S::row_bytes, from += pitch) {
         const int n = r0 + k * step < R ? in : 0;
-        copy_async_zfill<V>(to, n > 0 ? from : xb, n);
+        if (n == V) {
+          copy_async<V>(to, from);
+        } else if constexpr (V == 16) {
+          *reinterpret_cast<uint4*>(to) = n ? load_within(from, from, from + n) : make_uint4(0, 0, 0, 0);
+        } else {  // 4 bytes: 2 of them (2-byte inputs) or none
+          *reinterpret_cast<uint32_t*>(to) = n ? *reinterpret_cast<const uint16_t*>(from) : 0u;
+        }
       }
       commit_async();
     };
     if (x_vectors)
       words(std::integral_constant<int, 16>());
-    else
+    else if (E == 4 || on4)
       words(std::integral_constant<int, 4>());
-    if (E == 2 && (off0 || alternate)) {  // fp32's rows are all on 4 bytes
-      // The rows off 4 bytes (all, or every other from `first`) a few chunks a round, every load
-      // of the round in flight; words that reach past x's bytes are read within them.
-      constexpr int step = kThreads / S::chunks, round = 4;
-      static_assert(step % 2 == 0 && (kTile / 2 / step) % round == 0, "a thread's rows keep their parity; rounds");
-      const int first = alternate && !off0 ? 1 : 0, stride = alternate ? 2 : 1, per = kTile / stride / step;
-      const int r0 = first + stride * (int(threadIdx.x) / S::chunks), c = int(threadIdx.x) % S::chunks;
+    else if constexpr (E == 2) {
+      // A few chunks a round, every load of the round in flight; words that reach past x's
+      // bytes are read within them.
+      constexpr int step = kThreads / S::chunks, per = kTile / step, round = 4;
+      static_assert(step % 2 == 0 && per % round == 0, "a thread's rows keep their parity; whole rounds");
+      const int r0 = int(threadIdx.x) / S::chunks, c = int(threadIdx.x) % S::chunks;
       const int in_row = min(16, C * E - 16 * c);  // the chunk's bytes inside the matrix (<= 0: none)
       const unsigned char* const high = xb + ((rows - 1) * ld + cols) * E;
       const unsigned char* from = row_start(r0) + c * 16;
-      const int64_t pitch = step * stride * ld * E;
+      const int64_t pitch = step * ld * E;
       unsigned char* to = &st.x[r0][layout::staged_chunk(E, r0, c) * 16];
 #pragma unroll 1
       for (int k0 = 0; k0 < per; k0 += round) {
@@ -210,7 +214,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           const unsigned char* const at = from + k * pitch;
           skew[k] = int(reinterpret_cast<uintptr_t>(at) & 15);
           a[k] = b[k] = make_uint4(0, 0, 0, 0);
-          if (r0 + (k0 + k) * step * stride < R && in_row > 0) {
+          if (r0 + (k0 + k) * step < R && in_row > 0) {
             const unsigned char* const word = at - skew[k];
             a[k] = word >= xb && word + 16 <= high ? *reinterpret_cast<const uint4*>(word) : load_within(word, xb, high);
             if (skew[k])
@@ -227,9 +231,9 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
             };
             v = make_uint4(keep(v.x, 0), keep(v.y, 1), keep(v.z, 2), keep(v.w, 3));
           }
-          *reinterpret_cast<uint4*>(to + k * step * stride * S::row_bytes) = v;
+          *reinterpret_cast<uint4*>(to + k * step * S::row_bytes) = v;
         }
-        from += round * pitch, to += round * step * stride * S::row_bytes;
+        from += round * pitch, to += round * step * S::row_bytes;
       }
     }
     wait_async_all();

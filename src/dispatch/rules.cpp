@@ -105,6 +105,14 @@ bool stores_rows(const Problem& p, const Tuning& t) {
 // rule pitch_16_mod_32 gave aligned_stores: cute_padded ahead on 39 of 40, by 16.8 points on average).
 bool stores_tile_fits(const Problem& p) { return p.elem_bytes != 8 || (p.rows >= 32 && p.cols >= 64); }
 
+// Rule pitch_16_mod_32's 8-byte elements: src rows off 16 bytes as stores_tile_fits; 16-byte
+// aligned ones longer than 256 bytes, under which the aligned vector tiles next in line led
+// (H200 s167, draws of a fresh seed: +20.4 points on average over 15 such 2-D draws; at 32-58
+// columns and where only the rows were short they lost up to 33 points).
+bool pitch_tile_fits(const Problem& p) {
+  return p.elem_bytes != 8 || (p.src_rows_aligned_16() ? p.cols * p.elem_bytes > 256 : stores_tile_fits(p));
+}
+
 bool large_unaligned(const Problem& p, const Tuning& t) {
   if (p.matrix_bytes() < (p.elem_bytes <= 2 ? t.unaligned_min_matrix_narrow : unaligned_min_matrix) || !stores_rows(p, t) ||
       !stores_tile_fits(p))
@@ -182,12 +190,13 @@ const std::vector<Rule>& rules() {
        "bytes with a short side: 16-byte vectors on both sides"},
       {"pitch_16_mod_32", XPOSE_ENGINE(aligned_stores),
        [](const Problem& p, const Device&, const Tuning& t) {
-         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 && stores_rows(p, t) && stores_tile_fits(p) &&
+         return middle_size(p) && (p.ld_dst * p.elem_bytes) % 32 == 16 && stores_rows(p, t) && pitch_tile_fits(p) &&
                 p.bytes() > (p.elem_bytes == 2 ? t.pitch_side_halves : t.pitch_side);
        },
        "2-, 4- or 8-byte elements whose dst pitch is 16 mod 32 bytes, more than `pitch_side` a side (src or dst, "
        "batch included; 2-byte elements: `pitch_side_halves`), dst rows of more than `stores_min_rows_bytes` bytes "
-       "(8-byte elements: at least 32 rows and 64 columns)",
+       "(8-byte elements: src rows of more than 256 bytes where 16-byte aligned, else at least 32 rows and 64 "
+       "columns)",
        "a dst pitch of 16 mod 32 bytes: dst row pieces shifted to start on 32-byte sectors"},
       {"large_tma", XPOSE_CUTE_ENGINE(cute_tma),
        [](const Problem& p, const Device&, const Tuning& t) {

@@ -61,40 +61,44 @@ __device__ __forceinline__ void store_run_vector(unsigned char* base, const layo
   store_part(base + 16 * v, shift_bytes(lo, hi, run.at(v) & 15), run.first(v) - run.at(v), run.last(v) - run.at(v));
 }
 
-// A warp's four runs of `bytes` bytes each, run q to row(q) (nullptr: not stored) from its
-// 16-byte chunks chunk(q, j) in shared memory, stored as layout::SectorRun's pieces: lane 8q + m
+// A warp's runs 0 .. live - 1 (live <= 4) of `bytes` bytes each (1 .. 128), run q from
+// first + q pitch, its byte e in shared memory at at(q, e) (16-byte chunks there: at(q, 16 j)
+// aligned, at(q, 16 j + b) = at(q, 16 j) + b), stored as layout::SectorRun's pieces: lane 8q + m
 // run q's whole vector m, then run by run a lane an edge byte, so that every sector a run shares
 // with its neighbours gets the run's bytes from one instruction (as aligned 1/2/4/8-byte parts,
 // a shared sector took up to five, and quantize_staged with data_t's rows off 16 bytes ran at
-// 2.5x the time of aligned rows, the L2 its limit: H200 s158).
-template <class Row, class Chunk>
-__device__ __forceinline__ void store_four_runs(int bytes, const Row& row, const Chunk& chunk) {
+// 2.5x the time of aligned rows, the L2 its limit: H200 s158). 32-bit offsets within the sector
+// (the pitch's low bits), the edge bytes' loads before their stores (plain ones, which the
+// compiler may reorder; the index math once took most of quantize_staged's instructions, s164).
+template <class At>
+__device__ __forceinline__ void store_four_runs(unsigned char* first, int64_t pitch, int live, int bytes,
+                                                const At& at) {
   const int lane = int(threadIdx.x) % 32, q = lane / 8, m = lane % 8;
-  if (unsigned char* const to = row(q)) {
-    const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to) & 31), bytes);
+  const int first_off = int(reinterpret_cast<uintptr_t>(first) & 31), pitch_off = int(pitch & 31);
+  const auto run = [&](int i) { return layout::SectorRun((first_off + i * pitch_off) & 31, bytes); };
+  if (q < live) {
+    const layout::SectorRun s = run(q);
     if (16 * m < s.mid) {
-      const int o = s.head + 16 * m, shift = o % 16;
-      const uint4 lo = *chunk(q, o / 16);
-      *reinterpret_cast<uint4*>(to + o) = shift ? shift_bytes(lo, *chunk(q, o / 16 + 1), shift) : lo;
+      const int o = s.head + 16 * m, shift = o & 15, c = o & ~15;
+      const uint4 lo = *reinterpret_cast<const uint4*>(at(q, c));
+      *reinterpret_cast<uint4*>(first + q * pitch + o) =
+          shift ? shift_bytes(lo, *reinterpret_cast<const uint4*>(at(q, c + 16)), shift) : lo;
     }
   }
   // The edge bytes: a run's edges are bytes % 32 or 32 more (never more than 62): lane b's of
-  // each run, every load before the stores (plain ones, which the compiler may reorder); then,
-  // where runs are not whole sectors long (edge tiles), the rest.
+  // each run, then, where runs are not whole sectors long (edge tiles), the rest.
   const auto edges = [&](int k) {
-    unsigned char* to[4];
-    int at[4];
+    int e[4];
     unsigned char b[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      to[i] = row(i);
-      const layout::SectorRun s(int(reinterpret_cast<uintptr_t>(to[i]) & 31), bytes);
-      at[i] = to[i] && lane + k < s.edges() ? s.edge(lane + k) : -1;
-      if (at[i] >= 0) b[i] = reinterpret_cast<const unsigned char*>(chunk(i, at[i] / 16))[at[i] % 16];
+      const layout::SectorRun s = run(i);
+      e[i] = i < live && lane + k < s.edges() ? s.edge(lane + k) : -1;
+      if (e[i] >= 0) b[i] = *at(i, e[i]);
     }
 #pragma unroll
     for (int i = 0; i < 4; ++i)
-      if (at[i] >= 0) to[i][at[i]] = b[i];
+      if (e[i] >= 0) first[i * pitch + e[i]] = b[i];
   };
   edges(0);
   if (bytes % 32) edges(32);

@@ -172,9 +172,9 @@ struct ShiftedRun {
 // the L2 about as much as a whole one (quantize_staged, H200 s158).
 struct SectorRun {
   int head, mid, tail;
-  XPOSE_HD constexpr SectorRun(int offset, int bytes)
-      : head((32 - offset) % 32 < bytes ? (32 - offset) % 32 : bytes),
-        mid((bytes - head) / 32 * 32),
+  XPOSE_HD constexpr SectorRun(int offset, int bytes)  // offset 0..31, bytes >= 0: masks, not divisions
+      : head(((32 - offset) & 31) < bytes ? (32 - offset) & 31 : bytes),
+        mid((bytes - head) & ~31),
         tail(bytes - head - mid) {}
   XPOSE_HD constexpr int edges() const { return head + tail; }
   XPOSE_HD constexpr int edge(int b) const { return b < head ? b : b + mid; }

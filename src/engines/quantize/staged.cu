@@ -358,24 +358,17 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
           // 16 (j ^ (row & 1)): no bank conflicts), stored by sectors (store_four_runs).
           const int lane = int(threadIdx.x) % 32, warp_row0 = rr - lane / 4;
           unsigned char* const scratch = st.codes_t + int(threadIdx.x) / 32 * 4 * kTile;
-          const auto chunk = [&](int q, int j) {
-            return reinterpret_cast<uint4*>(scratch + q * kTile + 16 * (j ^ (q & 1)));
-          };
+          const auto at = [&](int q, int e) { return scratch + q * kTile + (e ^ (q & 1) << 4); };
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             if (lane / 16 == h) {
               const int q = lane / 4 % 4;
-              *chunk(q, 2 * sg) = make_uint4(codes[0], codes[1], codes[2], codes[3]);
-              *chunk(q, 2 * sg + 1) = make_uint4(codes[4], codes[5], codes[6], codes[7]);
+              *reinterpret_cast<uint4*>(at(q, 32 * sg)) = make_uint4(codes[0], codes[1], codes[2], codes[3]);
+              *reinterpret_cast<uint4*>(at(q, 32 * sg + 16)) = make_uint4(codes[4], codes[5], codes[6], codes[7]);
             }
             __syncwarp();
-            store_four_runs(
-                C,
-                [&](int q) {
-                  const int row = warp_row0 + 4 * h + q;
-                  return row < R ? data + (i0 + row) * cols + j0 : nullptr;
-                },
-                chunk);
+            const int row0 = warp_row0 + 4 * h;
+            store_four_runs(data + (i0 + row0) * cols + j0, cols, min(4, R - row0), C, at);
             __syncwarp();
           }
           continue;
@@ -531,9 +524,9 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       const int warp = int(threadIdx.x) / 32;
 #pragma unroll 1
       for (int c0 = 4 * warp; c0 < C; c0 += 4 * kWarps)
-        store_four_runs(
-            R, [&](int q) { return c0 + q < C ? data_t + (j0 + c0 + q) * rows + i0 : nullptr; },
-            [&](int q, int j) { return reinterpret_cast<const uint4*>(t + layout::code_chunk_at(c0 + q, j, P)); });
+        store_four_runs(data_t + (j0 + c0) * rows + i0, rows, min(4, C - c0), R, [&](int q, int e) {
+          return t + layout::code_chunk_at(c0 + q, e >> 4, P) + (e & 15);
+        });
     }
   }
 

@@ -52,15 +52,6 @@ __device__ __forceinline__ void store_part(unsigned char* word, const uint4& v, 
   layout::word_parts(lo, hi, put);
 }
 
-// Vector v of a run stored as layout::ShiftedRun's aligned vectors from `base` (the aligned
-// address `run.skew` bytes before the run): lo and hi are the run's 16-byte pieces around it
-// (piece at(v) / 16 rounded down and the next; zeros before the run or past it); only the run's
-// bytes of the vector are written.
-__device__ __forceinline__ void store_run_vector(unsigned char* base, const layout::ShiftedRun& run, int v,
-                                                 const uint4& lo, const uint4& hi) {
-  store_part(base + 16 * v, shift_bytes(lo, hi, run.at(v) & 15), run.first(v) - run.at(v), run.last(v) - run.at(v));
-}
-
 // A warp's runs 0 .. live - 1 (live <= 4) of `bytes` bytes each (1 .. 128), run q from
 // first + q pitch, its byte e in shared memory at at(q, e) (16-byte chunks there: at(q, 16 j)
 // aligned, at(q, 16 j + b) = at(q, 16 j) + b), stored as layout::SectorRun's pieces: lane 8q + m

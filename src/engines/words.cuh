@@ -1,6 +1,6 @@
 // Bytes off 16 bytes moved as the aligned 16-byte words around them: loaded within a buffer's
 // bytes, shifted, stored in part (the in-place kernels; permute_row_vectors; aligned_stores'
-// dst edges of bytes).
+// dst edges of bytes), or stored from shared memory by 32-byte sectors (quantize_staged).
 #pragma once
 
 #include <cstdint>

@@ -444,6 +444,18 @@ TEST(Registry, OneListOneContract) {
   }
 }
 
+// Rule pitch_16_mod_32's bound for 8-byte elements (s161, s167, s168): src rows 16-byte aligned
+// past 256 bytes, else (off 16 bytes) at least 32 rows and 64 columns; dst pitches 16 mod 32 bytes
+// (ld_dst 2 mod 4 elements), past pitch_side.
+TEST(PlanAuto, PitchRuleLeavesEightByteMatricesOfShortSrcRows) {
+  EXPECT_EQ("pitch_16_mod_32", rule_of(with_ld(80002, 34, 8, 34, 80002)));  // aligned src rows of 272 bytes
+  EXPECT_NE("pitch_16_mod_32", rule_of(with_ld(80002, 32, 8, 32, 80002)));  // of 256
+  EXPECT_EQ("pitch_16_mod_32", rule_of(with_ld(40002, 65, 8, 65, 40002)));  // src rows off 16 bytes, 65 columns
+  EXPECT_NE("pitch_16_mod_32", rule_of(with_ld(40002, 63, 8, 63, 40002)));  // 63
+  EXPECT_NE("pitch_16_mod_32", rule_of(with_ld(1206, 23, 8, 23, 1206, 310)));  // s161's fp64 1206x23, 310 of them
+  EXPECT_EQ("pitch_16_mod_32", rule_of(with_ld(32768, 32768, 4, 0, 32772)));   // 4-byte elements: no such bound
+}
+
 // One problem each rule decides on a pretend H100 (the tests below iterate the table, so a
 // rule added without an example here fails them).
 const std::map<std::string, Problem>& examples() {

@@ -563,21 +563,29 @@ __global__ void __launch_bounds__(kThreads, E == 2 ? 4 : 3)
                                       index, index_t, st, i0, j0, R, C);
 }
 
+// Whose rows are whole 16-byte vectors, base and pitch: x's, data's and data_t's.
+struct RowsOn16 {
+  bool x, data, data_t;
+};
+RowsOn16 rows_on16(const QuantizeTask& t) {
+  const auto on16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return {on16(t.x) && (t.ld * input_bytes(t.input)) % 16 == 0, on16(t.data) && t.cols % 16 == 0,
+          on16(t.data_t) && t.rows % 16 == 0};
+}
+
 // Same: one factor for an x block in both outputs (tensor scales, K x K blocks)
 template <int E, bool Brain, bool Same, Fp8 Kind>
 cudaError_t launch_kind(const QuantizeTask& t, int device, cudaStream_t stream) {
   constexpr auto kernel = quantize_staged<E, Brain, Same, Kind>;
   const int smem = int(sizeof(Stage<E>));
   if (cudaError_t e = detail::allow_dynamic_smem<kernel>(device, smem); e != cudaSuccess) return e;
-  const bool x_vectors = reinterpret_cast<uintptr_t>(t.x) % 16 == 0 && (t.ld * E) % 16 == 0;
-  const bool d_vectors = reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && t.cols % 16 == 0;
-  const bool t_vectors = reinterpret_cast<uintptr_t>(t.data_t) % 16 == 0 && t.rows % 16 == 0;
+  const RowsOn16 on16 = rows_on16(t);
   // 32-bit: quantize_refusal
   const int64_t tiles_c = (t.cols - 1) / kTile + 1, tiles = ((t.rows - 1) / kTile + 1) * tiles_c;
   // Current scaling's kernel starts early: its tile's loads overlap the amax pass's end.
   return launch_maybe_early(t.recipe.scaling == layout::Scaling::tensor_amax, kernel, dim3(unsigned(tiles)),
                             dim3(kThreads), size_t(smem), stream, t.recipe, t.x, t.rows, t.cols, t.ld, t.data,
-                            t.data_t, t.scales, t.scales_t, t.amax, x_vectors, d_vectors, t_vectors,
+                            t.data_t, t.scales, t.scales_t, t.amax, on16.x, on16.data, on16.data_t,
                             layout::FastDivmod(uint32_t(tiles_c)), layout::scale_index(t.recipe, t.rows, t.cols),
                             layout::scale_index(t.recipe, t.cols, t.rows));
 }
@@ -605,10 +613,8 @@ bool quantize_staged_serves(const QuantizeTask& t) {
   // brought them here). Off 16 bytes that kernel goes element by element: here, on random draws
   // (H200, s156), 30% of a copy there against 52% here where rows were odd.
   if (layout::tensor_scaled(r)) {
-    const auto on16 = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-    const bool aligned = on16(t.x) && (t.ld * 4) % 16 == 0 && (!t.data || (on16(t.data) && t.cols % 16 == 0)) &&
-                         (!t.data_t || (on16(t.data_t) && t.rows % 16 == 0));
-    return t.input != QuantizeInputType::fp32 || !aligned;
+    const RowsOn16 on16 = rows_on16(t);
+    return t.input != QuantizeInputType::fp32 || !(on16.x && (!t.data || on16.data) && (!t.data_t || on16.data_t));
   }
   int64_t br, bc;
   layout::block_shape(r, &br, &bc);

@@ -61,8 +61,9 @@ __device__ __forceinline__ void store_part(unsigned char* word, const uint4& v, 
 // 2.5x the time of aligned rows, the L2 its limit: H200 s158). 32-bit offsets within the sector
 // (the pitch's low bits), the edge bytes' loads before their stores (plain ones, which the
 // compiler may reorder; the index math once took most of quantize_staged's instructions, s164).
-template <class At>
-__device__ __forceinline__ void store_four_runs(unsigned char* first, int64_t pitch, int live, int bytes,
+// `bytes` an int, or a std::integral_constant where the runs' length is known (the cuts then fold).
+template <class Bytes, class At>
+__device__ __forceinline__ void store_four_runs(unsigned char* first, int64_t pitch, int live, Bytes bytes,
                                                 const At& at) {
   const int lane = int(threadIdx.x) % 32, q = lane / 8, m = lane % 8;
   const int first_off = int(reinterpret_cast<uintptr_t>(first) & 31), pitch_off = int(pitch & 31);

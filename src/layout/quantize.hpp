@@ -167,6 +167,11 @@ XPOSE_HD constexpr int staged_chunk(int E, int r, int c) {
 // 52% of the shared store wavefronts excess, Nsight Compute, H200, bf16 1x128 both); eight lanes
 // reading one column's eight chunks meet them too. Host-tested (test_quantize).
 XPOSE_HD constexpr int code_chunk_at(int c, int j, int P) { return c * 128 + 16 * (j ^ ((c / P) % 8)); }
+// Byte e (0 .. 127) of column c there: code_chunk_at(c, e / 16, P) + e % 16, in unsigned math (c >= 0), so that
+// the kernel's per-byte addresses (store_four_runs' edge bytes) take no signed division's fix-ups.
+XPOSE_HD constexpr int code_byte_at(int c, int e, int P) {
+  return int(unsigned(c) * 128u + (unsigned(e) ^ (unsigned(c) / unsigned(P) % 8u) << 4));
+}
 
 // Why recipe r cannot be served (one line), or null: blocks of 1 to 2^20 a side (the GPU path
 // asks more), the 128 x 4 tiles for MXFP8 only.

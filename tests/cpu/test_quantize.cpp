@@ -400,6 +400,9 @@ TEST(Quantize, CodeBufferAccessesMeetInNoBank) {
       }
       EXPECT_EQ(std::vector<int>(8, 1), seen) << "column " << c;
     }
+    for (int c = 0; c < 128; ++c)  // code_byte_at: the same places, a byte at a time
+      for (int e = 0; e < 128; ++e)
+        ASSERT_EQ(code_chunk_at(c, e / 16, P) + e % 16, code_byte_at(c, e, P)) << c << " " << e;
     for (int c = 0; c < 32; ++c)  // the stores' thread: chunk j of columns c + 32 k, 32 x 128 bytes apart
       for (int j = 0; j < 8; ++j)
         for (int k = 0; k < 4; ++k)

@@ -55,6 +55,16 @@ struct Stage {
   float warp_max[kWarps];
 };
 
+// store_four_runs, runs of a whole tile's kTile bytes (most tiles) known at compile time: their sector
+// cuts fold to a few instructions.
+template <class At>
+__device__ __forceinline__ void store_tile_runs(unsigned char* first, int64_t pitch, int live, int bytes, const At& at) {
+  if (bytes == kTile)
+    store_four_runs(first, pitch, live, std::integral_constant<int, kTile>{}, at);
+  else
+    store_four_runs(first, pitch, live, bytes, at);
+}
+
 // Where element (r, c) of the tile sits in its staged row, in bytes.
 template <int E>
 __device__ __forceinline__ int staged_byte(int r, int c) {
@@ -368,7 +378,7 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
             }
             __syncwarp();
             const int row0 = warp_row0 + 4 * h;
-            store_four_runs(data + (i0 + row0) * cols + j0, cols, min(4, R - row0), C, at);
+            store_tile_runs(data + (i0 + row0) * cols + j0, cols, min(4, R - row0), C, at);
             __syncwarp();
           }
           continue;
@@ -524,8 +534,8 @@ __device__ __forceinline__ void quantize_tile(const QuantizeRecipe& r, const voi
       const int warp = int(threadIdx.x) / 32;
 #pragma unroll 1
       for (int c0 = 4 * warp; c0 < C; c0 += 4 * kWarps)
-        store_four_runs(data_t + (j0 + c0) * rows + i0, rows, min(4, C - c0), R, [&](int q, int e) {
-          return t + layout::code_chunk_at(c0 + q, e >> 4, P) + (e & 15);
+        store_tile_runs(data_t + (j0 + c0) * rows + i0, rows, min(4, C - c0), R, [&](int q, int e) {
+          return t + layout::code_byte_at(c0 + q, e, P);
         });
     }
   }

@@ -55,7 +55,7 @@ const std::vector<NdRule>& nd_rules() {
        "`short_transpose_min` bytes with a side of fewer than `short_transpose_side` bytes (1-byte elements: "
        "`short_transpose_side_bytes`; 2-byte elements: dst rows under `short_transpose_dst_side_2` too in problems "
        "of `short_transpose_dst_min_2` bytes or more), which that table gives cute_padded, aligned_stores, "
-       "smem_padded or smem_swizzled",
+       "smem_padded, smem_swizzled or a vector tile (vec_swizzled, cute_vectorized_swizzled)",
        "a side of a few bytes: tiles of several axes read and write longer runs than a matrix's tile", true, true},
       {"filled_transposes", &engines::permute_aligned_stores,
        [](const Plan& p, const Tuning& t) {

@@ -107,8 +107,9 @@ bool interleaves(const Problem& p) {
 
 // Whether the N-D rules for what the transpose table hands over may take `c`: a general tile
 // kernel (aligned_stores, cute_padded, smem_padded, or without the CuTe family the fallback
-// smem_swizzled) where a side is short (short_transpose_side_short(), rule
-// short_transposes), or an element-wise tile kernel (cute_padded, smem_swizzled, smem_padded
+// smem_swizzled) or a vector tile (vec_swizzled, cute_vectorized_swizzled: H200 s174, 66 random
+// 2-D draws, +2 to +8 on average by element size, -6.2 to +26.6) where a side is short
+// (short_transpose_side_short(), rule short_transposes), or an element-wise tile kernel (cute_padded, smem_swizzled, smem_padded
 // where rows are not 16-byte aligned) whatever its sides (rule filled_transposes). (smem_padded,
 // the H200's rule unaligned_mid, took unaligned transposes from cute_padded: handed over only
 // where a side was short, fp32 ones that fill permute_aligned_stores' blocks ran 8-14 points
@@ -120,7 +121,11 @@ bool hands_over(const Problem& p, const Choice& c) {
 #ifdef XPOSE_HAVE_CUTE
   element_wise = element_wise || e == &engines::cute_padded;
 #endif
-  if (!c.tuning || !(element_wise || e == &engines::aligned_stores)) return false;
+  bool vectors = e == &engines::vec_swizzled;
+#ifdef XPOSE_HAVE_CUTE
+  vectors = vectors || e == &engines::cute_vectorized_swizzled;
+#endif
+  if (!c.tuning || !(element_wise || vectors || e == &engines::aligned_stores)) return false;
   return element_wise ||
          short_transpose_side_short(*c.tuning, p.elem_bytes, p.cols * p.elem_bytes, p.rows * p.elem_bytes, p.bytes());
 }
